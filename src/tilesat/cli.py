@@ -1,0 +1,268 @@
+"""The ``tilesat`` command: a thin layer over the library.
+
+Exit statuses: 0 success (``unique`` for check-unique), 1 ``multiple``,
+2 bad input or usage, 3 ``none`` (no tiling), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .checks import area_check, placement_check, region_check
+from .encodings import DEFAULT_ENCODING, ENCODINGS
+from .errors import TilesatError
+from .formula import CARD_ENCODINGS, DEFAULT_CARD, compile_formula
+from .instance import Instance, load_instance
+from .pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
+from .placements import generate_placements
+from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
+from .search import Result, check_unique, solve
+from .solvers import DEFAULT_SOLVER
+from .tiling import differing_cells
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Polyomino tiling compiled to SAT: solve boards, check that a puzzle's solution is unique.",
+)
+
+EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+FileArg = Annotated[Path, typer.Argument(help="Instance file (header lines, then a grid of '.' and '#').", show_default=False)]
+PiecesOpt = Annotated[Optional[str], typer.Option("--pieces", help="Override the file's 'pieces:' header, e.g. 'L4' or 'pentominoes:1'.")]
+WrapOpt = Annotated[Optional[str], typer.Option("--wrap", help="Override 'wrap:': none, rows, columns or both.")]
+EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: {', '.join(ENCODINGS)}.")]
+SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
+CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def friendly(fn):
+    """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TilesatError as e:
+            _err().print(f"error: {e}", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+        except MemoryError:
+            _err().print("error: out of memory: the instance is too large for this machine", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+        except KeyboardInterrupt:
+            _err().print("interrupted: no verdict", markup=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+
+    return wrapper
+
+
+def _load(file: Path, pieces: str | None, wrap: str | None) -> Instance:
+    return load_instance(file, pieces=pieces, wrap=wrap)
+
+
+def _json(result: Result) -> str:
+    return json.dumps(
+        {
+            "verdict": result.verdict,
+            "tilings": [t.to_json() for t in result.tilings],
+            "reason": result.reason,
+            "stats": result.stats,
+        }
+    )
+
+
+def _stats_line(result: Result) -> str:
+    s = result.stats
+    size = f"{s['variables']} variables, {s['clauses']} clauses, " if s["variables"] is not None else ""
+    return f"{size}{s['encoding']} + {s['solver']}, {s['seconds']:.3f} s"
+
+
+def _none_text(result: Result) -> str:
+    if result.reason:
+        return f"none: no tiling exists ({result.reason})"
+    return "none: no tiling exists (the solver proved it)"
+
+
+def _report(instance: Instance, result: Result, headline: str) -> None:
+    out = _out()
+    tilings = result.tilings
+    if result.verdict == "none":
+        out.print(_none_text(result), markup=False)
+    elif len(tilings) == 1:
+        out.print(headline, markup=False)
+        out.print(rich_tiling(instance, tilings[0]) if out.is_terminal else "\n".join(plain_rows(instance, tilings[0])), markup=False)
+    else:
+        diff = differing_cells(tilings[0], tilings[1])
+        out.print(headline.format(ndiff=len(diff)), markup=False)
+        titles = ["tiling 1", "tiling 2"]
+        if out.is_terminal:
+            out.print(rich_side_by_side(instance, tilings, titles, diff))
+        else:
+            blocks = [plain_rows(instance, t) for t in tilings] + [diff_rows(instance, diff)]
+            out.print(side_by_side(blocks, titles + ["differ (*)"]), markup=False)
+    if out.is_terminal:
+        out.print(_stats_line(result), style="dim", markup=False)
+
+
+@app.command("solve")
+@friendly
+def solve_cmd(
+    file: FileArg,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Find one tiling of the board, or show that there is none (exit 3)."""
+    instance = _load(file, pieces, wrap)
+    result = solve(instance, encoding=encoding, solver=solver, card=card)
+    if as_json:
+        print(_json(result))
+    else:
+        n = len(result.tilings[0]) if result.tilings else 0
+        _report(instance, result, f"solved: a tiling with {n} tiles")
+    raise typer.Exit(EXIT_NONE if result.verdict == "none" else 0)
+
+
+@app.command("check-unique")
+@friendly
+def check_unique_cmd(
+    file: FileArg,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
+    instance = _load(file, pieces, wrap)
+    result = check_unique(instance, encoding=encoding, solver=solver, card=card)
+    if as_json:
+        print(_json(result))
+    else:
+        headline = {
+            "unique": "unique: exactly one tiling",
+            "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
+        }.get(result.verdict, "")
+        _report(instance, result, headline)
+    raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE}[result.verdict])
+
+
+@app.command("info")
+@friendly
+def info_cmd(
+    file: FileArg,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Cells, pieces, placements, formula sizes per encoding, quick impossibility checks."""
+    instance = _load(file, pieces, wrap)
+    board = instance.board
+    placements = generate_placements(instance)
+    per_rule = [int((placements.rule == k).sum()) for k in range(len(instance.rules))]
+    checks = {
+        "area": area_check(instance),
+        "regions": region_check(instance),
+        "placements": placement_check(placements),
+    }
+    sizes = {}
+    for name in ENCODINGS:
+        f = compile_formula(placements, name, card)
+        sizes[name] = {"variables": f.nvars, "clauses": f.nclauses, "literals": f.nliterals}
+    data = {
+        "board": {"rows": board.rows, "cols": board.cols, "wrap": board.wrap, "open": board.area,
+                  "blocked": board.rows * board.cols - board.area},
+        "pieces": [
+            {"piece": r.name, "size": r.piece.size, "orient": r.orient, "count": r.count_text(),
+             "orientations": len(r.piece.orientations(r.orient)), "placements": n}
+            for r, n in zip(instance.rules, per_rule)
+        ],
+        "placements": len(placements),
+        "encodings": sizes,
+        "card": card,
+        "checks": checks,
+    }
+    if as_json:
+        print(json.dumps(data))
+        return
+    out = _out()
+    out.print(
+        f"board: {board.rows} x {board.cols}, wrap {board.wrap}, {board.area} open cells, "
+        f"{data['board']['blocked']} blocked", markup=False,
+    )
+    t = Table("piece", "size", "orientations", "count", "placements", title="pieces", title_justify="left")
+    for p in data["pieces"]:
+        t.add_row(p["piece"], str(p["size"]), f"{p['orientations']} ({p['orient']})", p["count"], str(p["placements"]))
+    out.print(t)
+    out.print(f"placements: {len(placements)}", markup=False)
+    t = Table("encoding", "variables", "clauses", "literals", title=f"formula (counts with {card})", title_justify="left")
+    for name, s in sizes.items():
+        t.add_row(name, str(s["variables"]), str(s["clauses"]), str(s["literals"]))
+    out.print(t)
+    for name, reason in checks.items():
+        out.print(f"check {name}: {'ok' if reason is None else 'IMPOSSIBLE: ' + reason}", markup=False)
+
+
+@app.command("pieces")
+@friendly
+def pieces_cmd(
+    name: Annotated[Optional[str], typer.Argument(help="A set (pentominoes, ...) or piece name; all when omitted.")] = None,
+):
+    """Show built-in pieces as drawn (the 'fixed' orientation)."""
+    if name is None:
+        items = [builtin_piece(n) for n in builtin_names()]
+    elif name.lower() in SET_SIZES:
+        items = list(piece_set(name.lower()))
+    else:
+        try:
+            items = [builtin_piece(name)]
+        except KeyError:
+            raise TilesatError(f"unknown piece or set {name!r}; sets are {', '.join(SET_SIZES)}") from None
+    out = _out()
+    for p in items:
+        out.print(f"{p.name:8} {p.size}  {p.drawing()}", markup=False)
+
+
+def _version(value: bool):
+    if value:
+        print(f"tilesat {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+):
+    pass
+
+
+def main() -> None:
+    app(prog_name="tilesat")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

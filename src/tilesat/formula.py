@@ -1,0 +1,148 @@
+"""The formula: CNF for "every open cell is covered by exactly one placement"
+plus the piece-count rules, with the map variable <-> placement.
+
+Variables 1..P are the placements (variable ``i + 1`` is placement ``i``);
+auxiliary variables of the encodings come after them, always.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+from pysat.card import CardEnc, EncType
+
+from .encodings import DEFAULT_ENCODING, get_encoding
+from .errors import TilesatError
+from .placements import Placements
+
+#: Cardinality encodings of ``pysat.card`` usable for any bound (``--card``).
+CARD_ENCODINGS = ("seqcounter", "sortnetwrk", "cardnetwrk", "totalizer", "mtotalizer", "kmtotalizer")
+DEFAULT_CARD = "seqcounter"
+
+
+@dataclass(eq=False)
+class Formula:
+    """CNF as blocks of equal-width clauses (numpy) plus a few ragged ones."""
+
+    placements: Placements
+    nvars: int
+    blocks: list[np.ndarray] = field(default_factory=list)
+    extra: list[list[int]] = field(default_factory=list)
+    encoding: str = DEFAULT_ENCODING
+    card: str = DEFAULT_CARD
+
+    @property
+    def nplacements(self) -> int:
+        return len(self.placements)
+
+    @property
+    def nclauses(self) -> int:
+        return sum(b.shape[0] for b in self.blocks) + len(self.extra)
+
+    @property
+    def nliterals(self) -> int:
+        return sum(b.size for b in self.blocks) + sum(len(c) for c in self.extra)
+
+    def clauses(self) -> Iterator[list[int]]:
+        """Every clause as a list of ints (blocks first, then the rest)."""
+        for b in self.blocks:
+            yield from b.tolist()
+        yield from self.extra
+
+    def add_to(self, solver) -> None:
+        """Feed every clause to a PySAT-like solver (``append_formula``)."""
+        for b in self.blocks:
+            if b.shape[0]:
+                solver.append_formula(b.tolist())
+        if self.extra:
+            solver.append_formula(self.extra)
+
+    def placement_vars(self) -> range:
+        return range(1, self.nplacements + 1)
+
+
+def cell_constraints(placements: Placements) -> list[np.ndarray]:
+    """The placements covering each open cell, as literal matrices grouped by
+    how many there are (one ``(cells, n)`` matrix per distinct n)."""
+    board = placements.instance.board
+    indptr, ids = placements.by_cell()
+    cells = board.open_cells
+    degree = (indptr[cells + 1] - indptr[cells]).astype(np.int64)
+    groups = []
+    for d in np.unique(degree):
+        sel = cells[degree == d]
+        cols = np.arange(d, dtype=np.int64)
+        groups.append(ids[indptr[sel][:, None] + cols[None, :]].astype(np.int64) + 1)
+    return groups
+
+
+def _dedupe_binary(blocks: list[np.ndarray], nplacements: int) -> list[np.ndarray]:
+    """Drop repeated binary clauses over placement variables.
+
+    Two placements sharing k cells produce the same clause (-a, -b) k times
+    in pairwise-style at-most-one constraints; one copy is enough.
+    """
+    binary = [b for b in blocks if b.ndim == 2 and b.shape[1] == 2]
+    if not binary:
+        return blocks
+    rest = [b for b in blocks if not (b.ndim == 2 and b.shape[1] == 2)]
+    both = np.concatenate(binary)
+    on_placements = (np.abs(both) <= nplacements).all(axis=1)
+    shared = both[on_placements]
+    shared.sort(axis=1)
+    shared = np.unique(shared, axis=0) if shared.size else shared
+    return rest + [shared, both[~on_placements]]
+
+
+def check_card_name(card: str) -> str:
+    if card not in CARD_ENCODINGS:
+        raise TilesatError(f"unknown cardinality encoding {card!r}; choose one of: {', '.join(CARD_ENCODINGS)}")
+    return card
+
+
+def count_clauses(placements: Placements, top: int, card: str) -> tuple[list[list[int]], int]:
+    """Piece-count rules (``:N``, ``:A..B``) with a ``pysat.card`` encoding."""
+    enc = getattr(EncType, check_card_name(card))
+    clauses: list[list[int]] = []
+    for k, rule in enumerate(placements.instance.rules):
+        if not rule.bounded:
+            continue
+        lits = (placements.of_rule(k) + 1).tolist()
+        lo, hi = rule.min, rule.max
+        if lo > len(lits):
+            clauses.append([])  # more copies required than there are places
+            continue
+        if lo == hi:
+            wanted = [(CardEnc.equals, lo)]
+        else:
+            wanted = [(CardEnc.atleast, lo)] if lo > 0 else []
+            if hi < len(lits):
+                wanted.append((CardEnc.atmost, int(hi)))
+        for make, bound in wanted:
+            cnf = make(lits=lits, bound=bound, top_id=top, encoding=enc)
+            clauses.extend(cnf.clauses)
+            top = max(top, cnf.nv)
+    return clauses, top
+
+
+def compile_formula(
+    placements: Placements, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD
+) -> Formula:
+    """Compile the tiling constraints of an instance's placements to CNF."""
+    encode = get_encoding(encoding)
+    P = len(placements)
+    top = P
+    blocks: list[np.ndarray] = []
+    extra: list[list[int]] = []
+    for lits in cell_constraints(placements):
+        if lits.shape[1] == 0:
+            extra.append([])  # an open cell no placement covers
+            continue
+        more, top = encode(lits, top)
+        blocks.extend(more)
+    blocks = _dedupe_binary(blocks, P)
+    counts, top = count_clauses(placements, top, card)
+    extra.extend(counts)
+    return Formula(placements, top, [b for b in blocks if b.size], extra, encoding, card)

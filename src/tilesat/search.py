@@ -1,0 +1,158 @@
+"""Finding tilings: solve, check uniqueness, enumerate.
+
+All three are one loop: solve, decode the placement variables, verify the
+tiling with the independent checker, block it with a clause over its
+placement variables only, solve again (incrementally, same solver).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from .checks import obstruction
+from .encodings import DEFAULT_ENCODING, get_encoding
+from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
+from .instance import Instance
+from .placements import Placements, generate_placements
+from .solvers import DEFAULT_SOLVER, check_solver_name, make_solver
+from .tiling import Tiling, tiling_from_model
+from .verify import verify_tiling
+
+
+@dataclass
+class Result:
+    """What a search found.
+
+    ``verdict`` is ``solved``/``none`` for :func:`solve` and
+    ``unique``/``multiple``/``none`` for :func:`check_unique`; ``reason``
+    says why when a quick check answered ``none`` without the solver.
+    """
+
+    verdict: str
+    tilings: list[Tiling]
+    reason: str | None = None
+    stats: dict = field(default_factory=dict)
+
+
+class TilingSearch:
+    """An incremental search for the tilings of one instance.
+
+    >>> search = TilingSearch(instance)          # doctest: +SKIP
+    >>> first = search.next()                    # a verified Tiling, or None
+    """
+
+    def __init__(
+        self,
+        instance: Instance,
+        encoding: str = DEFAULT_ENCODING,
+        solver: str = DEFAULT_SOLVER,
+        card: str = DEFAULT_CARD,
+    ):
+        t0 = time.perf_counter()
+        self.instance = instance
+        self.solver_name = check_solver_name(solver)
+        get_encoding(encoding)  # unknown names fail here, before any work
+        check_card_name(card)
+        self.encoding = encoding
+        self.card = card
+        self.reason = obstruction(instance)
+        self.placements: Placements | None = None
+        self.formula: Formula | None = None
+        self._solver = None
+        self.exhausted = False
+        self.solve_seconds = 0.0
+        if self.reason is None:
+            self.placements = generate_placements(instance)
+            self.reason = obstruction(instance, self.placements)
+            # Compile even when a quick check answered, so that info and stats
+            # describe the same formula whatever the verdict.
+            self.formula = compile_formula(self.placements, encoding, card)
+        self.compile_seconds = time.perf_counter() - t0
+        self.exhausted = self.reason is not None
+
+    def _ensure_solver(self):
+        if self._solver is None:
+            self._solver = make_solver(self.solver_name)
+            self._solver.add_formula(self.formula)
+        return self._solver
+
+    def next(self) -> Tiling | None:
+        """The next tiling (verified), or None when there are no more."""
+        if self.exhausted:
+            return None
+        solver = self._ensure_solver()
+        t0 = time.perf_counter()
+        try:
+            sat = solver.solve()
+        finally:
+            self.solve_seconds += time.perf_counter() - t0
+        if not sat:
+            self.exhausted = True
+            return None
+        tiling, chosen = tiling_from_model(self.placements, solver.model())
+        verify_tiling(self.instance, tiling)
+        # Block this tiling: not all of these placements again.  Only the
+        # placement variables: auxiliaries could differ for the same tiling.
+        solver.add_clause([-(i + 1) for i in chosen])
+        return tiling
+
+    def __iter__(self) -> Iterator[Tiling]:
+        while (t := self.next()) is not None:
+            yield t
+
+    def close(self):
+        if self._solver is not None:
+            self._solver.close()
+            self._solver = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def stats(self) -> dict:
+        f = self.formula
+        return {
+            "placements": len(self.placements) if self.placements is not None else None,
+            "variables": f.nvars if f else None,
+            "clauses": f.nclauses if f else None,
+            "encoding": self.encoding,
+            "card": self.card,
+            "solver": self.solver_name,
+            "compile_seconds": round(self.compile_seconds, 6),
+            "solve_seconds": round(self.solve_seconds, 6),
+            "seconds": round(self.compile_seconds + self.solve_seconds, 6),
+        }
+
+
+def _first(instance, count, **options) -> tuple[list[Tiling], TilingSearch]:
+    with TilingSearch(instance, **options) as search:
+        found = []
+        while len(found) < count and (t := search.next()) is not None:
+            found.append(t)
+    return found, search
+
+
+def solve(instance: Instance, **options) -> Result:
+    """One verified tiling (verdict ``solved``) or ``none``."""
+    found, search = _first(instance, 1, **options)
+    return Result("solved" if found else "none", found, search.reason, search.stats())
+
+
+def check_unique(instance: Instance, **options) -> Result:
+    """Verdict ``unique``, ``multiple`` (with two tilings) or ``none``."""
+    found, search = _first(instance, 2, **options)
+    verdict = {0: "none", 1: "unique", 2: "multiple"}[len(found)]
+    return Result(verdict, found, search.reason, search.stats())
+
+
+def iter_tilings(instance: Instance, limit: int | None = None, **options) -> Iterator[Tiling]:
+    """Every tiling of the instance (up to ``limit``), each verified."""
+    with TilingSearch(instance, **options) as search:
+        for n, t in enumerate(search, 1):
+            yield t
+            if limit is not None and n >= limit:
+                return
