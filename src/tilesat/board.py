@@ -25,7 +25,7 @@ class Board:
     def __post_init__(self):
         if self.wrap not in WRAPS:
             raise TilesatError(f"unknown wrap {self.wrap!r}; use one of {', '.join(WRAPS)}")
-        grid = np.asarray(self.open, dtype=bool)
+        grid = np.array(self.open, dtype=bool)  # a copy: the caller keeps its array
         if grid.ndim != 2 or grid.size == 0:
             raise TilesatError("the board is empty: it needs at least one row of '.' and '#'")
         grid.setflags(write=False)

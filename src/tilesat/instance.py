@@ -56,7 +56,8 @@ class PieceRule:
 
     def spec(self) -> str:
         orient = "" if self.orient == "free" else f"/{self.orient}"
-        return f"{self.name}{orient}:{self.count_text()}"
+        count = "" if not self.bounded else f":{self.count_text()}"
+        return f"{self.name}{orient}{count}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,103 @@
+"""An independent brute-force tiler, for tests only.
+
+It shares no code with tilesat's pipeline: its own orientations, its own
+placement of pieces (backtracking on the first uncovered cell), its own wrap.
+A tiling is a frozenset of (piece name, frozenset of (row, col)).
+"""
+
+from __future__ import annotations
+
+
+def _norm(cells):
+    r0 = min(r for r, _ in cells)
+    c0 = min(c for _, c in cells)
+    return frozenset((r - r0, c - c0) for r, c in cells)
+
+
+def orientations(cells, orient):
+    rots = [lambda r, c: (r, c), lambda r, c: (c, -r), lambda r, c: (-r, -c), lambda r, c: (-c, r)]
+    maps = rots[:1] if orient == "fixed" else rots
+    shapes = {_norm([f(r, c) for r, c in cells]) for f in maps}
+    if orient == "free":
+        shapes |= {_norm([f(r, -c) for r, c in cells]) for f in rots}
+    return shapes
+
+
+def brute_force_tilings(grid, wrap, pieces, cap=None):
+    """All tilings of ``grid`` (list of strings, '.' open) by ``pieces``:
+    a list of (name, cells, orient, lo, hi).  Stops after ``cap`` + 1 tilings."""
+    R, C = len(grid), len(grid[0])
+    wrap_r = wrap in ("columns", "both")  # row index modulo R
+    wrap_c = wrap in ("rows", "both")
+    open_cells = [(r, c) for r in range(R) for c in range(C) if grid[r][c] == "."]
+    shapes = {name: orientations(cells, orient) for name, cells, orient, _, _ in pieces}
+    bounds = {name: (lo, hi) for name, _, _, lo, hi in pieces}
+
+    def put(shape, dr, dc):
+        out = set()
+        for a, b in shape:
+            r, c = a + dr, b + dc
+            if wrap_r:
+                r %= R
+            if wrap_c:
+                c %= C
+            if not (0 <= r < R and 0 <= c < C) or grid[r][c] != "." or (r, c) in out:
+                return None
+            out.add((r, c))
+        return frozenset(out)
+
+    # every candidate tile covering each cell
+    covering = {cell: set() for cell in open_cells}
+    for name, orients in shapes.items():
+        for shape in orients:
+            for (tr, tc) in open_cells:
+                for a, b in shape:
+                    tile = put(shape, tr - a, tc - b)
+                    if tile is not None:
+                        covering[(tr, tc)].add((name, tile))
+
+    if cap == "check":
+        return covering, bounds
+    found = set()
+    used = {name: 0 for name in shapes}
+    covered: set = set()
+    chosen: list = []
+
+    def rec():
+        if cap is not None and len(found) > cap:
+            return
+        free = next((cell for cell in open_cells if cell not in covered), None)
+        if free is None:
+            if all(bounds[n][0] <= used[n] for n in used):
+                found.add(frozenset(chosen))
+            return
+        for name, tile in covering[free]:
+            if used[name] >= bounds[name][1] or tile & covered:
+                continue
+            used[name] += 1
+            covered.update(tile)
+            chosen.append((name, tile))
+            rec()
+            chosen.pop()
+            covered.difference_update(tile)
+            used[name] -= 1
+
+    rec()
+    return found
+
+
+def tiling_checker(grid, wrap, pieces):
+    """A function telling whether a set of (name, cells) is a tiling, by the
+    oracle's own rules."""
+    covering, bounds = brute_force_tilings(grid, wrap, pieces, cap="check")
+
+    def is_tiling(tiling):
+        cells = [c for _, tile in tiling for c in tile]
+        if sorted(cells) != sorted(covering) or len(set(cells)) != len(cells):
+            return False
+        if not all((name, tile) in covering[min(tile)] for name, tile in tiling):
+            return False
+        used = {n: sum(1 for name, _ in tiling if name == n) for n in bounds}
+        return all(lo <= used[n] <= hi for n, (lo, hi) in bounds.items())
+
+    return is_tiling

@@ -1,0 +1,83 @@
+import pytest
+
+from tilesat import TilesatError, format_instance, load_instance, parse_instance, parse_pieces
+from tilesat.instance import INF
+
+
+def test_parse_full_header():
+    inst = parse_instance(
+        "; comment\npieces: X5:0..3, I2, Q/fixed:2, tetrominoes/one-sided:1\nshape: Q ##/#./##\n"
+        "wrap: rows\n; in the grid too\n...#\n....\n"
+    )
+    assert inst.board.rows == 2 and inst.board.cols == 4 and inst.board.area == 7
+    assert inst.board.wrap == "rows"
+    rules = {r.name: r for r in inst.rules}
+    assert (rules["X5"].min, rules["X5"].max) == (0, 3)
+    assert (rules["I2"].min, rules["I2"].max, rules["I2"].orient) == (0, INF, "free")
+    assert rules["Q"].orient == "fixed" and rules["Q"].piece.size == 5
+    assert [n for n in rules if n.endswith("4")] == ["I4", "O4", "T4", "S4", "L4"]
+    assert all(rules[n].orient == "one-sided" and rules[n].min == rules[n].max == 1 for n in ("I4", "L4"))
+
+
+def test_overrides_and_round_trip():
+    inst = parse_instance("pieces: L4\nwrap: both\n....\n....\n", pieces="I2:0..", wrap="none")
+    assert [r.name for r in inst.rules] == ["I2"] and inst.board.wrap == "none"
+    again = parse_instance(format_instance(inst, ["made by a test"]))
+    assert again.pieces_spec() == inst.pieces_spec() and again.board.rows_text() == inst.board.rows_text()
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("pieces: L4\n....\n...\n", "3: grid row has 3 cells but the first row (line 2) has 4"),
+        ("pieces: Q9\n....\n", "unknown piece 'Q9'"),
+        ("pieces: L4:x\n....\n", "bad count 'x'"),
+        ("pieces: L4:3..1\n....\n", "the range is empty"),
+        ("pieces: L4/sideways\n....\n", "bad orientation 'sideways'"),
+        ("pieces: L4, L4\n....\n", "listed twice"),
+        ("....\n", "no pieces given: add a header line such as 'pieces: L4'"),
+        ("pieces: L4\n", "no grid"),
+        ("pieces: L4\n####\n", "no open cell"),
+        ("pieces: L4\ncolour: red\n....\n", "2: unknown header 'colour'"),
+        ("pieces: L4\n....\npieces: I2\n", "after the grid"),
+        ("pieces: L4\n..x.\n", "not a grid row"),
+        ("pieces: L4\n....\n\n....\n", "grid row after a blank line"),
+        ("pieces: L4\nwrap: sideways\n....\n", "unknown wrap 'sideways'"),
+        ("pieces: L4\nshape: L4 ##\n....\n", "is a built-in piece"),
+        ("pieces: Q\nshape: Q #x#\n....\n", "only '#' and '.'"),
+        ("pieces: L4\npieces: I2\n....\n", "given twice"),
+        ("pieces: ,\n....\n", "empty"),
+    ],
+)
+def test_bad_input_is_one_clear_error(text, message):
+    with pytest.raises(TilesatError) as e:
+        parse_instance(text, source="f.txt")
+    assert message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(TilesatError, match="cannot read"):
+        load_instance(tmp_path / "missing.txt")
+    with pytest.raises(TilesatError, match="directory"):
+        load_instance(tmp_path)
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(b"\xff\xfe\x00\x81")
+    with pytest.raises(TilesatError, match="not a text file"):
+        load_instance(binary)
+
+
+def test_file_too_large_is_refused_before_reading(tmp_path, monkeypatch):
+    import tilesat.instance as mod
+
+    f = tmp_path / "big.txt"
+    f.write_text("pieces: I2\n" + "..\n" * 100)
+    monkeypatch.setattr(mod, "MAX_FILE_BYTES", 50)
+    with pytest.raises(TilesatError, match="limited to"):
+        load_instance(f)
+
+
+def test_parse_pieces_counts():
+    rules = parse_pieces("pentominoes:1")
+    assert len(rules) == 12 and all(r.min == r.max == 1 for r in rules)
+    assert parse_pieces("domino:*")[0].name == "I2"
