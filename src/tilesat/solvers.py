@@ -24,7 +24,8 @@ class PysatSolver:
         self._solver = Solver(name=name)
 
     def add_formula(self, formula) -> None:
-        formula.add_to(self._solver)
+        # the backend object's own add_clause: one Python layer less per clause
+        formula.add_to(self._solver.solver.add_clause)
 
     def add_clause(self, clause) -> None:
         self._solver.add_clause(list(clause))
@@ -86,7 +87,7 @@ def _canonical(name: str) -> str | None:
 def check_solver_name(name: str) -> str:
     """The registry name for ``name`` (PySAT aliases accepted), or a clear error."""
     canon = _canonical(name)
-    if canon is None or canon not in solver_names():
+    if canon is None or (canon in _pysat_names() and not _works(canon)):
         raise TilesatError(f"unknown solver {name!r}; choose one of: {', '.join(solver_names())}")
     return canon
 

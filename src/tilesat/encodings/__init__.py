@@ -29,7 +29,7 @@ ENCODINGS = {
     "commander": commander.exactly_one,
     "bitwise": bitwise.exactly_one,
 }
-DEFAULT_ENCODING = "ladder"
+DEFAULT_ENCODING = "commander"
 
 
 def get_encoding(name: str):
