@@ -172,3 +172,21 @@ def test_usage_errors_exit_2():
     assert runner.invoke(app, ["solve"]).exit_code == 2
     assert runner.invoke(app, ["frobnicate"]).exit_code == 2
     assert runner.invoke(app, ["--version"]).output.startswith("tilesat ")
+
+
+def test_ctrl_c_stops_cleanly_and_says_what_it_had(monkeypatch):
+    import tilesat.search as search
+
+    calls = {"n": 0}
+    real_next = search.TilingSearch.next
+
+    def next_then_interrupt(self):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real_next(self)
+
+    monkeypatch.setattr(search.TilingSearch, "next", next_then_interrupt)
+    res = run("check-unique", INSTANCES / "lpanel-4x8-multiple.txt")
+    assert res.exit_code == 130
+    assert res.output.strip() == "interrupted: found 1 tiling before stopping; no verdict"

@@ -6,6 +6,7 @@ Exit statuses: 0 success (``unique`` for check-unique), 1 ``multiple``,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
@@ -68,8 +69,10 @@ def friendly(fn):
         except MemoryError:
             _err().print("error: out of memory: the instance is too large for this machine", markup=False)
             raise typer.Exit(EXIT_USAGE) from None
-        except KeyboardInterrupt:
-            _err().print("interrupted: no verdict", markup=False)
+        except KeyboardInterrupt as e:
+            found = len(getattr(e, "tilings", []))
+            had = f"found {found} tiling{'s' if found != 1 else ''} before stopping" if found else "no tiling found yet"
+            _err().print(f"interrupted: {had}; no verdict", markup=False)
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return wrapper
@@ -77,6 +80,17 @@ def friendly(fn):
 
 def _load(file: Path, pieces: str | None, wrap: str | None) -> Instance:
     return load_instance(file, pieces=pieces, wrap=wrap)
+
+
+@contextlib.contextmanager
+def _progress():
+    """A spinner on stderr naming the current stage, when stderr is a terminal."""
+    err = _err()
+    if not err.is_terminal:
+        yield None
+        return
+    with err.status("starting", spinner="dots") as status:
+        yield lambda message: status.update(message)
 
 
 def _json(result: Result) -> str:
@@ -136,7 +150,8 @@ def solve_cmd(
 ):
     """Find one tiling of the board, or show that there is none (exit 3)."""
     instance = _load(file, pieces, wrap)
-    result = solve(instance, encoding=encoding, solver=solver, card=card)
+    with _progress() as progress:
+        result = solve(instance, encoding=encoding, solver=solver, card=card, progress=progress)
     if as_json:
         print(_json(result))
     else:
@@ -158,7 +173,8 @@ def check_unique_cmd(
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
     instance = _load(file, pieces, wrap)
-    result = check_unique(instance, encoding=encoding, solver=solver, card=card)
+    with _progress() as progress:
+        result = check_unique(instance, encoding=encoding, solver=solver, card=card, progress=progress)
     if as_json:
         print(_json(result))
     else:

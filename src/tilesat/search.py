@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .checks import obstruction
 from .encodings import DEFAULT_ENCODING, get_encoding
@@ -49,8 +49,10 @@ class TilingSearch:
         encoding: str = DEFAULT_ENCODING,
         solver: str = DEFAULT_SOLVER,
         card: str = DEFAULT_CARD,
+        progress: Callable[[str], None] | None = None,
     ):
         t0 = time.perf_counter()
+        self._progress = progress or (lambda message: None)
         self.instance = instance
         self.solver_name = check_solver_name(solver)
         get_encoding(encoding)  # unknown names fail here, before any work
@@ -62,18 +64,22 @@ class TilingSearch:
         self.formula: Formula | None = None
         self._solver = None
         self.exhausted = False
+        self.found = 0
         self.solve_seconds = 0.0
         if self.reason is None:
+            self._progress("generating placements")
             self.placements = generate_placements(instance)
             self.reason = obstruction(instance, self.placements)
             # Compile even when a quick check answered, so that info and stats
             # describe the same formula whatever the verdict.
+            self._progress(f"compiling {len(self.placements):,} placements to CNF ({encoding})")
             self.formula = compile_formula(self.placements, encoding, card)
         self.compile_seconds = time.perf_counter() - t0
         self.exhausted = self.reason is not None
 
     def _ensure_solver(self):
         if self._solver is None:
+            self._progress(f"loading {self.formula.nclauses:,} clauses into {self.solver_name}")
             self._solver = make_solver(self.solver_name)
             self._solver.add_formula(self.formula)
         return self._solver
@@ -83,6 +89,7 @@ class TilingSearch:
         if self.exhausted:
             return None
         solver = self._ensure_solver()
+        self._progress(f"solving for tiling {self.found + 1}")
         t0 = time.perf_counter()
         try:
             sat = solver.solve()
@@ -93,6 +100,7 @@ class TilingSearch:
             return None
         tiling, chosen = tiling_from_model(self.placements, solver.model())
         verify_tiling(self.instance, tiling)
+        self.found += 1
         # Block this tiling: not all of these placements again.  Only the
         # placement variables: auxiliaries could differ for the same tiling.
         solver.add_clause([-(i + 1) for i in chosen])
@@ -128,11 +136,24 @@ class TilingSearch:
         }
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a search; ``tilings`` holds what was found before it."""
+
+    def __init__(self, tilings: list[Tiling]):
+        super().__init__(f"interrupted after {len(tilings)} tiling(s)")
+        self.tilings = tilings
+
+
 def _first(instance, count, **options) -> tuple[list[Tiling], TilingSearch]:
-    with TilingSearch(instance, **options) as search:
-        found = []
-        while len(found) < count and (t := search.next()) is not None:
-            found.append(t)
+    found: list[Tiling] = []
+    try:
+        with TilingSearch(instance, **options) as search:
+            while len(found) < count and (t := search.next()) is not None:
+                found.append(t)
+    except Interrupted:
+        raise
+    except KeyboardInterrupt as e:
+        raise Interrupted(found) from e
     return found, search
 
 
