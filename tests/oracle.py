@@ -23,7 +23,11 @@ def orientations(cells, orient):
     return shapes
 
 
-def brute_force_tilings(grid, wrap, pieces, cap=None):
+class TooHard(Exception):
+    """The brute force would take too long on this instance."""
+
+
+def brute_force_tilings(grid, wrap, pieces, cap=None, node_limit=200_000):
     """All tilings of ``grid`` (list of strings, '.' open) by ``pieces``:
     a list of (name, cells, orient, lo, hi).  Stops after ``cap`` + 1 tilings."""
     R, C = len(grid), len(grid[0])
@@ -62,10 +66,18 @@ def brute_force_tilings(grid, wrap, pieces, cap=None):
     used = {name: 0 for name in shapes}
     covered: set = set()
     chosen: list = []
+    sizes = {name: len(cells) for name, cells, *_ in pieces}
+    nodes = [0]
 
     def rec():
         if cap is not None and len(found) > cap:
             return
+        nodes[0] += 1
+        if nodes[0] > node_limit:
+            raise TooHard(f"more than {node_limit} search nodes")
+        still_needed = sum(max(0, bounds[n][0] - used[n]) * sizes[n] for n in used)
+        if still_needed > len(open_cells) - len(covered):
+            return  # the pieces still required no longer fit in what is left
         free = next((cell for cell in open_cells if cell not in covered), None)
         if free is None:
             if all(bounds[n][0] <= used[n] for n in used):

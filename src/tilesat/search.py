@@ -63,7 +63,6 @@ class TilingSearch:
         self.placements: Placements | None = None
         self.formula: Formula | None = None
         self._solver = None
-        self.exhausted = False
         self.found = 0
         self.solve_seconds = 0.0
         if self.reason is None:
