@@ -28,7 +28,11 @@ from .placements import generate_placements
 from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
 from .search import Result, check_unique, solve
 from .solvers import DEFAULT_SOLVER
-from .tiling import differing_cells
+from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
+from .proof import FILES as PROOF_FILES
+from .proof import ProofError, verify_proof, write_proof
+from .tiling import Tiling, differing_cells, tiling_from_model
+from .verify import verify_tiling
 
 app = typer.Typer(
     add_completion=False,
@@ -46,6 +50,8 @@ EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one
 SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
 CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds an external (ext:COMMAND) solver may run.")]
+ProofOpt = Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF and its DRAT proof here when the verdict rests on unsatisfiability.")]
 
 
 def _out() -> Console:
@@ -135,6 +141,8 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
             out.print(side_by_side(blocks, titles + ["differ (*)"]), markup=False)
     if out.is_terminal:
         out.print(_stats_line(result), style="dim", markup=False)
+    if result.stats.get("proof"):
+        out.print(f"proof written to {result.stats['proof']} (check it with: tilesat verify-proof {result.stats['proof']})", markup=False)
 
 
 @app.command("solve")
@@ -147,11 +155,17 @@ def solve_cmd(
     pieces: PiecesOpt = None,
     wrap: WrapOpt = None,
     as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+    proof: ProofOpt = None,
 ):
     """Find one tiling of the board, or show that there is none (exit 3)."""
     instance = _load(file, pieces, wrap)
+    _check_proof_dir(proof)
     with _progress() as progress:
-        result = solve(instance, encoding=encoding, solver=solver, card=card, progress=progress)
+        result = solve(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
+    if proof is not None and result.verdict == "none":
+        write_proof(instance, proof, "none", None, encoding, card)
+        result.stats["proof"] = str(proof)
     if as_json:
         print(_json(result))
     else:
@@ -170,11 +184,17 @@ def check_unique_cmd(
     pieces: PiecesOpt = None,
     wrap: WrapOpt = None,
     as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+    proof: ProofOpt = None,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
     instance = _load(file, pieces, wrap)
+    _check_proof_dir(proof)
     with _progress() as progress:
-        result = check_unique(instance, encoding=encoding, solver=solver, card=card, progress=progress)
+        result = check_unique(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
+    if proof is not None and result.verdict in ("none", "unique"):
+        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
+        result.stats["proof"] = str(proof)
     if as_json:
         print(_json(result))
     else:
@@ -184,6 +204,112 @@ def check_unique_cmd(
         }.get(result.verdict, "")
         _report(instance, result, headline)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE}[result.verdict])
+
+
+def _check_proof_dir(proof: Path | None) -> None:
+    if proof is None:
+        return
+    clash = [f for f in PROOF_FILES if (proof / f).exists()]
+    if clash:
+        raise TilesatError(f"{proof / clash[0]} exists; give an empty or new directory for --proof")
+    if proof.exists() and not proof.is_dir():
+        raise TilesatError(f"--proof {proof}: exists and is not a directory")
+
+
+@app.command("export")
+@friendly
+def export_cmd(
+    file: FileArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the CNF (.cnf, .cnf.gz or .cnf.xz).")],
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    block: Annotated[Optional[Path], typer.Option("--block", help="A tiling (JSON from solve --json) to forbid: asks 'is there another?'.")] = None,
+    map_file: Annotated[Optional[Path], typer.Option("--map", help="Write the variable -> placement map as JSON here instead of 'c placement' lines.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")] = False,
+):
+    """Write the instance's CNF in DIMACS, for any SAT solver or model counter."""
+    instance = _load(file, pieces, wrap)
+    for target in (output, map_file):
+        if target is not None and target.exists() and not force:
+            raise TilesatError(f"{target} exists; pass --force to overwrite it")
+    placements = generate_placements(instance)
+    formula = compile_formula(placements, encoding, card)
+    extra = []
+    if block is not None:
+        extra.append(blocking_clause(placements, _read_tiling(block)))
+    try:
+        with open_text(output, "w") as f:
+            n = write_dimacs(formula, f, source=str(file), extra_clauses=extra, placement_comments=map_file is None)
+        if map_file is not None:
+            map_file.write_text(json.dumps(placement_map(placements)) + "\n")
+    except OSError as e:
+        raise TilesatError(f"cannot write {e.filename or output}: {e.strerror or e}") from None
+    _err().print(f"wrote {output}: {formula.nvars} variables ({len(placements)} placements), {n} clauses", markup=False)
+
+
+def _read_tiling(path: Path) -> Tiling:
+    try:
+        data = json.loads(path.read_text())
+        if isinstance(data, dict):
+            data = data["tilings"][0]
+        return Tiling.from_json(data)
+    except OSError as e:
+        raise TilesatError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise TilesatError(f"{path}: not a tiling (expected the JSON of 'tilesat solve --json' or a list of tiles)") from None
+
+
+@app.command("decode")
+@friendly
+def decode_cmd(
+    file: FileArg,
+    model: Annotated[Path, typer.Argument(help="A solver's output: 's'/'v' lines, or a bare list of literals.", show_default=False)],
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Turn an external solver's answer on an exported CNF back into a verified tiling."""
+    instance = _load(file, pieces, wrap)
+    try:
+        text = model.read_text(errors="replace")
+    except OSError as e:
+        raise TilesatError(f"{model}: cannot read: {e.strerror or e}") from None
+    answer = read_answer(text, where=str(model))
+    placements = generate_placements(instance)
+    formula = compile_formula(placements, encoding, card)
+    if answer.status == "unknown":
+        raise TilesatError(f"{model}: no answer in it (no 's SATISFIABLE'/'s UNSATISFIABLE' line and no literals)")
+    tilings = []
+    if answer.status == "sat":
+        check_model(formula, answer.model, where=str(model))
+        tiling, _ = tiling_from_model(placements, answer.model)
+        tilings = [verify_tiling(instance, tiling)]
+    result = Result("solved" if tilings else "none", tilings, None if tilings else "the solver said UNSATISFIABLE",
+                    {"placements": len(placements), "variables": formula.nvars, "clauses": formula.nclauses,
+                     "encoding": encoding, "card": card, "solver": "external", "seconds": 0.0})
+    if as_json:
+        print(_json(result))
+    else:
+        _report(instance, result, f"solved: a tiling with {len(tilings[0]) if tilings else 0} tiles (decoded from {model})")
+    raise typer.Exit(EXIT_NONE if not tilings else 0)
+
+
+@app.command("verify-proof")
+@friendly
+def verify_proof_cmd(
+    directory: Annotated[Path, typer.Argument(help="A directory written by --proof.", show_default=False)],
+    instance: Annotated[Optional[Path], typer.Option("--instance", help="The instance file, if it has moved.")] = None,
+):
+    """Check a proof: the CNF is the instance's, and its DRAT proof is valid (exit 1 if not)."""
+    try:
+        _out().print(verify_proof(directory, instance), markup=False)
+    except ProofError as e:
+        _err().print(f"proof REJECTED: {e}", markup=False)
+        raise typer.Exit(1) from None
 
 
 @app.command("info")

@@ -50,11 +50,13 @@ class TilingSearch:
         solver: str = DEFAULT_SOLVER,
         card: str = DEFAULT_CARD,
         progress: Callable[[str], None] | None = None,
+        timeout: float | None = None,
     ):
         t0 = time.perf_counter()
         self._progress = progress or (lambda message: None)
         self.instance = instance
         self.solver_name = check_solver_name(solver)
+        self.timeout = timeout
         get_encoding(encoding)  # unknown names fail here, before any work
         check_card_name(card)
         self.encoding = encoding
@@ -79,7 +81,7 @@ class TilingSearch:
     def _ensure_solver(self):
         if self._solver is None:
             self._progress(f"loading {self.formula.nclauses:,} clauses into {self.solver_name}")
-            self._solver = make_solver(self.solver_name)
+            self._solver = make_solver(self.solver_name, self.timeout)
             self._solver.add_formula(self.formula)
         return self._solver
 

@@ -7,6 +7,11 @@ Adding another kind of solver is one factory in ``SOLVERS``.
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
 from functools import cache
 
 from pysat.solvers import Solver, SolverNames
@@ -14,6 +19,7 @@ from pysat.solvers import Solver, SolverNames
 from .errors import TilesatError
 
 DEFAULT_SOLVER = "cadical195"
+EXTERNAL_PREFIX = "ext:"
 
 
 class PysatSolver:
@@ -43,6 +49,82 @@ class PysatSolver:
 
     def close(self) -> None:
         self._solver.delete()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class ExternalSolver:
+    """Any DIMACS solver run as a subprocess: ``ext:COMMAND``.
+
+    The CNF file's path replaces ``{cnf}`` in COMMAND, or is appended; when
+    COMMAND has ``{out}`` (MiniSat: ``ext:minisat {cnf} {out}``) the answer is
+    read from that file, else from standard output.  Each ``solve`` writes the
+    formula plus the clauses added since to a temporary directory, runs the
+    command, reads its answer (``s``/``v`` lines; exit code 10 SAT, 20 UNSAT)
+    and removes the directory."""
+
+    def __init__(self, command: str, timeout: float | None = None):
+        self.command = command
+        self.argv = shlex.split(command)
+        if not self.argv or shutil.which(self.argv[0]) is None:
+            raise TilesatError(f"solver ext:{command}: command {self.argv[0] if self.argv else ''!r} not found")
+        self.name = f"ext:{command}"
+        self.timeout = timeout
+        self._formula = None
+        self._added: list[list[int]] = []
+        self._model: list[int] = []
+
+    def add_formula(self, formula) -> None:
+        self._formula = formula
+
+    def add_clause(self, clause) -> None:
+        self._added.append(list(clause))
+
+    def solve(self, assumptions=()) -> bool:
+        from .dimacs import read_answer, write_dimacs  # dimacs imports this module's users
+
+        with tempfile.TemporaryDirectory(prefix="tilesat-") as tmp:
+            path = os.path.join(tmp, "formula.cnf")
+            with open(path, "w", encoding="ascii") as f:
+                write_dimacs(self._formula, f, extra_clauses=self._added + [[a] for a in assumptions],
+                             placement_comments=False)
+            out_path = os.path.join(tmp, "answer.txt")
+            argv = [a.replace("{cnf}", path).replace("{out}", out_path) for a in self.argv]
+            if not any("{cnf}" in a for a in self.argv):
+                argv.append(path)
+            try:
+                proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout)
+            except subprocess.TimeoutExpired as e:
+                last = (e.stdout or b"")
+                last = last.decode(errors="replace") if isinstance(last, bytes) else last
+                tail = last.strip().splitlines()[-1:] or ["nothing"]
+                raise TilesatError(f"solver {self.name} timed out after {self.timeout} s; it printed last: {tail[0][:80]!r}") from None
+            except OSError as e:
+                raise TilesatError(f"solver {self.name} could not run: {e.strerror or e}") from None
+            text = proc.stdout
+            if any("{out}" in a for a in self.argv):
+                text = open(out_path).read() if os.path.exists(out_path) else ""
+        answer = read_answer(text, where=f"output of {self.name}", strict=False)
+        status = answer.status
+        if status == "unknown":
+            status = {10: "sat", 20: "unsat"}.get(proc.returncode, "unknown")
+        if status == "unknown" or (status == "sat" and not answer.model):
+            last = (proc.stdout.strip() or proc.stderr.strip()).splitlines()[-1:] or ["nothing"]
+            raise TilesatError(
+                f"solver {self.name} gave no answer (exit code {proc.returncode}); it printed last: {last[0][:80]!r}"
+            )
+        self._model = answer.model
+        return status == "sat"
+
+    def model(self) -> list[int]:
+        return self._model
+
+    def close(self) -> None:
+        pass
 
     def __enter__(self):
         return self
@@ -86,11 +168,18 @@ def _canonical(name: str) -> str | None:
 
 def check_solver_name(name: str) -> str:
     """The registry name for ``name`` (PySAT aliases accepted), or a clear error."""
+    if name.startswith(EXTERNAL_PREFIX):
+        ExternalSolver(name[len(EXTERNAL_PREFIX):])  # the command must exist
+        return name
     canon = _canonical(name)
     if canon is None or (canon in _pysat_names() and not _works(canon)):
-        raise TilesatError(f"unknown solver {name!r}; choose one of: {', '.join(solver_names())}")
+        raise TilesatError(f"unknown solver {name!r}; choose one of: {', '.join(solver_names())}, or ext:COMMAND")
     return canon
 
 
-def make_solver(name: str = DEFAULT_SOLVER):
-    return SOLVERS[check_solver_name(name)]()
+def make_solver(name: str = DEFAULT_SOLVER, timeout: float | None = None):
+    """A solver by registry name, or ``ext:COMMAND`` for an external one."""
+    name = check_solver_name(name)
+    if name.startswith(EXTERNAL_PREFIX):
+        return ExternalSolver(name[len(EXTERNAL_PREFIX):], timeout)
+    return SOLVERS[name]()

@@ -1,0 +1,189 @@
+"""DIMACS out and solver answers back in.
+
+:func:`write_dimacs` streams a formula to ``.cnf``, ``.cnf.gz`` or
+``.cnf.xz`` (by the file name) a chunk of clauses at a time, so a 256x256
+board never becomes one Python list of clause strings.  :func:`read_answer`
+reads a solver's output (SAT-competition ``s``/``v`` lines or a bare list of
+literals); :func:`check_model` confirms that a model satisfies the formula.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import lzma
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Iterable
+
+import numpy as np
+
+from . import __version__
+from .errors import TilesatError
+from .formula import Formula
+from .instance import format_instance
+from .placements import Placements
+from .tiling import Tiling
+
+CHUNK = 65536  # clauses formatted at a time
+
+
+def instance_digest(instance) -> str:
+    """SHA-256 of the instance in canonical form (comments and layout ignored)."""
+    return hashlib.sha256(format_instance(instance).encode()).hexdigest()
+
+
+def open_text(path: str | Path, mode: str) -> IO[str]:
+    """Open plain, ``.gz`` or ``.xz`` text by the file ending."""
+    name = str(path)
+    if name.endswith(".gz"):
+        return gzip.open(name, mode + "t", encoding="ascii")
+    if name.endswith(".xz"):
+        return lzma.open(name, mode + "t", encoding="ascii")
+    return open(name, mode, encoding="ascii")
+
+
+def _format_block(block: np.ndarray) -> str:
+    # one clause per row: "l1 l2 ... 0"
+    with_zero = np.concatenate([block, np.zeros((block.shape[0], 1), dtype=block.dtype)], axis=1)
+    buf = io.StringIO()
+    np.savetxt(buf, with_zero, fmt="%d", delimiter=" ")
+    return buf.getvalue()
+
+
+def blocking_clause(placements: Placements, tiling: Tiling) -> list[int]:
+    """The clause "not all of this tiling's placements", over placement variables."""
+    index = {}
+    cols = placements.instance.board.cols
+    wanted = {(t.piece, tuple(r * cols + c for r, c in t.cells)) for t in tiling}
+    for i in range(len(placements)):
+        key = (placements.piece_of(i).name, tuple(int(x) for x in placements.cells_of(i)))
+        if key in wanted:
+            index[key] = i + 1
+    missing = wanted - set(index)
+    if missing:
+        piece, cells = sorted(missing)[0]
+        raise TilesatError(f"the tiling has a tile ({piece} on cells {[divmod(x, cols) for x in cells]}) that is no placement of this instance")
+    return sorted(-v for v in index.values())
+
+
+def write_dimacs(
+    formula: Formula,
+    out: IO[str],
+    *,
+    source: str = "",
+    extra_clauses: Iterable[list[int]] = (),
+    placement_comments: bool = True,
+) -> int:
+    """Write the formula (plus ``extra_clauses``) as DIMACS; return the clause count."""
+    extra_clauses = [list(c) for c in extra_clauses]
+    placements = formula.placements
+    instance = placements.instance
+    nclauses = formula.nclauses + len(extra_clauses)
+    P = len(placements)
+    out.write(f"c tilesat {__version__}\n")
+    out.write(f"c source {source or instance.source} sha256 {instance_digest(instance)}\n")
+    out.write(f"c encoding {formula.encoding} card {formula.card}\n")
+    out.write(f"c placements {P} variables {formula.nvars} clauses {nclauses}\n")
+    out.write(f"p cnf {formula.nvars} {nclauses}\n")
+    # the projection set for model counters: the placement variables
+    for start in range(1, P + 1, 1000):
+        out.write("c p show " + " ".join(map(str, range(start, min(start + 1000, P + 1)))) + " 0\n")
+    if placement_comments:
+        cols = instance.board.cols
+        for i in range(P):
+            cells = " ".join(f"{r},{c}" for r, c in (divmod(int(x), cols) for x in placements.cells_of(i)))
+            out.write(f"c placement {i + 1} {placements.piece_of(i).name} {cells}\n")
+    for block in formula.blocks:
+        for start in range(0, block.shape[0], CHUNK):
+            out.write(_format_block(block[start : start + CHUNK]))
+    for clause in list(formula.extra) + extra_clauses:
+        out.write(" ".join(map(str, clause)) + (" 0\n" if clause else "0\n"))
+    return nclauses
+
+
+def placement_map(placements: Placements) -> dict:
+    """The variable -> placement map as JSON-ready data."""
+    return {
+        "placements": [
+            {"var": i + 1, "piece": placements.piece_of(i).name, "cells": [list(c) for c in placements.coords_of(i)]}
+            for i in range(len(placements))
+        ]
+    }
+
+
+def read_dimacs(path: str | Path) -> tuple[int, list[list[int]]]:
+    """(number of variables, clauses) of a DIMACS file (``.gz``/``.xz`` too)."""
+    nvars, clauses, current = 0, [], []
+    with open_text(path, "r") as f:
+        for line in f:
+            if line.startswith("c") or not line.strip():
+                continue
+            if line.startswith("p"):
+                nvars = int(line.split()[2])
+                continue
+            for tok in line.split():
+                lit = int(tok)
+                if lit == 0:
+                    clauses.append(current)
+                    current = []
+                else:
+                    current.append(lit)
+    return nvars, clauses
+
+
+@dataclass
+class Answer:
+    status: str  # "sat", "unsat" or "unknown"
+    model: list[int]
+    last_line: str = ""
+
+
+_STATUS = {"SATISFIABLE": "sat", "SAT": "sat", "UNSATISFIABLE": "unsat", "UNSAT": "unsat"}
+
+
+def read_answer(text: str, where: str = "the model", strict: bool = True) -> Answer:
+    """Parse a solver's output: ``s``/``v`` lines, MiniSat's result file
+    (``SAT``/``UNSAT`` then literals), or a bare list of literals.  With
+    ``strict=False`` other lines (a solver's statistics) are skipped."""
+    status, lits, last = "unknown", [], ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        last = line
+        if line.startswith("c ") or line == "c":
+            continue
+        word = line[2:].strip() if line.startswith("s ") else line
+        if word.upper() in _STATUS:
+            status = _STATUS[word.upper()]
+            continue
+        body = line[2:] if line.startswith("v ") else line
+        if not re.fullmatch(r"-?\d+(\s+-?\d+)*", body):
+            if strict:
+                raise TilesatError(f"{where}: cannot read line {line[:60]!r}: expected 's …', 'v …' or literals")
+            continue
+        lits.extend(int(t) for t in body.split() if t != "0")
+    if status == "unknown" and lits:
+        status = "sat"
+    return Answer(status, lits, last)
+
+
+def check_model(formula: Formula, model: list[int], where: str = "the model") -> None:
+    """Raise a clear error if the model names unknown variables or falsifies a clause."""
+    values = np.zeros(formula.nvars + 1, dtype=np.int8)
+    for lit in model:
+        v = abs(lit)
+        if v > formula.nvars:
+            raise TilesatError(f"{where} names variable {v}, but the formula has only {formula.nvars}")
+        values[v] = 1 if lit > 0 else -1
+    for block in formula.blocks:
+        sat = (np.sign(block) * values[np.abs(block)] > 0).any(axis=1)
+        if not sat.all():
+            bad = block[np.argmin(sat)].tolist()
+            raise TilesatError(f"{where} does not satisfy the formula: clause {bad} is false")
+    for clause in formula.extra:
+        if not any((1 if lit > 0 else -1) * values[abs(lit)] > 0 for lit in clause):
+            raise TilesatError(f"{where} does not satisfy the formula: clause {clause} is false")

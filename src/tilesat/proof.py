@@ -1,0 +1,110 @@
+"""Checkable proofs of "no tiling" and "no other tiling".
+
+:func:`write_proof` writes into a directory the exact CNF that was proved
+unsatisfiable (for ``unique``: the formula plus the blocking clause of the
+found tiling, as a real clause), the DRAT proof from a proof-logging PySAT
+solver, and ``proof.json`` saying what was proved.  :func:`verify_proof`
+recompiles the CNF from the instance, confirms it is the one in the
+directory, and checks the proof with ``dratify``, a DRAT checker that shares
+no code with the solver.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dratify
+from pysat.solvers import Solver
+
+from . import __version__
+from .dimacs import blocking_clause, instance_digest, read_dimacs, write_dimacs
+from .errors import TilesatError
+from .formula import compile_formula
+from .instance import Instance, load_instance
+from .placements import generate_placements
+from .tiling import Tiling
+from .verify import verify_tiling
+
+PROVER = "cadical195"  # proof-logging PySAT solvers: cadical*, glucose*, lingeling
+FILES = ("formula.cnf", "proof.drat", "proof.json")
+
+
+class ProofError(Exception):
+    """A proof directory that does not check out."""
+
+
+def _claimed_clauses(instance: Instance, encoding: str, card: str, tiling: Tiling | None):
+    placements = generate_placements(instance)
+    formula = compile_formula(placements, encoding, card)
+    extra = [blocking_clause(placements, tiling)] if tiling is not None else []
+    return formula, extra
+
+
+def write_proof(
+    instance: Instance, directory: str | Path, verdict: str, tiling: Tiling | None,
+    encoding: str, card: str, prover: str = PROVER,
+) -> Path:
+    """Prove ``none`` (no tiling) or ``unique`` (no tiling other than ``tiling``)."""
+    if verdict not in ("none", "unique"):
+        raise TilesatError(f"no proof for verdict {verdict!r}: only 'none' and 'unique' rest on unsatisfiability")
+    d = Path(directory)
+    clash = [f for f in FILES if (d / f).exists()]
+    if clash:
+        raise TilesatError(f"{d / clash[0]} exists; give an empty or new directory for --proof")
+    d.mkdir(parents=True, exist_ok=True)
+    formula, extra = _claimed_clauses(instance, encoding, card, tiling if verdict == "unique" else None)
+    with Solver(name=prover, with_proof=True) as solver:
+        formula.add_to(solver.add_clause)
+        for clause in extra:
+            solver.add_clause(clause)
+        if solver.solve():
+            raise AssertionError("BUG: the formula to prove unsatisfiable has a model")
+        proof = solver.get_proof()
+    with open(d / "formula.cnf", "w", encoding="ascii") as f:
+        write_dimacs(formula, f, extra_clauses=extra)
+    (d / "proof.drat").write_text("\n".join(proof) + "\n", encoding="ascii")
+    meta = {
+        "tilesat": __version__,
+        "instance": str(Path(instance.source).resolve()) if instance.source != "<string>" else None,
+        "sha256": instance_digest(instance),
+        "verdict": verdict,
+        "claim": "the board has no tiling" if verdict == "none" else "the board has no tiling other than this one",
+        "tiling": tiling.to_json() if verdict == "unique" else None,
+        "encoding": encoding,
+        "card": card,
+        "prover": prover,
+    }
+    (d / "proof.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return d
+
+
+def verify_proof(directory: str | Path, instance_path: str | Path | None = None) -> str:
+    """Check a proof directory; return a one-line summary or raise ProofError."""
+    d = Path(directory)
+    missing = [f for f in FILES if not (d / f).is_file()]
+    if missing:
+        raise TilesatError(f"{d}: not a proof directory ({missing[0]} is missing)")
+    try:
+        meta = json.loads((d / "proof.json").read_text())
+        path = instance_path or meta["instance"]
+        encoding, card, verdict = meta["encoding"], meta["card"], meta["verdict"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ProofError(f"{d / 'proof.json'} is unreadable: {e}") from None
+    if path is None:
+        raise TilesatError("the proof does not name its instance file; pass --instance FILE")
+    instance = load_instance(path)
+    if instance_digest(instance) != meta.get("sha256"):
+        raise ProofError(f"{path} is not the instance this proof was made for (sha256 differs)")
+    tiling = None
+    if verdict == "unique":
+        tiling = verify_tiling(instance, Tiling.from_json(meta["tiling"]))
+    formula, extra = _claimed_clauses(instance, encoding, card, tiling)
+    nvars, clauses = read_dimacs(d / "formula.cnf")
+    expected = list(formula.clauses()) + extra
+    if nvars != formula.nvars or clauses != expected:
+        raise ProofError(f"{d / 'formula.cnf'} is not the CNF tilesat compiles from {path} ({encoding}, {card})")
+    result = dratify.check_proof(dratify.parse_dimacs((d / "formula.cnf").read_text()), (d / "proof.drat").read_text())
+    if not result.ok:
+        raise ProofError(f"the DRAT proof does not check: {result.reason}")
+    return f"proof verified: {meta['claim']} ({path}, {encoding}, {len(clauses)} clauses, {result.steps} proof steps)"

@@ -1,0 +1,168 @@
+"""DIMACS export and decode, external solvers, DRAT proofs."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tilesat import check_unique, compile_formula, generate_placements, load_instance
+from tilesat.cli import app
+from tilesat.dimacs import read_answer, read_dimacs
+
+INSTANCES = Path(__file__).resolve().parent.parent / "instances"
+UNIQUE = INSTANCES / "lpanel-8x8.txt"
+MULTIPLE = INSTANCES / "lpanel-4x8-multiple.txt"
+NONE = INSTANCES / "lpanel-6x6-none.txt"
+runner = CliRunner()
+needs = {name: pytest.mark.skipif(shutil.which(name) is None, reason=f"Debian's {name} is not installed")
+         for name in ("cadical", "picosat", "minisat")}
+
+
+def run(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+@pytest.mark.parametrize("suffix", [".cnf", ".cnf.gz", ".cnf.xz"])
+def test_export_round_trip(tmp_path, suffix):
+    out = tmp_path / f"f{suffix}"
+    res = run("export", UNIQUE, "-o", out, "--encoding", "ladder")
+    assert res.exit_code == 0, res.output
+    nvars, clauses = read_dimacs(out)
+    formula = compile_formula(generate_placements(load_instance(UNIQUE)), "ladder")
+    assert nvars == formula.nvars and clauses == list(formula.clauses())
+    if suffix == ".cnf":
+        text = out.read_text()
+        P = formula.nplacements
+        assert f"c p show {' '.join(map(str, range(1, P + 1)))} 0" in text
+        assert text.count("\nc placement ") == P and "c encoding ladder card seqcounter" in text
+        assert f"p cnf {formula.nvars} {formula.nclauses}\n" in text
+
+
+def test_export_map_and_no_overwrite(tmp_path):
+    out, mp = tmp_path / "f.cnf", tmp_path / "map.json"
+    assert run("export", UNIQUE, "-o", out, "--map", mp).exit_code == 0
+    data = json.loads(mp.read_text())
+    assert data["placements"][0]["var"] == 1 and "c placement " not in out.read_text()
+    res = run("export", UNIQUE, "-o", out)
+    assert res.exit_code == 2 and "exists; pass --force" in res.output
+    assert run("export", UNIQUE, "-o", out, "--force").exit_code == 0
+
+
+@needs["cadical"]
+def test_export_solve_with_debian_cadical_decode(tmp_path):
+    out, answer = tmp_path / "f.cnf", tmp_path / "answer.txt"
+    run("export", MULTIPLE, "-o", out)
+    proc = subprocess.run(["cadical", "-q", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 10
+    answer.write_text(proc.stdout)
+    res = run("decode", MULTIPLE, answer, "--json")
+    assert res.exit_code == 0, res.output
+    tiling = json.loads(res.output)["tilings"][0]
+    assert len(tiling) == 8
+    # block that tiling: cadical finds another; on the unique board it finds none
+    sol = tmp_path / "sol.json"
+    sol.write_text(res.output)
+    run("export", MULTIPLE, "-o", tmp_path / "b.cnf", "--block", sol)
+    assert subprocess.run(["cadical", "-q", str(tmp_path / "b.cnf")], capture_output=True).returncode == 10
+    sol.write_text(run("solve", UNIQUE, "--json").output)
+    run("export", UNIQUE, "-o", tmp_path / "u.cnf", "--block", sol)
+    assert subprocess.run(["cadical", "-q", str(tmp_path / "u.cnf")], capture_output=True).returncode == 20
+
+
+def test_decode_rejects_bad_models(tmp_path):
+    formula = compile_formula(generate_placements(load_instance(UNIQUE)), "commander")
+    from pysat.solvers import Solver
+
+    with Solver(name="glucose4", bootstrap_with=list(formula.clauses())) as s:
+        assert s.solve()
+        model = s.get_model()
+    good = tmp_path / "good.txt"
+    good.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    assert run("decode", UNIQUE, good).exit_code == 0
+    bad = tmp_path / "bad.txt"
+    bad.write_text(" ".join(map(str, [-model[0]] + model[1:])) + " 0\n")
+    res = run("decode", UNIQUE, bad)
+    assert res.exit_code == 2 and "does not satisfy the formula" in res.output
+    bad.write_text(" ".join(map(str, model + [formula.nvars + 5])) + " 0\n")
+    res = run("decode", UNIQUE, bad)
+    assert res.exit_code == 2 and f"names variable {formula.nvars + 5}" in res.output
+    bad.write_text("hello world\n")
+    assert run("decode", UNIQUE, bad).exit_code == 2
+    bad.write_text("s UNSATISFIABLE\n")
+    res = run("decode", UNIQUE, bad)
+    assert res.exit_code == 3 and res.output.startswith("none")
+    assert read_answer("SAT\n1 -2 0\n").model == [1, -2]
+
+
+@pytest.mark.parametrize("solver", [
+    pytest.param("ext:cadical -q", marks=needs["cadical"]),
+    pytest.param("ext:picosat", marks=needs["picosat"]),
+    pytest.param("ext:minisat {cnf} {out}", marks=needs["minisat"]),
+])
+def test_external_solvers_agree(solver):
+    for path, verdict in ((UNIQUE, "unique"), (MULTIPLE, "multiple"), (NONE, "none")):
+        inst = load_instance(path)
+        assert check_unique(inst, solver=solver).verdict == verdict == check_unique(inst).verdict
+    res = run("check-unique", UNIQUE, "--solver", solver, "--json")
+    assert res.exit_code == 0 and json.loads(res.output)["stats"]["solver"] == solver
+
+
+def test_external_solver_failures_are_clear(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cases = [
+        (["--solver", "ext:false"], "gave no answer (exit code 1)"),
+        (["--solver", "ext:echo garbage"], "it printed last: 'garbage"),
+        (["--solver", "ext:sh -c 'sleep 5'", "--timeout", "0.5"], "timed out after 0.5 s"),
+        (["--solver", "ext:no-such-solver-here"], "command 'no-such-solver-here' not found"),
+    ]
+    for args, message in cases:
+        res = run("solve", UNIQUE, *args)
+        assert res.exit_code == 2 and message in res.output, res.output
+        assert len(res.output.strip().splitlines()) == 1
+    assert os.listdir(tmp_path) == []  # temporary files removed
+
+
+def test_proof_of_unique_and_none_verify(tmp_path):
+    for path, verdict, code in ((UNIQUE, "unique", 0), (NONE, "none", 3)):
+        d = tmp_path / verdict
+        res = run("check-unique", path, "--proof", d)
+        assert res.exit_code == code and "proof written to" in res.output
+        res = run("verify-proof", d)
+        assert res.exit_code == 0 and res.output.startswith("proof verified")
+    res = run("solve", NONE, "--proof", tmp_path / "solve-none")
+    assert res.exit_code == 3 and run("verify-proof", tmp_path / "solve-none").exit_code == 0
+    # an existing proof is not overwritten
+    res = run("check-unique", UNIQUE, "--proof", tmp_path / "unique")
+    assert res.exit_code == 2 and "exists" in res.output
+
+
+def test_tampered_proofs_are_rejected(tmp_path):
+    # the 6x6 board's refutation needs thousands of steps: unit propagation
+    # alone does not refute it, so a cut proof cannot pass
+    d = tmp_path / "p"
+    run("check-unique", NONE, "--proof", d)
+    proof = (d / "proof.drat").read_text().splitlines()
+    for cut in (proof[len(proof) // 2:], proof[: len(proof) // 2], ["0"]):
+        (d / "proof.drat").write_text("\n".join(cut) + "\n")
+        res = run("verify-proof", d)
+        assert res.exit_code == 1 and "proof REJECTED" in res.output
+    d2 = tmp_path / "q"
+    run("check-unique", UNIQUE, "--proof", d2)
+    lines = (d2 / "formula.cnf").read_text().splitlines()
+    last = next(i for i in range(len(lines) - 1, 0, -1) if not lines[i].startswith("c"))
+    (d2 / "formula.cnf").write_text("\n".join(lines[:last] + lines[last + 1:]) + "\n")  # drop the blocking clause
+    res = run("verify-proof", d2)
+    assert res.exit_code == 1 and "is not the CNF tilesat compiles" in res.output
+    other = tmp_path / "other.txt"
+    other.write_text(UNIQUE.read_text().replace("........", ".......#", 1).replace("pieces: L4", "pieces: L4"))
+    res = run("verify-proof", d2, "--instance", other)
+    assert res.exit_code == 1 and "not the instance" in res.output
