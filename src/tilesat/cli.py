@@ -128,7 +128,7 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
     if result.verdict == "none":
         out.print(_none_text(result), markup=False)
     elif len(tilings) == 1:
-        out.print(headline, markup=False)
+        out.print(headline.format(ntiles=len(tilings[0])), markup=False)
         out.print(rich_tiling(instance, tilings[0]) if out.is_terminal else "\n".join(plain_rows(instance, tilings[0])), markup=False)
     else:
         diff = differing_cells(tilings[0], tilings[1])
@@ -145,6 +145,22 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
         out.print(f"proof written to {result.stats['proof']} (check it with: tilesat verify-proof {result.stats['proof']})", markup=False)
 
 
+def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines) -> Result:
+    """What solve and check-unique share: load, search with progress, prove, show."""
+    instance = _load(file, pieces, wrap)
+    _check_proof_dir(proof)
+    with _progress() as progress:
+        result = task(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
+    if proof is not None and result.verdict in ("none", "unique"):
+        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
+        result.stats["proof"] = str(proof)
+    if as_json:
+        print(_json(result))
+    else:
+        _report(instance, result, headlines.get(result.verdict, ""))
+    return result
+
+
 @app.command("solve")
 @friendly
 def solve_cmd(
@@ -159,18 +175,8 @@ def solve_cmd(
     proof: ProofOpt = None,
 ):
     """Find one tiling of the board, or show that there is none (exit 3)."""
-    instance = _load(file, pieces, wrap)
-    _check_proof_dir(proof)
-    with _progress() as progress:
-        result = solve(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
-    if proof is not None and result.verdict == "none":
-        write_proof(instance, proof, "none", None, encoding, card)
-        result.stats["proof"] = str(proof)
-    if as_json:
-        print(_json(result))
-    else:
-        n = len(result.tilings[0]) if result.tilings else 0
-        _report(instance, result, f"solved: a tiling with {n} tiles")
+    result = _search(solve, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
+                     {"solved": "solved: a tiling with {ntiles} tiles"})
     raise typer.Exit(EXIT_NONE if result.verdict == "none" else 0)
 
 
@@ -188,21 +194,10 @@ def check_unique_cmd(
     proof: ProofOpt = None,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
-    instance = _load(file, pieces, wrap)
-    _check_proof_dir(proof)
-    with _progress() as progress:
-        result = check_unique(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
-    if proof is not None and result.verdict in ("none", "unique"):
-        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
-        result.stats["proof"] = str(proof)
-    if as_json:
-        print(_json(result))
-    else:
-        headline = {
-            "unique": "unique: exactly one tiling",
-            "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
-        }.get(result.verdict, "")
-        _report(instance, result, headline)
+    result = _search(check_unique, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
+        "unique": "unique: exactly one tiling",
+        "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
+    })
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE}[result.verdict])
 
 
@@ -294,7 +289,7 @@ def decode_cmd(
     if as_json:
         print(_json(result))
     else:
-        _report(instance, result, f"solved: a tiling with {len(tilings[0]) if tilings else 0} tiles (decoded from {model})")
+        _report(instance, result, f"solved: a tiling with {{ntiles}} tiles (decoded from {model})")
     raise typer.Exit(EXIT_NONE if not tilings else 0)
 
 
