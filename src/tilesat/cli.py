@@ -10,11 +10,13 @@ import contextlib
 import functools
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
@@ -26,7 +28,7 @@ from .instance import Instance, load_instance
 from .pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
 from .placements import generate_placements
 from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
-from .search import Result, check_unique, solve
+from .search import Result, TilingSearch, check_unique, solve
 from .solvers import DEFAULT_SOLVER
 from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
 from .proof import FILES as PROOF_FILES
@@ -199,6 +201,57 @@ def check_unique_cmd(
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
     })
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE}[result.verdict])
+
+
+COUNT_METHODS = ("blocking",)
+
+
+@app.command("count")
+@friendly
+def count_cmd(
+    file: FileArg,
+    method: Annotated[str, typer.Option("--method", help="blocking: one incremental solver, a blocking clause per tiling (other methods: see the issue tracker).")] = "blocking",
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Stop after N tilings and report 'at least N'.")] = None,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+):
+    """Count the tilings (each one verified). Ctrl-C prints the count so far as a lower bound."""
+    if method not in COUNT_METHODS:
+        raise TilesatError(f"unknown count method {method!r}; available: {', '.join(COUNT_METHODS)}")
+    instance = _load(file, pieces, wrap)
+    t0 = time.perf_counter()
+    count, interrupted = 0, False
+    err = _err()
+    with TilingSearch(instance, encoding=encoding, solver=solver, card=card, timeout=timeout) as search:
+        progress = Progress(TextColumn("{task.description}"), TextColumn("{task.completed} tilings"),
+                            TextColumn("{task.fields[rate]:.1f}/s"), TimeElapsedColumn(),
+                            console=err, disable=not err.is_terminal or as_json, transient=True)
+        with progress:
+            task = progress.add_task("counting", total=None, rate=0.0)
+            try:
+                while (limit is None or count < limit) and search.next() is not None:
+                    count += 1
+                    progress.update(task, completed=count, rate=count / max(time.perf_counter() - t0, 1e-9))
+            except KeyboardInterrupt:
+                interrupted = True
+        exact = search.exhausted and not interrupted
+        stats = search.stats()
+    seconds = round(time.perf_counter() - t0, 6)
+    if as_json:
+        print(json.dumps({"count": count, "exact": exact, "method": method, "up_to_symmetry": None,
+                          "group_order": None, "seconds": seconds, "encoding": encoding, "solver": stats["solver"]}))
+    else:
+        why = "interrupted" if interrupted else "stopped at --limit"
+        amount = f"{count} tilings" if exact else f"at least {count} tilings ({why})"
+        reason = f"; {search.reason}" if search.reason else ""
+        _out().print(f"count: {amount}, by blocking clauses with {stats['solver']}, {seconds:.3f} s{reason}", markup=False)
+    if interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
 
 
 def _check_proof_dir(proof: Path | None) -> None:
