@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -24,7 +25,9 @@ from .checks import area_check, placement_check, region_check
 from .encodings import DEFAULT_ENCODING, ENCODINGS
 from .errors import TilesatError
 from .formula import CARD_ENCODINGS, DEFAULT_CARD, compile_formula
-from .instance import Instance, load_instance
+from .generate import generate_unique
+from .instance import Instance, format_instance, load_instance, parse_pieces
+from .pictures import save_picture
 from .pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
 from .placements import generate_placements
 from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
@@ -53,6 +56,9 @@ SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver nam
 CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds an external (ext:COMMAND) solver may run.")]
+SvgOpt = Annotated[Optional[Path], typer.Option("--svg", help="Also draw the tiling(s) as SVG here.")]
+PngOpt = Annotated[Optional[Path], typer.Option("--png", help="Also draw the tiling(s) as PNG here.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")]
 ProofOpt = Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF and its DRAT proof here when the verdict rests on unsatisfiability.")]
 
 
@@ -147,15 +153,31 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
         out.print(f"proof written to {result.stats['proof']} (check it with: tilesat verify-proof {result.stats['proof']})", markup=False)
 
 
-def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines) -> Result:
-    """What solve and check-unique share: load, search with progress, prove, show."""
+def _check_new(paths, force: bool) -> None:
+    for p in paths:
+        if p is not None and p.exists() and not force:
+            raise TilesatError(f"{p} exists; pass --force to overwrite it")
+
+
+def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
+            svg=None, png=None, force=False) -> Result:
+    """What solve and check-unique share: load, search with progress, prove, draw, show."""
     instance = _load(file, pieces, wrap)
     _check_proof_dir(proof)
+    _check_new([svg, png], force)
     with _progress() as progress:
         result = task(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
     if proof is not None and result.verdict in ("none", "unique"):
         write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
         result.stats["proof"] = str(proof)
+    if result.tilings:
+        marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
+        for path in (svg, png):
+            if path is not None:
+                try:
+                    save_picture(instance, result.tilings, path, marked)
+                except OSError as e:
+                    raise TilesatError(f"cannot write {path}: {e.strerror or e}") from None
     if as_json:
         print(_json(result))
     else:
@@ -175,10 +197,13 @@ def solve_cmd(
     as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
     proof: ProofOpt = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
 ):
     """Find one tiling of the board, or show that there is none (exit 3)."""
     result = _search(solve, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
-                     {"solved": "solved: a tiling with {ntiles} tiles"})
+                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force)
     raise typer.Exit(EXIT_NONE if result.verdict == "none" else 0)
 
 
@@ -194,12 +219,15 @@ def check_unique_cmd(
     as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
     proof: ProofOpt = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
     result = _search(check_unique, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
-    })
+    }, svg, png, force)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE}[result.verdict])
 
 
@@ -358,6 +386,41 @@ def verify_proof_cmd(
     except ProofError as e:
         _err().print(f"proof REJECTED: {e}", markup=False)
         raise typer.Exit(1) from None
+
+
+@app.command("generate")
+@friendly
+def generate_cmd(
+    size: Annotated[str, typer.Option("--size", help="ROWSxCOLS, e.g. 12x12.")],
+    pieces: Annotated[str, typer.Option("--pieces", help="Pieces without counts, e.g. L4.")] = "L4",
+    seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same board.")] = 1,
+    blocked: Annotated[Optional[int], typer.Option("--blocked", min=0, help="How many random cells may start black (default 15%).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the instance here instead of printing it.")] = None,
+    force: ForceOpt = False,
+):
+    """Make a board with exactly one tiling (a puzzle), in the instance format."""
+    m = re.fullmatch(r"(\d+)[xX](\d+)", size.strip())
+    if not m:
+        raise TilesatError(f"--size {size!r}: use ROWSxCOLS, e.g. 12x12")
+    rows, cols = int(m.group(1)), int(m.group(2))
+    if rows * cols > 10_000:
+        raise TilesatError(f"--size {size}: at most 10,000 cells")
+    _check_new([out], force)
+    rules = parse_pieces(pieces)
+    t0 = time.perf_counter()
+    instance, rounds = generate_unique(rows, cols, rules, seed=seed, blocked=blocked)
+    seconds = time.perf_counter() - t0
+    text = format_instance(instance, [
+        f"Made by tilesat generate --size {rows}x{cols} --pieces '{pieces}' --seed {seed}"
+        + (f" --blocked {blocked}" if blocked is not None else "")
+        + f": a random packing (empty cells black), then {rounds} tiles blacked out until the tiling was unique.",
+        "expect: unique",
+    ])
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text)
+    _err().print(f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed})", markup=False)
 
 
 @app.command("info")

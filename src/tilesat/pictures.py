@@ -1,0 +1,182 @@
+"""Pictures of tilings: SVG (drawsvg) and PNG (numpy raster, saved by matplotlib).
+
+Each tile is filled with a colour chosen so that neighbouring tiles differ
+(greedy colouring of the tile adjacency graph, ``render.colour_tiles``),
+thick lines run along tile borders, thin grid lines inside tiles, blocked
+cells are dark, and wrapped edges are drawn dashed (SVG) or coloured (PNG).
+Several tilings are drawn side by side; ``marked`` cells get a dot.
+"""
+
+from __future__ import annotations
+
+import drawsvg as draw
+import numpy as np
+
+from .instance import Instance
+from .render import colour_tiles
+from .tiling import Tiling
+
+PALETTE = [
+    "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4",
+    "#46f0f0", "#f032e6", "#bcf60c", "#fabebe", "#008080", "#e6beff",
+    "#9a6324", "#fffac8", "#aaffc3", "#808000",
+]
+BLOCKED = "#333333"
+WRAP = "#d62728"
+
+
+def _owner(instance: Instance, tiling: Tiling) -> np.ndarray:
+    """(rows, cols) array: index of the tile covering each cell, -1 if none."""
+    board = instance.board
+    owner = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    for i, tile in enumerate(tiling.tiles):
+        for r, c in tile.cells:
+            owner[r * board.cols + c] = i
+    return owner.reshape(board.rows, board.cols)
+
+
+def _border_masks(instance: Instance, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """right[r, c]: a tile border between (r, c) and (r, c+1); down[r, c]: between
+    (r, c) and (r+1, c).  The last column/row compare across the wrap, or with
+    the outside of the board."""
+    board = instance.board
+    right = np.ones_like(owner, dtype=bool)
+    down = np.ones_like(owner, dtype=bool)
+    right[:, :-1] = owner[:, :-1] != owner[:, 1:]
+    down[:-1, :] = owner[:-1, :] != owner[1:, :]
+    if board.wraps_rows:
+        right[:, -1] = owner[:, -1] != owner[:, 0]
+    if board.wraps_columns:
+        down[-1, :] = owner[-1, :] != owner[0, :]
+    both_blocked_r = np.zeros_like(right)
+    both_blocked_r[:, :-1] = (owner[:, :-1] < 0) & (owner[:, 1:] < 0)
+    both_blocked_d = np.zeros_like(down)
+    both_blocked_d[:-1, :] = (owner[:-1, :] < 0) & (owner[1:, :] < 0)
+    return right & ~both_blocked_r, down & ~both_blocked_d
+
+
+def tiling_svg(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float = 24) -> draw.Drawing:
+    board = instance.board
+    R, C = board.rows, board.cols
+    gap = 2 * cell
+    d = draw.Drawing(len(tilings) * C * cell + (len(tilings) - 1) * gap + 8, R * cell + 8)
+    for k, tiling in enumerate(tilings):
+        g = draw.Group(transform=f"translate({4 + k * (C * cell + gap)},4)", **{"class": "tiling"})
+        owner = _owner(instance, tiling)
+        colours = colour_tiles(instance, tiling, len(PALETTE))
+        for i, tile in enumerate(tiling.tiles):
+            p = draw.Path(fill=PALETTE[colours[i]], stroke="none", **{"class": "tile", "data-piece": tile.piece})
+            for r, c in tile.cells:
+                p.M(c * cell, r * cell).h(cell).v(cell).h(-cell).Z()
+            g.append(p)
+        blocked = draw.Path(fill=BLOCKED, stroke="none", **{"class": "blocked"})
+        for r, c in zip(*np.nonzero(~board.open)):
+            blocked.M(c * cell, r * cell).h(cell).v(cell).h(-cell).Z()
+        g.append(blocked)
+        grid = draw.Path(stroke="#00000040", stroke_width=max(cell / 24, 0.3), fill="none", **{"class": "grid"})
+        for r in range(1, R):
+            grid.M(0, r * cell).h(C * cell)
+        for c in range(1, C):
+            grid.M(c * cell, 0).v(R * cell)
+        g.append(grid)
+        right, down = _border_masks(instance, owner)
+        borders = draw.Path(stroke="#000", stroke_width=max(cell / 8, 1), stroke_linecap="square", fill="none",
+                            **{"class": "borders"})
+        for r, c in zip(*np.nonzero(right)):
+            borders.M((c + 1) * cell, r * cell).v(cell)
+        for r, c in zip(*np.nonzero(down)):
+            borders.M(c * cell, (r + 1) * cell).h(cell)
+        if not board.wraps_rows:
+            for r, c in zip(*np.nonzero(owner[:, :1] >= 0)):
+                borders.M(0, r * cell).v(cell)
+        if not board.wraps_columns:
+            for r, c in zip(*np.nonzero(owner[:1, :] >= 0)):
+                borders.M(c * cell, 0).h(cell)
+        g.append(borders)
+        wrap = draw.Path(stroke=WRAP, stroke_width=max(cell / 6, 1), stroke_dasharray=f"{cell / 3},{cell / 3}",
+                         fill="none", **{"class": "wrap"})
+        if board.wraps_rows:
+            wrap.M(0, 0).v(R * cell).M(C * cell, 0).v(R * cell)
+        if board.wraps_columns:
+            wrap.M(0, 0).h(C * cell).M(0, R * cell).h(C * cell)
+        g.append(wrap)
+        if marked:
+            dots = draw.Path(fill="#000", **{"class": "marked"})
+            rad = cell / 6
+            for r, c in sorted(marked):
+                x, y = (c + 0.5) * cell, (r + 0.5) * cell
+                dots.M(x - rad, y).a(rad, rad, 0, 1, 0, 2 * rad, 0).a(rad, rad, 0, 1, 0, -2 * rad, 0).Z()
+            g.append(dots)
+        d.append(g)
+    return d
+
+
+def _rgb(hex_colour: str) -> tuple[int, int, int]:
+    return tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+
+
+def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: int | None = None) -> np.ndarray:
+    """An RGB image (uint8) of the tilings side by side, built with numpy only:
+    a 512x512 board is a few array operations, not a Python loop per cell."""
+    board = instance.board
+    R, C = board.rows, board.cols
+    if cell is None:
+        cell = int(np.clip(2400 // max(R, C * len(tilings)), 2, 24))
+    palette = np.array([_rgb(c) for c in PALETTE] + [_rgb(BLOCKED)], dtype=np.uint8)
+    images = []
+    for tiling in tilings:
+        owner = _owner(instance, tiling)
+        colours = np.array(colour_tiles(instance, tiling, len(PALETTE)) + [len(PALETTE)], dtype=np.int64)
+        img = palette[colours[owner]]  # owner -1 picks the last entry: blocked
+        img = np.repeat(np.repeat(img, cell, axis=0), cell, axis=1)
+        line = max(cell // 8, 1)
+        if cell >= 6:  # thin grid lines inside tiles
+            img[cell - 1 :: cell, :, :] = (img[cell - 1 :: cell, :, :] * 0.8).astype(np.uint8)
+            img[:, cell - 1 :: cell, :] = (img[:, cell - 1 :: cell, :] * 0.8).astype(np.uint8)
+        right, down = _border_masks(instance, owner)
+        # the cell on the other side of each border: left[r, c] is right[r, c-1]
+        left = np.zeros_like(right)
+        left[:, 1:] = right[:, :-1]
+        left[:, 0] = right[:, -1] if board.wraps_rows else owner[:, 0] >= 0
+        up = np.zeros_like(down)
+        up[1:, :] = down[:-1, :]
+        up[0, :] = down[-1, :] if board.wraps_columns else owner[0, :] >= 0
+        xmod = np.arange(C * cell) % cell
+        ymod = np.arange(R * cell) % cell
+
+        def pix(mask):
+            return np.repeat(np.repeat(mask, cell, axis=0), cell, axis=1)
+
+        ink = (pix(right) & (xmod >= cell - line)[None, :]) | (pix(left) & (xmod < line)[None, :])
+        ink |= (pix(down) & (ymod >= cell - line)[:, None]) | (pix(up) & (ymod < line)[:, None])
+        img[ink] = 0
+        if board.wraps_rows:
+            img[:, :line] = _rgb(WRAP)
+            img[:, -line:] = _rgb(WRAP)
+        if board.wraps_columns:
+            img[:line, :] = _rgb(WRAP)
+            img[-line:, :] = _rgb(WRAP)
+        if marked and cell >= 4:
+            q = max(cell // 4, 1)
+            for r, c in marked:
+                y, x = r * cell + cell // 2, c * cell + cell // 2
+                img[y - q // 2 : y - q // 2 + q, x - q // 2 : x - q // 2 + q] = 0
+        images.append(img)
+    if len(images) == 1:
+        return images[0]
+    gap = np.full((images[0].shape[0], 2 * cell, 3), 255, dtype=np.uint8)
+    parts = []
+    for i, img in enumerate(images):
+        parts += ([gap] if i else []) + [img]
+    return np.concatenate(parts, axis=1)
+
+
+def save_picture(instance: Instance, tilings: list[Tiling], path, marked: set | None = None) -> None:
+    """Write ``path`` as SVG or PNG, by its ending."""
+    name = str(path)
+    if name.lower().endswith(".svg"):
+        tiling_svg(instance, tilings, marked).save_svg(name)
+    else:
+        import matplotlib.image
+
+        matplotlib.image.imsave(name, tiling_raster(instance, tilings, marked))
