@@ -163,6 +163,9 @@ def test_tampered_proofs_are_rejected(tmp_path):
     res = run("verify-proof", d2)
     assert res.exit_code == 1 and "is not the CNF tilesat compiles" in res.output
     other = tmp_path / "other.txt"
-    other.write_text(UNIQUE.read_text().replace("........", ".......#", 1).replace("pieces: L4", "pieces: L4"))
+    lines = UNIQUE.read_text().splitlines()
+    row = next(i for i, line in enumerate(lines) if set(line) <= {".", "#"} and "." in line)
+    lines[row] = lines[row].replace(".", "#", 1)  # block one open cell: another instance
+    other.write_text("\n".join(lines) + "\n")
     res = run("verify-proof", d2, "--instance", other)
     assert res.exit_code == 1 and "not the instance" in res.output
