@@ -79,3 +79,26 @@ def test_ctrl_c_prints_the_lower_bound(tmp_path, monkeypatch):
     res = runner.invoke(app, ["count", str(f)])
     assert res.exit_code == 130
     assert res.output.startswith("count: at least 3 tilings (interrupted)")
+
+
+def test_list_writes_verified_jsonl_and_pictures(tmp_path):
+    from tilesat import parse_instance, verify_tiling
+    from tilesat.tiling import Tiling
+
+    text = "pieces: L3\n" + "......\n" * 2
+    f = tmp_path / "b.txt"
+    f.write_text(text)
+    out, png, svg = tmp_path / "t.jsonl", tmp_path / "t.png", tmp_path / "t.svg"
+    res = runner.invoke(app, ["list", str(f), "--out", str(out), "--png", str(png), "--svg", str(svg)])
+    assert res.exit_code == 0, res.output
+    lines = out.read_text().splitlines()
+    inst = parse_instance(text)
+    tilings = {Tiling.from_json(json.loads(line)) for line in lines}
+    assert len(lines) == len(tilings) == 4
+    for t in tilings:
+        verify_tiling(inst, t)
+    assert png.stat().st_size > 0 and svg.read_text().count('class="tile"') == 4 * 4
+    res = runner.invoke(app, ["list", str(f), "--limit", "3"])
+    assert res.output.count("tiling ") == 3 and "listed the first 3 tilings" in res.output
+    res = runner.invoke(app, ["list", str(f), "--out", str(out)])
+    assert res.exit_code == 2 and "exists" in res.output

@@ -282,6 +282,60 @@ def count_cmd(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
+@app.command("list")
+@friendly
+def list_cmd(
+    file: FileArg,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
+    method: Annotated[str, typer.Option("--method", help="blocking (see count).")] = "blocking",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one JSON tiling per line here instead of pictures.")] = None,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    timeout: TimeoutOpt = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """List tilings one by one (each verified); --svg/--png draw them side by side."""
+    if method not in COUNT_METHODS:
+        raise TilesatError(f"unknown list method {method!r}; available: {', '.join(COUNT_METHODS)}")
+    instance = _load(file, pieces, wrap)
+    _check_new([out, svg, png], force)
+    console = _out()
+    found: list[Tiling] = []
+    sink = None
+    try:
+        sink = open(out, "w") if out is not None else None
+        with TilingSearch(instance, encoding=encoding, solver=solver, card=card, timeout=timeout) as search:
+            try:
+                while (limit is None or len(found) < limit) and (tiling := search.next()) is not None:
+                    found.append(tiling)
+                    if sink is not None:
+                        sink.write(json.dumps(tiling.to_json()) + "\n")
+                        sink.flush()  # each line is complete as soon as it is found
+                    else:
+                        console.print(f"tiling {len(found)}", markup=False)
+                        console.print(rich_tiling(instance, tiling) if console.is_terminal else "\n".join(plain_rows(instance, tiling)), markup=False)
+                        console.print()
+            except KeyboardInterrupt:
+                _err().print(f"interrupted after {len(found)} tilings", markup=False)
+                raise typer.Exit(EXIT_INTERRUPTED) from None
+            complete = search.exhausted
+    except OSError as e:
+        raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
+    finally:
+        if sink is not None:
+            sink.close()
+    for path in (svg, png):
+        if path is not None and found:
+            save_picture(instance, found, path)
+    what = "all" if complete else "the first"
+    _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else ""), markup=False)
+
+
 def _check_proof_dir(proof: Path | None) -> None:
     if proof is None:
         return

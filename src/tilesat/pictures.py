@@ -9,6 +9,8 @@ Several tilings are drawn side by side; ``marked`` cells get a dot.
 
 from __future__ import annotations
 
+import math
+
 import drawsvg as draw
 import numpy as np
 
@@ -55,13 +57,22 @@ def _border_masks(instance: Instance, owner: np.ndarray) -> tuple[np.ndarray, np
     return right & ~both_blocked_r, down & ~both_blocked_d
 
 
+def per_row(n: int, rows: int, cols: int) -> int:
+    """How many tilings go side by side: two always (check-unique's pair),
+    more in a roughly square grid."""
+    return n if n <= 2 else max(1, min(n, math.ceil(math.sqrt(n * rows / cols))))
+
+
 def tiling_svg(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float = 24) -> draw.Drawing:
     board = instance.board
     R, C = board.rows, board.cols
     gap = 2 * cell
-    d = draw.Drawing(len(tilings) * C * cell + (len(tilings) - 1) * gap + 8, R * cell + 8)
+    across = per_row(len(tilings), R, C)
+    down_n = math.ceil(len(tilings) / across)
+    d = draw.Drawing(across * C * cell + (across - 1) * gap + 8, down_n * R * cell + (down_n - 1) * gap + 8)
     for k, tiling in enumerate(tilings):
-        g = draw.Group(transform=f"translate({4 + k * (C * cell + gap)},4)", **{"class": "tiling"})
+        x0, y0 = 4 + (k % across) * (C * cell + gap), 4 + (k // across) * (R * cell + gap)
+        g = draw.Group(transform=f"translate({x0},{y0})", **{"class": "tiling"})
         owner = _owner(instance, tiling)
         colours = colour_tiles(instance, tiling, len(PALETTE))
         for i, tile in enumerate(tiling.tiles):
@@ -121,7 +132,8 @@ def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None 
     board = instance.board
     R, C = board.rows, board.cols
     if cell is None:
-        cell = int(np.clip(2400 // max(R, C * len(tilings)), 2, 24))
+        across = per_row(len(tilings), R, C)
+        cell = int(np.clip(2400 // max(R * math.ceil(len(tilings) / across), C * across), 2, 24))
     palette = np.array([_rgb(c) for c in PALETTE] + [_rgb(BLOCKED)], dtype=np.uint8)
     images = []
     for tiling in tilings:
@@ -164,11 +176,14 @@ def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None 
         images.append(img)
     if len(images) == 1:
         return images[0]
-    gap = np.full((images[0].shape[0], 2 * cell, 3), 255, dtype=np.uint8)
-    parts = []
-    for i, img in enumerate(images):
-        parts += ([gap] if i else []) + [img]
-    return np.concatenate(parts, axis=1)
+    across = per_row(len(images), R, C)
+    h, w, gap = R * cell, C * cell, 2 * cell
+    down_n = math.ceil(len(images) / across)
+    canvas = np.full((down_n * h + (down_n - 1) * gap, across * w + (across - 1) * gap, 3), 255, dtype=np.uint8)
+    for k, img in enumerate(images):
+        y, x = (k // across) * (h + gap), (k % across) * (w + gap)
+        canvas[y : y + h, x : x + w] = img
+    return canvas
 
 
 def save_picture(instance: Instance, tilings: list[Tiling], path, marked: set | None = None) -> None:
