@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import random
 import re
 import sys
 import time
 from pathlib import Path
 from typing import Annotated, Optional
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
@@ -26,6 +28,7 @@ from .encodings import DEFAULT_ENCODING, ENCODINGS
 from .errors import TilesatError
 from .formula import CARD_ENCODINGS, DEFAULT_CARD, compile_formula
 from .generate import generate_unique
+from .board import Board
 from .instance import Instance, format_instance, load_instance, parse_pieces
 from .pictures import save_picture
 from .pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
@@ -36,7 +39,8 @@ from .solvers import DEFAULT_SOLVER
 from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
 from .proof import FILES as PROOF_FILES
 from .proof import ProofError, verify_proof, write_proof
-from .tiling import Tiling, differing_cells, tiling_from_model
+from .tiling import Tile, Tiling, differing_cells, tiling_from_model
+from .tromino import check_tromino_array, golomb, write_numbers
 from .verify import verify_tiling
 
 app = typer.Typer(
@@ -475,6 +479,82 @@ def generate_cmd(
     else:
         out.write_text(text)
     _err().print(f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed})", markup=False)
+
+
+def _tiling_from_ids(ids) -> Tiling:
+    order = np.argsort(ids.ravel(), kind="stable")[1:]
+    cols = ids.shape[1]
+    groups = order.reshape(-1, 3)
+    return Tiling(tuple(sorted(Tile("L3", tuple(sorted(divmod(int(x), cols) for x in g))) for g in groups)))
+
+
+@app.command("tromino")
+@friendly
+def tromino_cmd(
+    n: Annotated[int, typer.Argument(help="The board is 2^N x 2^N.", show_default=False)],
+    hole: Annotated[Optional[str], typer.Option("--hole", help="R,C of the missing cell (0-based); random when omitted.")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for the random hole.")] = None,
+    method: Annotated[str, typer.Option("--method", help="golomb (the construction) or sat (the normal pipeline, practical to N = 8).")] = "golomb",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the numbered board here instead of printing it.")] = None,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """Tile the 2^N x 2^N board minus one cell with numbered L-trominoes (Golomb)."""
+    limit = {"golomb": 13, "sat": 10}.get(method)
+    if limit is None:
+        raise TilesatError(f"unknown tromino method {method!r}; use golomb or sat")
+    if not 1 <= n <= limit:
+        raise TilesatError(f"N must be between 1 and {limit} for --method {method}")
+    if (svg or png) and n > 10:
+        raise TilesatError("pictures are drawn up to N = 10 (1024x1024)")
+    _check_new([out, svg, png], force)
+    size = 1 << n
+    if hole is None:
+        rng = random.Random(seed)
+        cell = (rng.randrange(size), rng.randrange(size))
+    else:
+        m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", hole)
+        if not m:
+            raise TilesatError(f"--hole {hole!r}: use R,C, e.g. --hole 3,5")
+        cell = (int(m.group(1)), int(m.group(2)))
+        if not (cell[0] < size and cell[1] < size):
+            raise TilesatError(f"--hole {hole}: off the {size}x{size} board")
+    t0 = time.perf_counter()
+    if method == "golomb":
+        ids = golomb(n, cell)
+    else:
+        grid = np.ones((size, size), dtype=bool)
+        grid[cell] = False
+        result = solve(Instance(Board(grid), parse_pieces("L3")), encoding=encoding, solver=solver)
+        if result.verdict != "solved":
+            raise AssertionError("BUG: a deficient 2^n board has an L-tromino tiling")
+        ids = np.zeros((size, size), dtype=np.int32)
+        for number, tile in enumerate(result.tilings[0], 1):
+            for r, c in tile.cells:
+                ids[r, c] = number
+    check_tromino_array(ids, cell)  # independent, vectorised
+    instance = tiling = None
+    if n <= 8 or svg or png:
+        grid = np.ones((size, size), dtype=bool)
+        grid[cell] = False
+        instance = Instance(Board(grid), parse_pieces("L3"))
+        tiling = verify_tiling(instance, _tiling_from_ids(ids))
+    try:
+        if out is None:
+            write_numbers(ids, cell, sys.stdout)
+        else:
+            with open(out, "w") as f:
+                write_numbers(ids, cell, f)
+        for path in (svg, png):
+            if path is not None:
+                save_picture(instance, [tiling], path)
+    except OSError as e:
+        raise TilesatError(f"cannot write: {e.strerror or e}") from None
+    _err().print(f"{size}x{size} board, hole at {cell}, {(size * size - 1) // 3} trominoes by {method}, "
+                 f"verified, {time.perf_counter() - t0:.2f} s", markup=False)
 
 
 @app.command("info")
