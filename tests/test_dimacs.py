@@ -123,6 +123,7 @@ def test_external_solver_failures_are_clear(tmp_path, monkeypatch):
         (["--solver", "ext:echo garbage"], "it printed last: 'garbage"),
         (["--solver", "ext:sh -c 'sleep 5'", "--timeout", "0.5"], "timed out after 0.5 s"),
         (["--solver", "ext:no-such-solver-here"], "command 'no-such-solver-here' not found"),
+        (["--timeout", "3"], "--timeout works with external solvers"),
     ]
     for args, message in cases:
         res = run("solve", UNIQUE, *args)

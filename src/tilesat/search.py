@@ -16,7 +16,8 @@ from .encodings import DEFAULT_ENCODING, get_encoding
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
 from .instance import Instance
 from .placements import Placements, generate_placements
-from .solvers import DEFAULT_SOLVER, check_solver_name, make_solver
+from .errors import TilesatError
+from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, check_solver_name, make_solver
 from .tiling import Tiling, tiling_from_model
 from .verify import verify_tiling
 
@@ -56,6 +57,10 @@ class TilingSearch:
         self._progress = progress or (lambda message: None)
         self.instance = instance
         self.solver_name = check_solver_name(solver)
+        if timeout is not None and not self.solver_name.startswith(EXTERNAL_PREFIX):
+            # Measured: PySAT's cadical195 ignores interrupt() from a timer
+            # thread (glucose4 honours it), so a timeout would silently hang.
+            raise TilesatError("--timeout works with external solvers (--solver ext:COMMAND); PySAT solvers run to the end")
         self.timeout = timeout
         get_encoding(encoding)  # unknown names fail here, before any work
         check_card_name(card)
