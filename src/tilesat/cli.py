@@ -39,8 +39,8 @@ from .solvers import DEFAULT_SOLVER
 from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
 from .proof import FILES as PROOF_FILES
 from .proof import ProofError, verify_proof, write_proof
-from .tiling import Tile, Tiling, differing_cells, tiling_from_model
-from .tromino import check_tromino_array, golomb, write_numbers
+from .tiling import Tiling, differing_cells, tiling_from_model
+from .tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from .verify import verify_tiling
 
 app = typer.Typer(
@@ -481,13 +481,6 @@ def generate_cmd(
     _err().print(f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed})", markup=False)
 
 
-def _tiling_from_ids(ids) -> Tiling:
-    order = np.argsort(ids.ravel(), kind="stable")[1:]
-    cols = ids.shape[1]
-    groups = order.reshape(-1, 3)
-    return Tiling(tuple(sorted(Tile("L3", tuple(sorted(divmod(int(x), cols) for x in g))) for g in groups)))
-
-
 @app.command("tromino")
 @friendly
 def tromino_cmd(
@@ -523,25 +516,25 @@ def tromino_cmd(
         if not (cell[0] < size and cell[1] < size):
             raise TilesatError(f"--hole {hole}: off the {size}x{size} board")
     t0 = time.perf_counter()
+    # the instance as the general pipeline sees it; built only when needed
+    # (for N = 12 its index arrays would cost more than the construction)
+    def make_instance() -> Instance:
+        grid = np.ones((size, size), dtype=bool)
+        grid[cell] = False
+        return Instance(Board(grid), parse_pieces("L3"))
+
     if method == "golomb":
         ids = golomb(n, cell)
     else:
-        grid = np.ones((size, size), dtype=bool)
-        grid[cell] = False
-        result = solve(Instance(Board(grid), parse_pieces("L3")), encoding=encoding, solver=solver)
+        result = solve(make_instance(), encoding=encoding, solver=solver)
         if result.verdict != "solved":
             raise AssertionError("BUG: a deficient 2^n board has an L-tromino tiling")
-        ids = np.zeros((size, size), dtype=np.int32)
-        for number, tile in enumerate(result.tilings[0], 1):
-            for r, c in tile.cells:
-                ids[r, c] = number
+        ids = ids_from_tiling(result.tilings[0], size)
     check_tromino_array(ids, cell)  # independent, vectorised
     instance = tiling = None
     if n <= 8 or svg or png:
-        grid = np.ones((size, size), dtype=bool)
-        grid[cell] = False
-        instance = Instance(Board(grid), parse_pieces("L3"))
-        tiling = verify_tiling(instance, _tiling_from_ids(ids))
+        instance = make_instance()
+        tiling = verify_tiling(instance, tiling_from_ids(ids))
     try:
         if out is None:
             write_numbers(ids, cell, sys.stdout)

@@ -15,6 +15,7 @@ from typing import IO
 import numpy as np
 
 from .errors import TilesatError
+from .tiling import Tile, Tiling
 
 
 def golomb(n: int, hole: tuple[int, int]) -> np.ndarray:
@@ -82,3 +83,20 @@ def write_numbers(ids: np.ndarray, hole: tuple[int, int], out: IO[str]) -> None:
             start = hole[1] * (width + 1)
             line = line[:start] + "X".rjust(width) + line[start + width :]
         out.write(line)
+
+
+def tiling_from_ids(ids: np.ndarray) -> Tiling:
+    """The numbered array as a :class:`Tiling` of L3 tiles (for the general
+    checker and pictures; Python objects per tile, so for moderate N)."""
+    order = np.argsort(ids.ravel(), kind="stable")[1:]  # drop the hole
+    cols = ids.shape[1]
+    return Tiling(tuple(sorted(Tile("L3", tuple(sorted(divmod(int(x), cols) for x in g))) for g in order.reshape(-1, 3))))
+
+
+def ids_from_tiling(tiling: Tiling, size: int) -> np.ndarray:
+    """Number the tiles of a tiling 1..T in its order; 0 where no tile is."""
+    ids = np.zeros((size, size), dtype=np.int32)
+    for number, tile in enumerate(tiling, 1):
+        for r, c in tile.cells:
+            ids[r, c] = number
+    return ids
