@@ -13,6 +13,7 @@ import random
 import re
 import sys
 import time
+from itertools import islice
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -30,15 +31,14 @@ from .formula import CARD_ENCODINGS, DEFAULT_CARD, compile_formula
 from .generate import generate_unique
 from .board import Board
 from .instance import Instance, format_instance, load_instance, parse_pieces
-from .pictures import save_picture
+from .pictures import save_pictures
 from .pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
 from .placements import generate_placements
 from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
 from .search import Result, TilingSearch, check_unique, solve
 from .solvers import DEFAULT_SOLVER
 from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
-from .proof import FILES as PROOF_FILES
-from .proof import ProofError, verify_proof, write_proof
+from .proof import ProofError, check_proof_dir, verify_proof, write_proof
 from .tiling import Tiling, differing_cells, tiling_from_model
 from .tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from .verify import verify_tiling
@@ -167,7 +167,8 @@ def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, 
             svg=None, png=None, force=False) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     instance = _load(file, pieces, wrap)
-    _check_proof_dir(proof)
+    if proof is not None:
+        check_proof_dir(proof)
     _check_new([svg, png], force)
     with _progress() as progress:
         result = task(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
@@ -176,12 +177,7 @@ def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, 
         result.stats["proof"] = str(proof)
     if result.tilings:
         marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
-        for path in (svg, png):
-            if path is not None:
-                try:
-                    save_picture(instance, result.tilings, path, marked)
-                except OSError as e:
-                    raise TilesatError(f"cannot write {path}: {e.strerror or e}") from None
+        save_pictures(instance, result.tilings, [svg, png], marked)
     if as_json:
         print(_json(result))
     else:
@@ -266,8 +262,7 @@ def count_cmd(
         with progress:
             task = progress.add_task("counting", total=None, rate=0.0)
             try:
-                while (limit is None or count < limit) and search.next() is not None:
-                    count += 1
+                for count, _ in enumerate(islice(search, limit), 1):
                     progress.update(task, completed=count, rate=count / max(time.perf_counter() - t0, 1e-9))
             except KeyboardInterrupt:
                 interrupted = True
@@ -315,7 +310,7 @@ def list_cmd(
         sink = open(out, "w") if out is not None else None
         with TilingSearch(instance, encoding=encoding, solver=solver, card=card, timeout=timeout) as search:
             try:
-                while (limit is None or len(found) < limit) and (tiling := search.next()) is not None:
+                for tiling in islice(search, limit):
                     found.append(tiling)
                     if sink is not None:
                         sink.write(json.dumps(tiling.to_json()) + "\n")
@@ -333,21 +328,10 @@ def list_cmd(
     finally:
         if sink is not None:
             sink.close()
-    for path in (svg, png):
-        if path is not None and found:
-            save_picture(instance, found, path)
+    if found:
+        save_pictures(instance, found, [svg, png])
     what = "all" if complete else "the first"
     _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else ""), markup=False)
-
-
-def _check_proof_dir(proof: Path | None) -> None:
-    if proof is None:
-        return
-    clash = [f for f in PROOF_FILES if (proof / f).exists()]
-    if clash:
-        raise TilesatError(f"{proof / clash[0]} exists; give an empty or new directory for --proof")
-    if proof.exists() and not proof.is_dir():
-        raise TilesatError(f"--proof {proof}: exists and is not a directory")
 
 
 @app.command("export")
@@ -365,9 +349,7 @@ def export_cmd(
 ):
     """Write the instance's CNF in DIMACS, for any SAT solver or model counter."""
     instance = _load(file, pieces, wrap)
-    for target in (output, map_file):
-        if target is not None and target.exists() and not force:
-            raise TilesatError(f"{target} exists; pass --force to overwrite it")
+    _check_new([output, map_file], force)
     placements = generate_placements(instance)
     formula = compile_formula(placements, encoding, card)
     extra = []
@@ -541,11 +523,10 @@ def tromino_cmd(
         else:
             with open(out, "w") as f:
                 write_numbers(ids, cell, f)
-        for path in (svg, png):
-            if path is not None:
-                save_picture(instance, [tiling], path)
     except OSError as e:
         raise TilesatError(f"cannot write: {e.strerror or e}") from None
+    if tiling is not None:
+        save_pictures(instance, [tiling], [svg, png])
     _err().print(f"{size}x{size} board, hole at {cell}, {(size * size - 1) // 3} trominoes by {method}, "
                  f"verified, {time.perf_counter() - t0:.2f} s", markup=False)
 

@@ -63,9 +63,6 @@ class Formula:
             deque(map(add_clause, b.tolist()), maxlen=0)
         deque(map(add_clause, self.extra), maxlen=0)
 
-    def placement_vars(self) -> range:
-        return range(1, self.nplacements + 1)
-
 
 def cell_constraints(placements: Placements) -> list[np.ndarray]:
     """The placements covering each open cell, as literal matrices grouped by

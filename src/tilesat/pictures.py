@@ -14,6 +14,7 @@ import math
 import drawsvg as draw
 import numpy as np
 
+from .errors import TilesatError
 from .instance import Instance
 from .render import colour_tiles
 from .tiling import Tiling
@@ -184,6 +185,17 @@ def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None 
         y, x = (k // across) * (h + gap), (k % across) * (w + gap)
         canvas[y : y + h, x : x + w] = img
     return canvas
+
+
+def save_pictures(instance: Instance, tilings: list[Tiling], paths, marked: set | None = None) -> None:
+    """Write each given path (None entries skipped) as SVG or PNG."""
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            save_picture(instance, tilings, path, marked)
+        except OSError as e:
+            raise TilesatError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def save_picture(instance: Instance, tilings: list[Tiling], path, marked: set | None = None) -> None:

@@ -34,6 +34,17 @@ class ProofError(Exception):
     """A proof directory that does not check out."""
 
 
+def check_proof_dir(directory: str | Path) -> Path:
+    """A directory a proof may be written to: new, or without proof files."""
+    d = Path(directory)
+    if d.exists() and not d.is_dir():
+        raise TilesatError(f"--proof {d}: exists and is not a directory")
+    clash = [f for f in FILES if (d / f).exists()]
+    if clash:
+        raise TilesatError(f"{d / clash[0]} exists; give an empty or new directory for --proof")
+    return d
+
+
 def _claimed_clauses(instance: Instance, encoding: str, card: str, tiling: Tiling | None):
     placements = generate_placements(instance)
     formula = compile_formula(placements, encoding, card)
@@ -48,10 +59,7 @@ def write_proof(
     """Prove ``none`` (no tiling) or ``unique`` (no tiling other than ``tiling``)."""
     if verdict not in ("none", "unique"):
         raise TilesatError(f"no proof for verdict {verdict!r}: only 'none' and 'unique' rest on unsatisfiability")
-    d = Path(directory)
-    clash = [f for f in FILES if (d / f).exists()]
-    if clash:
-        raise TilesatError(f"{d / clash[0]} exists; give an empty or new directory for --proof")
+    d = check_proof_dir(directory)
     d.mkdir(parents=True, exist_ok=True)
     formula, extra = _claimed_clauses(instance, encoding, card, tiling if verdict == "unique" else None)
     with Solver(name=prover, with_proof=True) as solver:

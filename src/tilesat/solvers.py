@@ -16,6 +16,7 @@ from functools import cache
 
 from pysat.solvers import Solver, SolverNames
 
+from .dimacs import read_answer, write_dimacs
 from .errors import TilesatError
 
 DEFAULT_SOLVER = "cadical195"
@@ -85,8 +86,6 @@ class ExternalSolver:
         self._added.append(list(clause))
 
     def solve(self, assumptions=()) -> bool:
-        from .dimacs import read_answer, write_dimacs  # dimacs imports this module's users
-
         with tempfile.TemporaryDirectory(prefix="tilesat-") as tmp:
             path = os.path.join(tmp, "formula.cnf")
             with open(path, "w", encoding="ascii") as f:
