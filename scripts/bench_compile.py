@@ -37,10 +37,15 @@ def main(argv=None):
     ap.add_argument("--pieces", default="L3")
     ap.add_argument("--encoding", default="ladder")
     ap.add_argument("--solver", default="cadical195")
+    ap.add_argument("--blocked", type=int, default=1,
+                    help="cells to block: the first at (n/3, n/5), the others at random (seed 1)")
     args = ap.parse_args(argv)
     n = args.size
     grid = np.ones((n, n), dtype=bool)
     grid[n // 3, n // 5] = False  # 2^k x 2^k minus one cell: L-tromino tileable
+    rng = np.random.default_rng(1)
+    while (~grid).sum() < args.blocked:
+        grid[tuple(rng.integers(0, n, 2))] = False
     inst = Instance(Board(grid), parse_pieces(args.pieces))
     rows: list = []
     placements = stage("placements", lambda: generate_placements(inst), rows)
@@ -52,7 +57,7 @@ def main(argv=None):
     tiling, _ = stage("decode", lambda: tiling_from_model(placements, solver.model()), rows)
     stage("verify", lambda: verify_tiling(inst, tiling), rows)
     print(f"machine: {platform.machine()}, python {platform.python_version()}")
-    print(f"{n}x{n} {args.pieces}, {args.encoding}, {args.solver}: {len(placements)} placements, "
+    print(f"{n}x{n} minus {args.blocked} cells, {args.pieces}, {args.encoding}, {args.solver}: {len(placements)} placements, "
           f"{formula.nvars} variables, {formula.nclauses} clauses, {'SAT' if sat else 'UNSAT'}\n")
     print("| stage | seconds |\n|---|---|")
     for name, secs in rows:

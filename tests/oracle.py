@@ -113,3 +113,48 @@ def tiling_checker(grid, wrap, pieces):
         return all(lo <= used[n] <= hi for n, (lo, hi) in bounds.items())
 
     return is_tiling
+
+
+def brute_force_max_packing(grid, wrap, pieces, objective="pieces", node_limit=200_000):
+    """The largest number of pieces (or covered cells) that fit without
+    overlapping and keep every count, or None when no packing keeps them.
+    Backtracking on the first undecided cell: leave it empty or cover it."""
+    covering, bounds = brute_force_tilings(grid, wrap, pieces, cap="check")
+    cells = sorted(covering)
+    sizes = {name: len(c) for name, c, *_ in pieces}
+    used = {name: 0 for name in bounds}
+    covered: set = set()
+    best = [None]
+    nodes = [0]
+
+    def value():
+        return sum(used.values()) if objective == "pieces" else len(covered)
+
+    def rec(i):
+        nodes[0] += 1
+        if nodes[0] > node_limit:
+            raise TooHard(f"more than {node_limit} search nodes")
+        while i < len(cells) and cells[i] in covered:
+            i += 1
+        if i == len(cells):
+            if all(bounds[n][0] <= used[n] for n in used) and (best[0] is None or value() > best[0]):
+                best[0] = value()
+            return
+        if best[0] is not None:
+            # every remaining cell covered by the smallest piece still cannot beat the best
+            left = len(cells) - i
+            room = left // min(sizes.values()) if objective == "pieces" else left
+            if value() + room <= best[0]:
+                return
+        for name, tile in covering[cells[i]]:
+            if used[name] >= bounds[name][1] or tile & covered or min(tile) != cells[i]:
+                continue
+            used[name] += 1
+            covered.update(tile)
+            rec(i + 1)
+            covered.difference_update(tile)
+            used[name] -= 1
+        rec(i + 1)  # leave cells[i] empty (nothing placed later may cover it)
+
+    rec(0)
+    return best[0]

@@ -13,6 +13,7 @@ import random
 import re
 import sys
 import time
+from collections import Counter
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, Optional
@@ -20,7 +21,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 from rich.console import Console
-from rich.progress import Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
@@ -38,7 +39,8 @@ from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_
 from .search import Result, TilingSearch, check_unique, solve
 from .solvers import DEFAULT_SOLVER
 from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
-from .proof import ProofError, check_proof_dir, verify_proof, write_proof
+from .packing import pack
+from .proof import ProofError, check_proof_dir, verify_proof, write_pack_proof, write_proof
 from .tiling import Tiling, differing_cells, tiling_from_model
 from .tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from .verify import verify_tiling
@@ -102,13 +104,24 @@ def _load(file: Path, pieces: str | None, wrap: str | None) -> Instance:
 
 @contextlib.contextmanager
 def _progress():
-    """A spinner on stderr naming the current stage, when stderr is a terminal."""
+    """On stderr, when it is a terminal: the current stage, its elapsed time,
+    and a bar where the stage is measured (clauses loaded into the solver)."""
     err = _err()
     if not err.is_terminal:
         yield None
         return
-    with err.status("starting", spinner="dots") as status:
-        yield lambda message: status.update(message)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        stage = {"message": None, "task": bar.add_task("starting", total=None)}
+
+        def update(message, done=None, total=None):
+            if message != stage["message"]:  # a new stage: a new task, its clock from zero
+                bar.remove_task(stage["task"])
+                stage["message"], stage["task"] = message, bar.add_task(message, total=total, completed=done or 0)
+            else:
+                bar.update(stage["task"], completed=done or 0)
+
+        yield update
 
 
 def _json(result: Result) -> str:
@@ -332,6 +345,71 @@ def list_cmd(
         save_pictures(instance, found, [svg, png])
     what = "all" if complete else "the first"
     _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else ""), markup=False)
+
+
+@app.command("pack")
+@friendly
+def pack_cmd(
+    file: FileArg,
+    objective: Annotated[str, typer.Option("--objective", help="Maximise the number of pieces or of covered cells.")] = "pieces",
+    method: Annotated[str, typer.Option("--method", help="incremental (raise a totalizer bound until UNSAT) or rc2 (PySAT's MaxSAT).")] = "incremental",
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+    proof: Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF of 'one more is impossible' and its DRAT proof here.")] = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """Maximum packing: as many pieces (or covered cells) as fit, and proof that one more does not.
+
+    Open cells may stay empty; piece counts in the file still hold. Exit 0 with
+    the optimum, 3 when no packing keeps the piece counts, 130 interrupted
+    (the best packing so far is shown as a lower bound)."""
+    instance = _load(file, pieces, wrap)
+    if proof is not None:
+        check_proof_dir(proof)
+    _check_new([svg, png], force)
+    with _progress() as progress:
+        result = pack(instance, objective, method, encoding=encoding, solver=solver, card=card, progress=progress)
+        if proof is not None and result.proved:
+            if progress:
+                progress("writing the DRAT proof")
+            write_pack_proof(instance, proof, result, encoding, card)
+            result.proof = str(proof)
+    if result.packing is not None:
+        save_pictures(instance, [result.packing], [svg, png])
+    unit = "covered cells" if objective == "cells" else "pieces"
+    if as_json:
+        print(json.dumps(result.to_json()))
+    else:
+        out = _out()
+        if result.optimum is None and result.proved:
+            out.print("none: no packing keeps the piece counts (the solver proved it)", markup=False)
+        elif result.optimum is None:
+            out.print("interrupted before the first packing was found", markup=False)
+        else:
+            if result.proved:
+                out.print(f"optimum: {result.optimum} {unit}; {result.optimum + 1} is impossible "
+                          f"(proved: {result.stats['solver']}, {result.method})", markup=False)
+            else:
+                out.print(f"at least {result.optimum} {unit} (interrupted: not proved optimal)", markup=False)
+            used = ", ".join(f"{n} x {name}" for name, n in sorted(Counter(t.piece for t in result.packing).items()))
+            out.print(f"a packing with {len(result.packing)} pieces ({used}), "
+                      f"{sum(len(t.cells) for t in result.packing)} of {instance.board.area} cells covered", markup=False)
+            out.print(rich_tiling(instance, result.packing) if out.is_terminal else "\n".join(plain_rows(instance, result.packing)), markup=False)
+        s = result.stats
+        if out.is_terminal:
+            out.print(f"{s['variables']} variables, {s['clauses']} clauses, {s['encoding']} + {s['solver']}, "
+                      f"bounds found {result.steps}, {s['seconds']:.3f} s", style="dim", markup=False)
+        if result.proof:
+            out.print(f"proof written to {result.proof} (check it with: tilesat verify-proof {result.proof})", markup=False)
+    if not result.proved:
+        raise typer.Exit(EXIT_INTERRUPTED)
+    raise typer.Exit(EXIT_NONE if result.optimum is None else 0)
 
 
 @app.command("export")

@@ -2,7 +2,10 @@
 plus the piece-count rules, with the map variable <-> placement.
 
 Variables 1..P are the placements (variable ``i + 1`` is placement ``i``);
-auxiliary variables of the encodings come after them, always.
+auxiliary variables of the encodings come after them, always.  For packing
+(``allow_empty``) each open cell may stay uncovered: variable ``P + 1 + j``
+says "the j-th open cell is empty" and joins that cell's exactly-one, so the
+same encodings serve tilings and packings.
 """
 
 from __future__ import annotations
@@ -33,6 +36,16 @@ class Formula:
     extra: list[list[int]] = field(default_factory=list)
     encoding: str = DEFAULT_ENCODING
     card: str = DEFAULT_CARD
+    allow_empty: bool = False
+
+    @property
+    def empty_vars(self) -> np.ndarray:
+        """The "cell left empty" variables (packing formulas only), one per
+        open cell in ``board.open_cells`` order."""
+        if not self.allow_empty:
+            return np.zeros(0, dtype=np.int64)
+        P = len(self.placements)
+        return np.arange(P + 1, P + 1 + self.placements.instance.board.area, dtype=np.int64)
 
     @property
     def nplacements(self) -> int:
@@ -52,30 +65,42 @@ class Formula:
             yield from b.tolist()
         yield from self.extra
 
-    def add_to(self, add_clause) -> None:
-        """Call ``add_clause`` on every clause.
+    def add_to(self, add_clause, progress=None, chunk: int = 200_000) -> None:
+        """Call ``add_clause`` on every clause; ``progress(done)`` after each
+        ``chunk`` clauses (loading 10^7 clauses takes many seconds).
 
         ``deque(map(...))`` runs the loop in C: with PySAT, building the
         Python lists and crossing into the solver cost about 1.5 us a clause,
         which this keeps from growing (append_formula adds 25%).
         """
+        done = 0
         for b in self.blocks:
-            deque(map(add_clause, b.tolist()), maxlen=0)
+            for start in range(0, b.shape[0], chunk):
+                part = b[start : start + chunk]
+                deque(map(add_clause, part.tolist()), maxlen=0)
+                done += part.shape[0]
+                if progress is not None:
+                    progress(done)
         deque(map(add_clause, self.extra), maxlen=0)
 
 
-def cell_constraints(placements: Placements) -> list[np.ndarray]:
+def cell_constraints(placements: Placements, allow_empty: bool = False) -> list[np.ndarray]:
     """The placements covering each open cell, as literal matrices grouped by
-    how many there are (one ``(cells, n)`` matrix per distinct n)."""
+    how many there are (one ``(cells, n)`` matrix per distinct n).  With
+    ``allow_empty`` each row ends with the cell's "empty" variable."""
     board = placements.instance.board
     indptr, ids = placements.by_cell()
     cells = board.open_cells
     degree = (indptr[cells + 1] - indptr[cells]).astype(np.int64)
     groups = []
     for d in np.unique(degree):
-        sel = cells[degree == d]
+        rank = np.flatnonzero(degree == d)  # position among the open cells
+        sel = cells[rank]
         cols = np.arange(d, dtype=np.int64)
-        groups.append(ids[indptr[sel][:, None] + cols[None, :]].astype(np.int64) + 1)
+        lits = ids[indptr[sel][:, None] + cols[None, :]].astype(np.int64) + 1
+        if allow_empty:
+            lits = np.hstack([lits, (len(placements) + 1 + rank)[:, None]])
+        groups.append(lits)
     return groups
 
 
@@ -133,15 +158,17 @@ def count_clauses(placements: Placements, top: int, card: str) -> tuple[list[lis
 
 
 def compile_formula(
-    placements: Placements, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD
+    placements: Placements, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD,
+    allow_empty: bool = False,
 ) -> Formula:
-    """Compile the tiling constraints of an instance's placements to CNF."""
+    """Compile the tiling constraints of an instance's placements to CNF
+    (with ``allow_empty``: the packing constraints, each cell covered at most once)."""
     encode = get_encoding(encoding)
     P = len(placements)
-    top = P
+    top = P + (placements.instance.board.area if allow_empty else 0)
     blocks: list[np.ndarray] = []
     extra: list[list[int]] = []
-    for lits in cell_constraints(placements):
+    for lits in cell_constraints(placements, allow_empty):
         if lits.shape[1] == 0:
             extra.append([])  # an open cell no placement covers
             continue
@@ -150,4 +177,4 @@ def compile_formula(
     blocks = _dedupe_binary(blocks, P)
     counts, top = count_clauses(placements, top, card)
     extra.extend(counts)
-    return Formula(placements, top, [b for b in blocks if b.size], extra, encoding, card)
+    return Formula(placements, top, [b for b in blocks if b.size], extra, encoding, card, allow_empty)

@@ -4,7 +4,8 @@ Each tile is filled with a colour chosen so that neighbouring tiles differ
 (greedy colouring of the tile adjacency graph, ``render.colour_tiles``),
 thick lines run along tile borders, thin grid lines inside tiles, blocked
 cells are dark, and wrapped edges are drawn dashed (SVG) or coloured (PNG).
-Several tilings are drawn side by side; ``marked`` cells get a dot.
+Several tilings are drawn side by side; ``marked`` cells get a dot.  Open
+cells a packing leaves empty stay white.
 """
 
 from __future__ import annotations
@@ -141,6 +142,7 @@ def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None 
         owner = _owner(instance, tiling)
         colours = np.array(colour_tiles(instance, tiling, len(PALETTE)) + [len(PALETTE)], dtype=np.int64)
         img = palette[colours[owner]]  # owner -1 picks the last entry: blocked
+        img[(owner < 0) & board.open] = 255  # an open cell a packing leaves empty: white
         img = np.repeat(np.repeat(img, cell, axis=0), cell, axis=1)
         line = max(cell // 8, 1)
         if cell >= 6:  # thin grid lines inside tiles

@@ -22,6 +22,7 @@ from .dimacs import blocking_clause, instance_digest, read_dimacs, write_dimacs
 from .errors import TilesatError
 from .formula import compile_formula
 from .instance import Instance, load_instance
+from .packing import better_than, compile_packing
 from .placements import generate_placements
 from .tiling import Tiling
 from .verify import verify_tiling
@@ -52,16 +53,9 @@ def _claimed_clauses(instance: Instance, encoding: str, card: str, tiling: Tilin
     return formula, extra
 
 
-def write_proof(
-    instance: Instance, directory: str | Path, verdict: str, tiling: Tiling | None,
-    encoding: str, card: str, prover: str = PROVER,
-) -> Path:
-    """Prove ``none`` (no tiling) or ``unique`` (no tiling other than ``tiling``)."""
-    if verdict not in ("none", "unique"):
-        raise TilesatError(f"no proof for verdict {verdict!r}: only 'none' and 'unique' rest on unsatisfiability")
-    d = check_proof_dir(directory)
+def _prove(d: Path, formula, extra: list[list[int]], meta: dict, prover: str) -> Path:
+    """Prove ``formula`` + ``extra`` unsatisfiable; write the CNF, the DRAT proof and ``meta``."""
     d.mkdir(parents=True, exist_ok=True)
-    formula, extra = _claimed_clauses(instance, encoding, card, tiling if verdict == "unique" else None)
     with Solver(name=prover, with_proof=True) as solver:
         formula.add_to(solver.add_clause)
         for clause in extra:
@@ -72,19 +66,69 @@ def write_proof(
     with open(d / "formula.cnf", "w", encoding="ascii") as f:
         write_dimacs(formula, f, extra_clauses=extra)
     (d / "proof.drat").write_text("\n".join(proof) + "\n", encoding="ascii")
+    source = meta.pop("source")
     meta = {
         "tilesat": __version__,
-        "instance": str(Path(instance.source).resolve()) if instance.source != "<string>" else None,
-        "sha256": instance_digest(instance),
+        "instance": str(Path(source).resolve()) if source != "<string>" else None,
+        **meta,
+        "prover": prover,
+    }
+    (d / "proof.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return d
+
+
+def write_proof(
+    instance: Instance, directory: str | Path, verdict: str, tiling: Tiling | None,
+    encoding: str, card: str, prover: str = PROVER,
+) -> Path:
+    """Prove ``none`` (no tiling) or ``unique`` (no tiling other than ``tiling``)."""
+    if verdict not in ("none", "unique"):
+        raise TilesatError(f"no proof for verdict {verdict!r}: only 'none' and 'unique' rest on unsatisfiability")
+    d = check_proof_dir(directory)
+    formula, extra = _claimed_clauses(instance, encoding, card, tiling if verdict == "unique" else None)
+    return _prove(d, formula, extra, {
+        **_identity(instance),
         "verdict": verdict,
         "claim": "the board has no tiling" if verdict == "none" else "the board has no tiling other than this one",
         "tiling": tiling.to_json() if verdict == "unique" else None,
         "encoding": encoding,
         "card": card,
-        "prover": prover,
-    }
-    (d / "proof.json").write_text(json.dumps(meta, indent=1) + "\n")
-    return d
+    }, prover)
+
+
+def _identity(instance: Instance) -> dict:
+    # pieces and wrap are kept so that an instance given with --pieces/--wrap
+    # overrides is read back the same way
+    return {"source": instance.source, "sha256": instance_digest(instance),
+            "pieces": instance.pieces_spec(), "wrap": instance.board.wrap}
+
+
+def _pack_claim(instance: Instance, objective: str, optimum: int | None, encoding: str, card: str):
+    formula, goal = compile_packing(instance, objective, encoding, card)
+    extra = better_than(formula, goal, optimum, card) if optimum is not None else []
+    return formula, goal, extra
+
+
+def write_pack_proof(instance: Instance, directory: str | Path, result, encoding: str, card: str,
+                     prover: str = PROVER) -> Path:
+    """Prove that no packing beats ``result.optimum`` (or, when there is no
+    packing, that none keeps the piece counts)."""
+    d = check_proof_dir(directory)
+    formula, _, extra = _pack_claim(instance, result.objective, result.optimum, encoding, card)
+    unit = "covered cells" if result.objective == "cells" else "pieces"
+    claim = (f"no packing has more than {result.optimum} {unit}" if result.optimum is not None
+             else "no packing keeps the piece counts")
+    return _prove(d, formula, extra, {
+        **_identity(instance),
+        "verdict": "optimum",
+        "claim": claim,
+        "task": "pack",
+        "objective": result.objective,
+        "optimum": result.optimum,
+        "packing": result.packing.to_json() if result.packing is not None else None,
+        "encoding": encoding,
+        "card": card,
+    }, prover)
 
 
 def verify_proof(directory: str | Path, instance_path: str | Path | None = None) -> str:
@@ -101,13 +145,21 @@ def verify_proof(directory: str | Path, instance_path: str | Path | None = None)
         raise ProofError(f"{d / 'proof.json'} is unreadable: {e}") from None
     if path is None:
         raise TilesatError("the proof does not name its instance file; pass --instance FILE")
-    instance = load_instance(path)
+    instance = load_instance(path, pieces=meta.get("pieces"), wrap=meta.get("wrap"))
     if instance_digest(instance) != meta.get("sha256"):
         raise ProofError(f"{path} is not the instance this proof was made for (sha256 differs)")
-    tiling = None
-    if verdict == "unique":
-        tiling = verify_tiling(instance, Tiling.from_json(meta["tiling"]))
-    formula, extra = _claimed_clauses(instance, encoding, card, tiling)
+    if meta.get("task") == "pack":
+        formula, goal, extra = _pack_claim(instance, meta["objective"], meta["optimum"], encoding, card)
+        if meta["optimum"] is not None:
+            # the optimum is claimed reached: the packing must be real and worth it
+            packing = verify_tiling(instance, Tiling.from_json(meta["packing"]), partial=True)
+            if goal.value_of(packing) != meta["optimum"]:
+                raise ProofError(f"the packing in the proof is worth {goal.value_of(packing)}, not {meta['optimum']}")
+    else:
+        tiling = None
+        if verdict == "unique":
+            tiling = verify_tiling(instance, Tiling.from_json(meta["tiling"]))
+        formula, extra = _claimed_clauses(instance, encoding, card, tiling)
     nvars, clauses = read_dimacs(d / "formula.cnf")
     expected = list(formula.clauses()) + extra
     if nvars != formula.nvars or clauses != expected:

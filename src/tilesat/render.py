@@ -1,6 +1,7 @@
 """Showing tilings: plain text (one character per cell) and rich colour.
 
-Plain text: ``#`` for a blocked cell; each tile gets a letter.  When every
+Plain text: ``#`` for a blocked cell, ``.`` for an open cell left empty (a
+packing); each tile gets a letter.  When every
 tile is a different piece with its own letter (a pentomino puzzle) that is
 the piece's letter; otherwise tiles get letters in reading order, chosen so
 that neighbouring tiles never share one (so the tiles can be told apart).
@@ -68,7 +69,7 @@ def tile_labels(instance: Instance, tiling: Tiling) -> list[str]:
 def plain_rows(instance: Instance, tiling: Tiling) -> list[str]:
     """The tiling as text rows, one character per cell."""
     board = instance.board
-    grid = [["#" if not board.open[r, c] else "?" for c in range(board.cols)] for r in range(board.rows)]
+    grid = [["#" if not board.open[r, c] else "." for c in range(board.cols)] for r in range(board.rows)]
     for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)):
         for r, c in tile.cells:
             grid[r][c] = label
@@ -105,8 +106,8 @@ def rich_tiling(instance: Instance, tiling: Tiling, marked: set | None = None) -
                 text.append("  ", style="on grey15")
                 continue
             i = owner.get((r, c))
-            if i is None:
-                text.append("??", style="bold white on black")
+            if i is None:  # an open cell a packing leaves empty
+                text.append(". ", style="dim")
                 continue
             letter = instance.rule(tiling.tiles[i].piece).piece.letter
             mark = "*" if marked and (r, c) in marked else " "

@@ -50,11 +50,12 @@ class TilingSearch:
         encoding: str = DEFAULT_ENCODING,
         solver: str = DEFAULT_SOLVER,
         card: str = DEFAULT_CARD,
-        progress: Callable[[str], None] | None = None,
+        progress: Callable[..., None] | None = None,
         timeout: float | None = None,
     ):
         t0 = time.perf_counter()
-        self._progress = progress or (lambda message: None)
+        # progress(message) names the stage; progress(message, done, total) measures it
+        self._progress = progress or (lambda message, done=None, total=None: None)
         self.instance = instance
         self.solver_name = check_solver_name(solver)
         if timeout is not None and not self.solver_name.startswith(EXTERNAL_PREFIX):
@@ -85,9 +86,8 @@ class TilingSearch:
 
     def _ensure_solver(self):
         if self._solver is None:
-            self._progress(f"loading {self.formula.nclauses:,} clauses into {self.solver_name}")
             self._solver = make_solver(self.solver_name, self.timeout)
-            self._solver.add_formula(self.formula)
+            load_formula(self._solver, self.formula, self.solver_name, self._progress)
         return self._solver
 
     def next(self) -> Tiling | None:
@@ -140,6 +140,14 @@ class TilingSearch:
             "solve_seconds": round(self.solve_seconds, 6),
             "seconds": round(self.compile_seconds + self.solve_seconds, 6),
         }
+
+
+def load_formula(solver, formula: Formula, name: str, progress: Callable) -> None:
+    """Add the formula to the solver, reporting how many clauses are in."""
+    total = formula.nclauses
+    message = f"loading {total:,} clauses into {name}"
+    progress(message, 0, total)
+    solver.add_formula(formula, lambda done: progress(message, done, total))
 
 
 class Interrupted(KeyboardInterrupt):

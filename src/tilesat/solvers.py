@@ -1,7 +1,7 @@
 """SAT solvers, in a registry: every PySAT solver by its PySAT name.
 
-A solver here is anything with ``add_formula``, ``add_clause``, ``solve``,
-``model`` and ``close``; :class:`PysatSolver` wraps ``pysat.solvers.Solver``.
+A solver here is anything with ``add_formula(formula, progress=None)``,
+``add_clause``, ``solve``, ``model`` and ``close``; :class:`PysatSolver` wraps ``pysat.solvers.Solver``.
 Adding another kind of solver is one factory in ``SOLVERS``.
 """
 
@@ -30,9 +30,9 @@ class PysatSolver:
         self.name = name
         self._solver = Solver(name=name)
 
-    def add_formula(self, formula) -> None:
+    def add_formula(self, formula, progress=None) -> None:
         # the backend object's own add_clause: one Python layer less per clause
-        formula.add_to(self._solver.solver.add_clause)
+        formula.add_to(self._solver.solver.add_clause, progress)
 
     def add_clause(self, clause) -> None:
         self._solver.add_clause(list(clause))
@@ -79,8 +79,8 @@ class ExternalSolver:
         self._added: list[list[int]] = []
         self._model: list[int] = []
 
-    def add_formula(self, formula) -> None:
-        self._formula = formula
+    def add_formula(self, formula, progress=None) -> None:
+        self._formula = formula  # written to a file at each solve
 
     def add_clause(self, clause) -> None:
         self._added.append(list(clause))

@@ -31,8 +31,10 @@ def allowed_shapes(cells, orient: str) -> set[frozenset]:
     return {_norm([(a * r + b * c, d * r + e * c) for r, c in cells]) for a, b, d, e in maps}
 
 
-def problems(instance: Instance, tiling: Tiling) -> list[str]:
-    """Everything wrong with the tiling (empty: it is a valid tiling)."""
+def problems(instance: Instance, tiling: Tiling, partial: bool = False) -> list[str]:
+    """Everything wrong with the tiling (empty: it is a valid tiling).
+
+    ``partial``: a packing, where open cells may stay uncovered."""
     board = instance.board
     R, C = board.rows, board.cols
     rules = {r.name: r for r in instance.rules}
@@ -57,7 +59,7 @@ def problems(instance: Instance, tiling: Tiling) -> list[str]:
             out.append(f"tile {t} is not an allowed orientation of {t.piece}")
     for r in range(R):
         for c in range(C):
-            if board.open[r, c] and covered[(r, c)] != 1:
+            if board.open[r, c] and (covered[(r, c)] > 1 if partial else covered[(r, c)] != 1):
                 out.append(f"cell {(r, c)} is covered {covered[(r, c)]} times")
     for name, rule in rules.items():
         if not rule.min <= used[name] <= rule.max:
@@ -80,11 +82,15 @@ def _fits(cells: set, shapes: set[frozenset], R: int, C: int, wrap_r: bool, wrap
     return False
 
 
-def verify_tiling(instance: Instance, tiling: Tiling) -> Tiling:
-    """Return the tiling if it is valid; raise :class:`VerificationError` if not."""
-    found = problems(instance, tiling)
+def verify_tiling(instance: Instance, tiling: Tiling, partial: bool = False) -> Tiling:
+    """Return the tiling if it is valid; raise :class:`VerificationError` if not.
+
+    ``partial``: check a packing (no overlaps, every tile legal, counts kept;
+    cells may stay uncovered)."""
+    found = problems(instance, tiling, partial)
     if found:
+        what = "packing" if partial else "tiling"
         raise VerificationError(
-            f"BUG: tilesat produced an invalid tiling of {instance.source}: " + "; ".join(found[:5])
+            f"BUG: tilesat produced an invalid {what} of {instance.source}: " + "; ".join(found[:5])
         )
     return tiling

@@ -1,0 +1,228 @@
+"""Maximum packings: as many pieces (or covered cells) as the board holds.
+
+The formula is the tiling formula with an "empty" variable per open cell
+(``compile_formula(..., allow_empty=True)``): each cell is covered by at
+most one placement.  The objective is a number of true *cost* literals to
+minimise:
+
+- ``cells``: the empty cells (covered cells = area - empty);
+- ``pieces`` when every allowed piece has the same size s: the empty cells
+  too (pieces = (area - empty) / s).  A cardinality constraint over the
+  open cells is far smaller than one over all placements;
+- ``pieces`` with mixed sizes: the placements left out (pieces = P - cost).
+
+Two methods find the optimum and prove it:
+
+- ``incremental``: one solver; after each packing found, require a better
+  one with an incremental totalizer (``pysat.card.ITotalizer``) over the
+  cost literals, by an assumption, until the solver says no;
+- ``rc2``: PySAT's RC2 MaxSAT solver with one soft clause per cost literal.
+
+The last step, "no packing is better than the optimum", is also what
+``--proof`` writes: the formula plus "cost <= bound" as plain CNF, and the
+DRAT proof of its unsatisfiability (see :mod:`tilesat.proof`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from pysat.card import CardEnc, EncType, ITotalizer
+from pysat.examples.rc2 import RC2
+from pysat.formula import WCNF
+
+from .encodings import DEFAULT_ENCODING, get_encoding
+from .errors import TilesatError
+from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
+from .instance import Instance
+from .placements import generate_placements
+from .search import load_formula
+from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, check_solver_name, make_solver
+from .tiling import Tiling, tiling_from_model
+from .verify import verify_tiling
+
+OBJECTIVES = ("pieces", "cells")
+METHODS = ("incremental", "rc2")
+
+
+@dataclass
+class Objective:
+    """What to maximise, as "minimise the number of true ``cost`` literals"."""
+
+    name: str
+    cost: list[int]  # literals; each true one costs 1
+    total: int  # the value when the cost is 0
+    step: int  # value = (total - cost) // step
+
+    def value(self, cost: int) -> int:
+        return (self.total - cost) // self.step
+
+    def cost_bound(self, value: int) -> int:
+        """The largest cost of a packing worth at least ``value`` (negative: none can be)."""
+        return self.total - self.step * value
+
+    def value_of(self, tiling: Tiling) -> int:
+        if self.name == "cells":
+            return sum(len(t.cells) for t in tiling)
+        return len(tiling)
+
+
+def objective_for(formula: Formula, name: str) -> Objective:
+    if name not in OBJECTIVES:
+        raise TilesatError(f"unknown objective {name!r}; use {' or '.join(OBJECTIVES)}")
+    instance = formula.placements.instance
+    area = instance.board.area
+    empty = formula.empty_vars.tolist()
+    sizes = {r.piece.size for r in instance.rules if r.max > 0}
+    if name == "cells":
+        return Objective(name, empty, area, 1)
+    if len(sizes) == 1:
+        return Objective(name, empty, area, sizes.pop())
+    P = len(formula.placements)
+    return Objective(name, [-(i + 1) for i in range(P)], P, 1)
+
+
+@dataclass
+class PackResult:
+    """The optimum (None when no packing keeps the piece counts), a verified
+    packing reaching it, and whether one more was proved impossible."""
+
+    objective: str
+    optimum: int | None
+    packing: Tiling | None
+    proved: bool
+    method: str
+    steps: list[int] = field(default_factory=list)  # the values found on the way up
+    stats: dict = field(default_factory=dict)
+    proof: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "optimum": self.optimum,
+            "objective": self.objective,
+            "packing": self.packing.to_json() if self.packing is not None else None,
+            "proved": self.proved,
+            "method": self.method,
+            "steps": self.steps,
+            "proof": self.proof,
+            "stats": self.stats,
+        }
+
+
+def compile_packing(instance: Instance, objective: str = "pieces", encoding: str = DEFAULT_ENCODING,
+                    card: str = DEFAULT_CARD) -> tuple[Formula, Objective]:
+    get_encoding(encoding)
+    check_card_name(card)
+    placements = generate_placements(instance)
+    formula = compile_formula(placements, encoding, card, allow_empty=True)
+    return formula, objective_for(formula, objective)
+
+
+def better_than(formula: Formula, objective: Objective, value: int, card: str = DEFAULT_CARD) -> list[list[int]]:
+    """Clauses saying "a packing worth more than ``value``" (cost at most
+    the bound), auxiliaries after the formula's variables; ``[[]]`` when no
+    packing can be worth that much."""
+    bound = objective.cost_bound(value + 1)
+    if bound < 0:
+        return [[]]
+    if bound >= len(objective.cost):
+        return []
+    enc = CardEnc.atmost(lits=objective.cost, bound=bound, top_id=formula.nvars, encoding=getattr(EncType, card))
+    return enc.clauses
+
+
+def _decode(formula: Formula, model) -> Tiling:
+    tiling, _ = tiling_from_model(formula.placements, model)
+    return verify_tiling(formula.placements.instance, tiling, partial=True)
+
+
+def _incremental(formula, objective, solver_name, progress) -> Iterator[Tiling]:
+    """Each better packing in turn; returning means the last one is optimal."""
+    with make_solver(solver_name) as solver:
+        load_formula(solver, formula, solver_name, progress)
+        progress("solving for a first packing")
+        if not solver.solve():
+            return
+        best = _decode(formula, solver.model())
+        yield best
+        value = objective.value_of(best)
+        bound = objective.cost_bound(value + 1)
+        if bound < 0:
+            return
+        # The totalizer's rhs[k] says "more than k cost literals are true", so
+        # assuming -rhs[k] asks for a packing of cost at most k.
+        totalizer = ITotalizer(lits=objective.cost, ubound=bound, top_id=formula.nvars)
+        try:
+            for clause in totalizer.cnf.clauses:
+                solver.add_clause(clause)
+            while bound >= 0:
+                progress(f"found {value}; looking for {value + 1}")
+                if not solver.solve([-totalizer.rhs[bound]]):
+                    return
+                best = _decode(formula, solver.model())
+                if objective.value_of(best) <= value:
+                    raise AssertionError("BUG: the solver ignored the bound on the objective")
+                value = objective.value_of(best)
+                yield best
+                bound = objective.cost_bound(value + 1)
+        finally:
+            totalizer.delete()
+
+
+def _rc2(formula, objective, solver_name, progress) -> Iterator[Tiling]:
+    if solver_name.startswith(EXTERNAL_PREFIX):
+        raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
+    wcnf = WCNF()
+    wcnf.hard = list(formula.clauses())
+    wcnf.nv = formula.nvars
+    for lit in objective.cost:
+        wcnf.append([-lit], weight=1)
+    progress(f"RC2 MaxSAT over {formula.nclauses:,} clauses and {len(objective.cost):,} soft ones")
+    with RC2(wcnf, solver=solver_name) as rc2:
+        model = rc2.compute()
+        if model is None:
+            return
+        best = _decode(formula, model)
+        if objective.value_of(best) != objective.value(rc2.cost):
+            raise AssertionError("BUG: RC2's cost does not match its model")
+        yield best
+
+
+def pack(
+    instance: Instance,
+    objective: str = "pieces",
+    method: str = "incremental",
+    encoding: str = DEFAULT_ENCODING,
+    solver: str = DEFAULT_SOLVER,
+    card: str = DEFAULT_CARD,
+    progress: Callable[..., None] | None = None,
+) -> PackResult:
+    """The maximum packing of the instance's pieces on its board, proved.
+
+    ``progress`` as for :class:`~tilesat.search.TilingSearch`."""
+    progress = progress or (lambda message, done=None, total=None: None)
+    if method not in METHODS:
+        raise TilesatError(f"unknown packing method {method!r}; use {' or '.join(METHODS)}")
+    solver_name = check_solver_name(solver)
+    t0 = time.perf_counter()
+    progress("compiling the packing formula")
+    formula, goal = compile_packing(instance, objective, encoding, card)
+    compiled = time.perf_counter()
+    run = _incremental if method == "incremental" else _rc2
+    best, steps, proved = None, [], True
+    try:
+        for best in run(formula, goal, solver_name, progress):
+            steps.append(goal.value_of(best))
+    except KeyboardInterrupt:
+        proved = False  # what was found so far is a lower bound, not the optimum
+    done = time.perf_counter()
+    stats = {
+        "placements": len(formula.placements), "variables": formula.nvars, "clauses": formula.nclauses,
+        "encoding": encoding, "card": card, "solver": solver_name,
+        "compile_seconds": round(compiled - t0, 6), "solve_seconds": round(done - compiled, 6),
+        "seconds": round(done - t0, 6),
+    }
+    optimum = goal.value_of(best) if best is not None else None
+    return PackResult(objective, optimum, best, proved, method, steps, stats)

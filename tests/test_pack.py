@@ -1,0 +1,178 @@
+"""Maximum packings: known optima, every method and encoding against a
+brute-force packer, proofs checked by dratify, the command line."""
+
+import json
+
+import pytest
+from hypothesis import given, reject, settings
+from hypothesis import strategies as st
+from oracle import TooHard, brute_force_max_packing
+from test_cli import run
+from test_property import _args, instances
+
+from tilesat import Board, Instance, load_instance, parse_instance, parse_pieces, verify_tiling
+from tilesat.encodings import ENCODINGS
+from tilesat.errors import VerificationError
+from tilesat.packing import better_than, compile_packing, pack
+from tilesat.proof import ProofError, verify_proof, write_pack_proof
+
+
+def square(n, piece):
+    return Instance(Board.rectangle(n, n), parse_pieces(piece))
+
+
+@pytest.mark.parametrize("piece,optimum", [("X5", 8), ("T5", 10), ("U5", 11)])
+@pytest.mark.parametrize("method", ["incremental", "rc2"])
+def test_8x8_pentomino_packing_row(piece, optimum, method, tmp_path):
+    # the published 8x8 row: X 8, T 10, U 11
+    path = tmp_path / "board.txt"
+    path.write_text(f"pieces: {piece}\n" + "........\n" * 8)
+    inst = load_instance(path)
+    result = pack(inst, method=method)
+    assert result.proved and result.optimum == optimum
+    verify_tiling(inst, result.packing, partial=True)
+    assert len(result.packing) == optimum
+    assert result.steps[-1] == optimum and result.steps == sorted(set(result.steps))
+    # the proof that optimum + 1 copies do not fit, checked by dratify
+    write_pack_proof(inst, tmp_path / "proof", result, "commander", "seqcounter")
+    meta = json.loads((tmp_path / "proof" / "proof.json").read_text())
+    assert meta["claim"] == f"no packing has more than {optimum} pieces"
+    assert verify_proof(tmp_path / "proof").startswith(f"proof verified: no packing has more than {optimum} pieces")
+
+
+def test_packing_proof_round_trip_and_tampering(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("pieces: T5\n" + "........\n" * 8)
+    inst = load_instance(path)
+    result = pack(inst)
+    write_pack_proof(inst, tmp_path / "p", result, "commander", "seqcounter")
+    assert verify_proof(tmp_path / "p").startswith("proof verified: no packing has more than 10 pieces")
+    meta = json.loads((tmp_path / "p" / "proof.json").read_text())
+    meta["optimum"] = 9  # claims a weaker bound than the packing it shows
+    (tmp_path / "p" / "proof.json").write_text(json.dumps(meta))
+    with pytest.raises(ProofError):
+        verify_proof(tmp_path / "p")
+
+
+def test_one_more_is_unsatisfiable_but_the_optimum_is_not():
+    from pysat.solvers import Solver
+
+    inst = square(8, "T5")
+    formula, goal = compile_packing(inst)
+    for value, sat in ((9, True), (10, False)):  # "more than 9" has a model, "more than 10" none
+        with Solver(name="glucose4", bootstrap_with=list(formula.clauses()) + better_than(formula, goal, value)) as s:
+            assert s.solve() == sat
+
+
+@st.composite
+def small_instances(draw):
+    inst = draw(instances())
+    if inst.board.rows * inst.board.cols > 20:
+        reject()
+    return inst
+
+
+def oracle_optimum(instance, objective):
+    try:
+        return brute_force_max_packing(*_args(instance), objective=objective)
+    except TooHard:
+        reject()
+
+
+@settings(max_examples=60)
+@given(small_instances(), st.sampled_from(["pieces", "cells"]), st.sampled_from(list(ENCODINGS)))
+def test_every_method_finds_the_brute_force_optimum(instance, objective, encoding):
+    truth = oracle_optimum(instance, objective)
+    for method, solver in (("incremental", "cadical195"), ("incremental", "glucose4"), ("rc2", "glucose4")):
+        result = pack(instance, objective, method, encoding=encoding, solver=solver)
+        assert result.proved
+        assert result.optimum == truth, (method, solver)
+        if truth is not None:
+            verify_tiling(instance, result.packing, partial=True)
+            value = len(result.packing) if objective == "pieces" else sum(len(t.cells) for t in result.packing)
+            assert value == truth
+
+
+def test_partial_checker_rejects_overlaps():
+    inst = parse_instance("pieces: I2\n...\n")
+    from tilesat.tiling import Tile, Tiling
+
+    ok = Tiling((Tile("I2", ((0, 0), (0, 1))),))
+    verify_tiling(inst, ok, partial=True)
+    with pytest.raises(VerificationError):
+        verify_tiling(inst, ok)  # not a tiling: (0, 2) is uncovered
+    bad = Tiling((Tile("I2", ((0, 0), (0, 1))), Tile("I2", ((0, 1), (0, 2)))))
+    with pytest.raises(VerificationError):
+        verify_tiling(inst, bad, partial=True)
+
+
+@pytest.fixture
+def t8(tmp_path):
+    p = tmp_path / "t8.txt"
+    p.write_text("; 8x8, T-pentominoes\npieces: T5\n" + "........\n" * 8)
+    return p
+
+
+def test_cli_pack_text_and_proof(t8, tmp_path):
+    res = run("pack", t8, "--proof", tmp_path / "proof")
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0].startswith("optimum: 10 pieces; 11 is impossible")
+    assert lines[1].startswith("a packing with 10 pieces (10 x T5), 50 of 64 cells covered")
+    grid = lines[2:10]
+    assert sum(row.count(".") for row in grid) == 14
+    assert "proof written to" in res.output
+    res = run("verify-proof", tmp_path / "proof")
+    assert res.exit_code == 0 and "no packing has more than 10 pieces" in res.output
+    res = run("pack", t8, "--proof", tmp_path / "proof")  # never overwrite a proof
+    assert res.exit_code == 2 and "exists" in res.output
+
+
+def test_cli_pack_json_cells_rc2(t8):
+    res = run("pack", t8, "--json", "--objective", "cells", "--method", "rc2")
+    assert res.exit_code == 0
+    data = json.loads(res.output)
+    assert data["optimum"] == 50 and data["proved"] is True and data["objective"] == "cells"
+    assert sum(len(t["cells"]) for t in data["packing"]) == 50
+
+
+def test_cli_pack_no_packing_and_bad_options(t8):
+    res = run("pack", t8, "--pieces", "X5:14..")
+    assert res.exit_code == 3 and res.output.startswith("none: no packing keeps the piece counts")
+    for args in (["--objective", "area"], ["--method", "greedy"], ["--solver", "nope"], ["--card", "x"]):
+        res = run("pack", t8, *args)
+        assert res.exit_code == 2 and res.output.startswith("error: "), args
+        assert len(res.output.strip().splitlines()) == 1
+
+
+def test_cli_pack_interrupted_reports_lower_bound(t8, monkeypatch):
+    import tilesat.packing as packing
+
+    real = packing._decode
+    calls = []
+
+    def decode_then_interrupt(formula, model):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(formula, model)
+
+    monkeypatch.setattr(packing, "_decode", decode_then_interrupt)
+    res = run("pack", t8)
+    assert res.exit_code == 130
+    assert res.output.startswith("at least ") and "not proved optimal" in res.output
+
+
+def test_packing_table_script_8x8_row():
+    # the whole published 8x8 row, through the benchmark script itself
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "packing_table.py"
+    out = subprocess.run([sys.executable, str(script), "--sizes", "8"], capture_output=True, text=True, check=True).stdout
+    header = next(line for line in out.splitlines() if line.startswith("| n |"))
+    row = next(line for line in out.splitlines() if line.startswith("| 8 |"))
+    got = dict(zip(header.strip("|").split("|")[1:-1], row.strip("|").split("|")[1:-1]))
+    got = {k.strip(): int(v) for k, v in got.items()}
+    assert got == {"I": 12, "L": 12, "N": 12, "P": 12, "V": 12, "W": 12, "Y": 12, "F": 11, "U": 11, "T": 10, "Z": 10, "X": 8}
