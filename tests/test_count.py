@@ -1,5 +1,5 @@
-"""tilesat count --method blocking: known counts, --limit, --json, external
-solvers, Ctrl-C."""
+"""tilesat count and list: known counts by every method, symmetry classes,
+--limit, --jobs, --json, external solvers, Ctrl-C."""
 
 import json
 import shutil
@@ -27,23 +27,101 @@ def fib(n):
     return a
 
 
+EXACT = ["blocking", "ganak", "dlx"]
+
+
+@pytest.mark.parametrize("method", EXACT)
 @pytest.mark.parametrize("n", range(1, 9))
-def test_dominoes_2xn_fibonacci(tmp_path, n):
-    data = json.loads(count(tmp_path, "pieces: I2\n" + ("." * n + "\n") * 2).output)
-    assert data["count"] == fib(n) and data["exact"] and data["method"] == "blocking"
+def test_dominoes_2xn_fibonacci(tmp_path, n, method):
+    data = json.loads(count(tmp_path, "pieces: I2\n" + ("." * n + "\n") * 2, "--method", method).output)
+    assert data["count"] == fib(n) and data["exact"] and data["method"] == method
 
 
 @pytest.mark.parametrize("n", range(1, 5))
 @pytest.mark.parametrize("encoding", ["pairwise", "ladder", "bitwise"])
-def test_l_trominoes_2x3n(tmp_path, n, encoding):
-    data = json.loads(count(tmp_path, "pieces: L3\n" + ("." * (3 * n) + "\n") * 2, "--encoding", encoding).output)
+@pytest.mark.parametrize("method", EXACT)
+def test_l_trominoes_2x3n(tmp_path, n, encoding, method):
+    data = json.loads(count(tmp_path, "pieces: L3\n" + ("." * (3 * n) + "\n") * 2, "--encoding", encoding,
+                            "--method", method).output)
     assert data["count"] == 2**n and data["exact"]
 
 
-def test_limit_reports_at_least(tmp_path):
-    res = count(tmp_path, "pieces: I2\n" + "......\n" * 2, "--limit", "5")
+def test_auto_says_which_method_and_why(tmp_path):
+    data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4).output)
+    assert data["method"] == "ganak" and "ganak" in data["why"] and data["count"] == 281
+    data = json.loads(count(tmp_path, "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2).output)
+    assert data["method"] == "dlx" and "exact-cover" in data["why"] and data["count"] == 8
+    data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2).output)
+    assert data["method"] == "blocking" and "exact cover" in data["why"]
+    res = runner.invoke(app, ["count", str(tmp_path / "b.txt")])
+    assert res.output.startswith("count: ") and "by blocking (piece counts beyond exact cover" in res.output
+
+
+@pytest.mark.parametrize("rows,cols,raw,classes", [(3, 20, 8, 2), (4, 15, 1472, 368), (5, 12, 4040, 1010), (6, 10, 9356, 2339)])
+def test_pentomino_rectangles_up_to_symmetry(tmp_path, rows, cols, raw, classes):
+    data = json.loads(count(tmp_path, "pieces: pentominoes:1\n" + ("." * cols + "\n") * rows, "--up-to-symmetry").output)
+    assert (data["count"], data["up_to_symmetry"], data["group_order"]) == (raw, classes, 4)
+    assert data["exact"] and data["method"] == "dlx"
+
+
+def test_6x10_split_into_processes_adds_up(tmp_path):
+    text = "pieces: pentominoes:1\n" + ("." * 10 + "\n") * 6
+    data = json.loads(count(tmp_path, text, "--jobs", "2", "--method", "dlx").output)
+    assert data["count"] == 9356 and data["jobs"] == 2 and data["units"] > 1
+
+
+def test_3x20_every_exact_method_and_jobs_agree(tmp_path):
+    text = "pieces: pentominoes:1\n" + ("." * 20 + "\n") * 3
+    for args in (["--method", "blocking"], ["--method", "blocking", "--jobs", "2"], ["--method", "dlx", "--jobs", "2"]):
+        data = json.loads(count(tmp_path, text, "--up-to-symmetry", *args).output)
+        assert (data["count"], data["up_to_symmetry"]) == (8, 2), args
+
+
+def test_dominoes_8x8_ganak(tmp_path):
+    data = json.loads(count(tmp_path, "pieces: I2\n" + "........\n" * 8, "--method", "ganak").output)
+    assert data["count"] == 12_988_816 and data["exact"]
+
+
+@pytest.mark.slow
+def test_dominoes_12x12_ganak(tmp_path):
+    data = json.loads(count(tmp_path, "pieces: I2\n" + ("." * 12 + "\n") * 12, "--method", "ganak").output)
+    assert data["count"] == 53_060_477_521_960_000 and data["exact"]
+
+
+def test_dominoes_6x6_ganak_and_dlx_agree_up_to_symmetry(tmp_path):
+    text = "pieces: I2\n" + "......\n" * 6
+    answers = set()
+    for args in (["--method", "ganak"], ["--method", "dlx"], ["--method", "ganak", "--jobs", "2"]):
+        data = json.loads(count(tmp_path, text, "--up-to-symmetry", *args).output)
+        assert data["group_order"] == 8
+        answers.add((data["count"], data["up_to_symmetry"]))
+    assert len(answers) == 1 and answers.pop()[0] == 6728
+
+
+def test_approx_is_marked_as_an_estimate(tmp_path):
+    res = count(tmp_path, "pieces: I2\n" + "......\n" * 4, "--method", "approx")
     data = json.loads(res.output)
-    assert res.exit_code == 0 and data["count"] == 5 and data["exact"] is False
+    assert data["exact"] is False and data["estimate"] == {"epsilon": 0.8, "delta": 0.2}
+    assert 281 / 1.8 <= data["count"] <= 281 * 1.8
+    res = runner.invoke(app, ["count", str(tmp_path / "b.txt"), "--method", "approx"])
+    assert res.output.startswith("count: about ") and "ApproxMC estimate" in res.output
+
+
+def test_bad_combinations_are_one_line_errors(tmp_path):
+    text = "pieces: I2:2..3, L3\n" + "......\n" * 2
+    for args, words in ((["--method", "dlx"], "exact cover expresses"),
+                        (["--limit", "3", "--up-to-symmetry"], "--limit"),
+                        (["--limit", "3", "--method", "ganak"], "--limit"),
+                        (["--jobs", "0"], "--jobs")):
+        res = count(tmp_path, text, *args)
+        assert res.exit_code == 2 and words in res.output, (args, res.output)
+
+
+def test_limit_reports_at_least(tmp_path):
+    for method in ("blocking", "dlx", "auto"):
+        res = count(tmp_path, "pieces: I2\n" + "......\n" * 2, "--limit", "5", "--method", method)
+        data = json.loads(res.output)
+        assert res.exit_code == 0 and data["count"] == 5 and data["exact"] is False
     res = runner.invoke(app, ["count", str(tmp_path / "b.txt"), "--limit", "5"])
     assert res.output.startswith("count: at least 5 tilings (stopped at --limit)")
 
@@ -53,11 +131,14 @@ def test_none_and_bad_method(tmp_path):
     assert data["count"] == 0 and data["exact"]
     res = count(tmp_path, "pieces: I2\n..\n", "--method", "nosuch")
     assert res.exit_code == 2 and "unknown count method 'nosuch'" in res.output
+    for method in EXACT:  # a quick check answers 0 for every method
+        data = json.loads(count(tmp_path, "pieces: I2\n...\n", "--method", method).output)
+        assert data["count"] == 0 and data["exact"] and "no combination" in data["reason"]
 
 
 @pytest.mark.skipif(shutil.which("picosat") is None, reason="Debian's picosat is not installed")
 def test_external_solver_counts_the_same(tmp_path):
-    data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 2, "--solver", "ext:picosat").output)
+    data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 2, "--solver", "ext:picosat", "--method", "blocking").output)
     assert data["count"] == fib(6) and data["solver"] == "ext:picosat"
 
 
@@ -76,7 +157,7 @@ def test_ctrl_c_prints_the_lower_bound(tmp_path, monkeypatch):
     monkeypatch.setattr(search.TilingSearch, "next", next_until_interrupt)
     f = tmp_path / "b.txt"
     f.write_text("pieces: I2\n" + "........\n" * 2)
-    res = runner.invoke(app, ["count", str(f)])
+    res = runner.invoke(app, ["count", str(f), "--method", "blocking"])
     assert res.exit_code == 130
     assert res.output.startswith("count: at least 3 tilings (interrupted)")
 
@@ -102,3 +183,23 @@ def test_list_writes_verified_jsonl_and_pictures(tmp_path):
     assert res.output.count("tiling ") == 3 and "listed the first 3 tilings" in res.output
     res = runner.invoke(app, ["list", str(f), "--out", str(out)])
     assert res.exit_code == 2 and "exists" in res.output
+
+
+def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
+    from tilesat import parse_instance
+    from tilesat.tiling import Tiling
+
+    f = tmp_path / "b.txt"
+    f.write_text("pieces: L3, I3:0..1\n" + "......\n" * 3)
+    sets = []
+    for method in ("blocking", "dlx"):
+        out = tmp_path / f"{method}.jsonl"
+        res = runner.invoke(app, ["list", str(f), "--method", method, "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        sets.append({Tiling.from_json(json.loads(line)) for line in out.read_text().splitlines()})
+    assert sets[0] == sets[1]
+    from oracle import brute_force_tilings
+
+    truth = brute_force_tilings(["......"] * 3, "none", [("L3", parse_instance("pieces: L3\n.").rule("L3").piece.cells, "free", 0, float("inf")),
+                                                         ("I3", ((0, 0), (0, 1), (0, 2)), "free", 0, 1)])
+    assert {frozenset((t.piece, frozenset(t.cells)) for t in tiling) for tiling in sets[0]} == truth

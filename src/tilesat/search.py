@@ -72,6 +72,7 @@ class TilingSearch:
         self.formula: Formula | None = None
         self._solver = None
         self.found = 0
+        self.last_chosen: list[int] = []
         self.solve_seconds = 0.0
         if self.reason is None:
             self._progress("generating placements")
@@ -107,10 +108,16 @@ class TilingSearch:
         tiling, chosen = tiling_from_model(self.placements, solver.model())
         verify_tiling(self.instance, tiling)
         self.found += 1
+        self.last_chosen = chosen  # the placement indices of the tiling just returned
         # Block this tiling: not all of these placements again.  Only the
         # placement variables: auxiliaries could differ for the same tiling.
         solver.add_clause([-(i + 1) for i in chosen])
         return tiling
+
+    def require(self, placement: int) -> None:
+        """Only tilings that use this placement from now on (one cube of a split search)."""
+        if not self.exhausted:
+            self._ensure_solver().add_clause([placement + 1])
 
     def __iter__(self) -> Iterator[Tiling]:
         while (t := self.next()) is not None:

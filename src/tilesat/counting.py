@@ -1,0 +1,486 @@
+"""Counting tilings, by four methods that must agree.
+
+- ``blocking``: one incremental SAT solver, a blocking clause over the
+  placement variables after each tiling (each one verified);
+- ``ganak``: exact projected model counting with Ganak (``pyganak``) over
+  the placement variables (auxiliary variables are not always determined by
+  the placements, so the projection matters);
+- ``approx``: an (epsilon, delta) estimate by ApproxMC (``pyapproxmc``);
+- ``dlx``: exact cover by dancing links (``xcover``) over the same
+  placements, for piece counts that exact cover expresses (``*``, ``1``,
+  ``0..1``).
+
+The work is split into *units*: a placement forced into every tiling (a
+cube) or none, and the symmetries whose fixed tilings to count there.
+Units run in one process or in ``jobs`` processes and their counts add up.
+
+Up to symmetry, Burnside's lemma: classes = (1/|G|) sum over g of the
+tilings g maps to themselves.  When a piece is used exactly once, fewer
+units suffice: every tiling holds one placement of it, so the units are one
+representative p per orbit of its placements, and the classes are
+sum over orbits of (1/|Stab(p)|) sum over h in Stab(p) of fix_h(tilings with p)
+(orbit-stabiliser), about 1/|G| of the plain enumeration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import sys
+import signal
+import time
+import warnings
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Iterator
+
+import numpy as np
+
+from .encodings import DEFAULT_ENCODING
+from .errors import TilesatError
+from .formula import DEFAULT_CARD, Formula, compile_formula
+from .instance import INF, Instance
+from .placements import Placements, generate_placements
+from .search import TilingSearch
+from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX
+from .symmetry import Symmetry, symmetry_group
+from .tiling import Tiling
+from .verify import verify_tiling
+
+METHODS = ("auto", "blocking", "ganak", "approx", "dlx")
+ENUMERATORS = ("blocking", "dlx")
+
+
+@dataclass
+class CountResult:
+    count: int  # raw tilings (a lower bound when not exact)
+    exact: bool
+    method: str
+    why: str  # why this method ran
+    up_to_symmetry: int | None = None
+    group: list[str] | None = None
+    seconds: float = 0.0
+    estimate: dict | None = None  # approx: {"epsilon": .., "delta": ..}
+    interrupted: bool = False
+    limited: bool = False
+    units: int = 1
+    jobs: int = 1
+    reason: str | None = None  # a quick check that answered 0
+    encoding: str = DEFAULT_ENCODING
+    solver: str = DEFAULT_SOLVER
+
+    @property
+    def group_order(self) -> int | None:
+        return len(self.group) if self.group is not None else None
+
+    def to_json(self) -> dict:
+        return {"count": self.count, "exact": self.exact, "method": self.method, "why": self.why,
+                "up_to_symmetry": self.up_to_symmetry, "group_order": self.group_order,
+                "group": self.group, "estimate": self.estimate, "units": self.units, "jobs": self.jobs,
+                "encoding": self.encoding, "solver": self.solver, "reason": self.reason,
+                "seconds": round(self.seconds, 6)}
+
+
+# --- which method ---------------------------------------------------------
+
+def dlx_problem(instance: Instance) -> str | None:
+    """Why exact cover cannot express the piece counts (None: it can)."""
+    for r in instance.rules:
+        if r.max != INF and r.max > 1 or (r.min > 0 and r.min != r.max) or r.min > 1:
+            return f"piece {r.name} has count {r.count_text()}; exact cover expresses *, 1 and 0..1 only"
+    return None
+
+
+def choose_method(instance: Instance, limit: int | None) -> tuple[str, str]:
+    """(method, why) for ``--method auto``."""
+    dlx_ok = dlx_problem(instance) is None
+    if limit is not None:
+        return ("dlx", "--limit: an enumerator stops at N; exact cover lists fastest") if dlx_ok else (
+            "blocking", "--limit with piece counts exact cover cannot express")
+    if all(r.max == INF and r.min == 0 for r in instance.rules) and max(r.piece.size for r in instance.rules) <= 3:
+        return "ganak", "unlimited pieces of at most 3 cells: counts grow exponentially, ganak counts without listing"
+    if len(instance.board.regions()) > 1:
+        return "ganak", "the board splits into separate regions: ganak multiplies their counts"
+    if dlx_ok:
+        return "dlx", "an exact-cover puzzle: dancing links lists tilings fastest"
+    return "blocking", "piece counts beyond exact cover: one SAT call per tiling"
+
+
+# --- units of work --------------------------------------------------------
+
+@dataclass
+class Unit:
+    forced: int | None  # a placement every tiling of this unit holds
+    syms: list[int]  # indices into the group: count the tilings each fixes
+    weight: int = 1  # raw tilings = weight * fix(identity) (the orbit's size)
+
+
+def _most_constrained_cell(placements: Placements) -> np.ndarray:
+    """The placements covering the open cell with fewest of them."""
+    indptr, ids = placements.by_cell()
+    cells = placements.instance.board.open_cells
+    degree = indptr[cells + 1] - indptr[cells]
+    x = cells[int(np.argmin(degree))]
+    return ids[indptr[x] : indptr[x + 1]]
+
+
+def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool) -> tuple[list[Unit], str]:
+    """The units, and how the work was split (for the output)."""
+    all_syms = list(range(len(group))) if group else [0]
+    instance = placements.instance
+    if group and len(group) > 1:
+        once = [k for k, r in enumerate(instance.rules) if r.min == r.max == 1]
+        if once:
+            # the piece used exactly once with the fewest placements: fewest units
+            k = min(once, key=lambda k: int((placements.rule == k).sum()))
+            units, seen = [], set()
+            for p in placements.of_rule(k).tolist():
+                if p in seen:
+                    continue
+                orbit = {int(g.placements[p]) for g in group}
+                seen |= orbit
+                stab = [i for i, g in enumerate(group) if int(g.placements[p]) == p]
+                units.append(Unit(p, stab, len(orbit)))
+            return units, f"one unit per orbit of {instance.rules[k].name}'s placements"
+    if not split or len(placements) == 0:
+        return [Unit(None, all_syms)], "one unit"
+    return [Unit(int(p), all_syms) for p in _most_constrained_cell(placements)], \
+        "one unit per placement on the most constrained cell"
+
+
+# --- counting one unit, by method ----------------------------------------
+
+class Context:
+    """What every unit of one count shares (built once per process)."""
+
+    def __init__(self, instance: Instance, method: str, encoding: str, solver: str, card: str,
+                 group: list[Symmetry] | None, epsilon: float, delta: float, seed: int,
+                 timeout: float | None = None):
+        self.instance = instance
+        self.timeout = timeout
+        self.method = method
+        self.encoding, self.solver, self.card = encoding, solver, card
+        self.placements = generate_placements(instance)
+        self.group = group or [None]
+        self.epsilon, self.delta, self.seed = epsilon, delta, seed
+        self._formula: Formula | None = None
+        self._sizes = np.diff(self.placements.indptr)
+
+    @property
+    def formula(self) -> Formula:
+        if self._formula is None:
+            self._formula = compile_formula(self.placements, self.encoding, self.card)
+        return self._formula
+
+    def run(self, unit: Unit, on_tiling: Callable[[], None] = lambda: None, limit: int | None = None) -> list[int]:
+        """Tilings fixed by each of ``unit.syms`` (the identity: all), in the unit."""
+        if self.method in ENUMERATORS:
+            fixed = [0] * len(unit.syms)
+            syms = [self.group[i] for i in unit.syms]
+            for chosen in self.enumerate(unit.forced, limit):
+                for j, g in enumerate(syms):
+                    if g is None or g.is_identity or g.fixes(chosen):
+                        fixed[j] += 1
+                on_tiling()
+            return fixed
+        return [self.model_count(unit.forced, self.group[i]) for i in unit.syms]
+
+    # enumerators yield the chosen placement indices of each tiling
+    def enumerate(self, forced: int | None, limit: int | None = None) -> Iterator[np.ndarray]:
+        if self.method == "blocking":
+            yield from self._blocking(forced, limit)
+        else:
+            yield from self._dlx(forced, limit)
+
+    def _blocking(self, forced, limit):
+        with TilingSearch(self.instance, self.encoding, self.solver, self.card, timeout=self.timeout) as search:
+            if forced is not None:
+                search.require(forced)
+            n = 0
+            while (limit is None or n < limit) and search.next() is not None:
+                n += 1
+                yield np.asarray(search.last_chosen)
+        self.exhausted = search.exhausted
+
+    def _dlx(self, forced, limit):
+        with warnings.catch_warnings():  # numba's type-safety warnings when it compiles xcover
+            warnings.simplefilter("ignore")
+            import xcover  # numba-compiled: imported only when dlx runs
+
+        options, primary, secondary, index = dlx_options(self.placements, forced)
+        P = self.placements
+        n = 0
+        self.exhausted = True
+        if not primary:
+            solutions = iter([[]])  # the forced placement covered everything: one way
+        elif not options:
+            solutions = iter([])
+        else:
+            solutions = xcover.covers(options, primary=primary, secondary=secondary)
+        # xcover yields option indices; ``index`` maps them back to placements
+        for sol in solutions:
+            chosen = index[np.asarray(sol, dtype=np.int64)]
+            if forced is not None:
+                chosen = np.append(chosen, forced)
+            if n == 0:  # the first tiling of each unit through the full checker
+                verify_tiling(self.instance, Tiling.from_placements(P, chosen.tolist()))
+            elif self._sizes[chosen].sum() != self.instance.board.area:
+                # options are disjoint by construction: covering the area means covering every cell
+                raise AssertionError("BUG: dlx returned a non-tiling")
+            n += 1
+            yield chosen
+            if limit is not None and n >= limit:
+                self.exhausted = False
+                return
+
+    def model_count(self, forced: int | None, g: Symmetry | None) -> int:
+        f = self.formula
+        clauses = list(f.clauses())
+        if forced is not None:
+            clauses.append([forced + 1])
+        if g is not None and not g.is_identity:
+            # tilings g maps to themselves: x_p <-> x_g(p) for every placement p
+            p = np.arange(len(self.placements))
+            q = g.placements
+            moved = p != q
+            a, b = p[moved] + 1, q[moved] + 1
+            clauses.extend(np.stack([-a, b], axis=1).tolist())
+        projection = list(range(1, len(self.placements) + 1))
+        with _quiet_stdout():  # ganak prints "c o ..." lines on the process's stdout
+            if self.method == "ganak":
+                import pyganak
+
+                counter = pyganak.Counter(seed=self.seed)
+                counter.add_clauses(clauses)
+                counter.set_sampling_set(projection)
+                return int(counter.count())
+            import pyapproxmc
+
+            counter = pyapproxmc.Counter(seed=self.seed, epsilon=self.epsilon, delta=self.delta)
+            counter.add_clauses(clauses)
+            cells, hashes = counter.count(projection)
+            return int(cells) * 2 ** int(hashes)
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """File descriptor 1 to /dev/null for a C library's own prints."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def dlx_options(placements: Placements, forced: int | None = None):
+    """The exact-cover problem of the placements: options (lists of items),
+    primary items (open cells, pieces used exactly once), secondary items
+    (pieces used at most once) and the placement index of each option.  With
+    ``forced``, the sub-problem left once that placement is down
+    (options None: nothing is left to choose and no tiling exists)."""
+    instance = placements.instance
+    problem = dlx_problem(instance)
+    if problem:
+        raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
+    ncells = instance.board.rows * instance.board.cols
+    piece_item = {}
+    primary, secondary = [int(x) for x in instance.board.open_cells], []
+    for k, r in enumerate(instance.rules):
+        if r.max == 1:
+            piece_item[k] = ncells + k
+            (primary if r.min == 1 else secondary).append(ncells + k)
+    taken: set[int] = set()
+    keep = np.ones(len(placements), dtype=bool)
+    if forced is not None:
+        taken = set(placements.cells_of(forced).tolist())
+        if int(placements.rule[forced]) in piece_item:
+            taken.add(piece_item[int(placements.rule[forced])])
+    options, index = [], []
+    for i in range(len(placements)):
+        items = placements.cells_of(i).tolist()
+        k = int(placements.rule[i])
+        if k in piece_item:
+            items.append(piece_item[k])
+        if taken and (i == forced or not taken.isdisjoint(items)):
+            continue
+        options.append(items)
+        index.append(i)
+    primary = [x for x in primary if x not in taken]
+    secondary = [x for x in secondary if x not in taken]
+    return options, primary, secondary, np.asarray(index, dtype=np.int64)
+
+
+# --- the driver -----------------------------------------------------------
+
+_WORKER: Context | None = None
+
+
+def _init_worker(args) -> None:
+    global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    _WORKER = Context(*args)
+
+
+def _run_in_worker(unit: Unit) -> list[int]:
+    return _WORKER.run(unit)
+
+
+def count_tilings(
+    instance: Instance,
+    method: str = "auto",
+    *,
+    up_to_symmetry: bool = False,
+    limit: int | None = None,
+    jobs: int = 1,
+    encoding: str = DEFAULT_ENCODING,
+    solver: str = DEFAULT_SOLVER,
+    card: str = DEFAULT_CARD,
+    epsilon: float = 0.8,
+    delta: float = 0.2,
+    seed: int = 1,
+    timeout: float | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> CountResult:
+    """Count the tilings (and their classes under the board's symmetries).
+
+    ``progress(tilings, units_done, units)`` is called as work advances.
+    Ctrl-C returns what was counted so far, as a lower bound."""
+    from .checks import obstruction
+    from .encodings import get_encoding
+    from .formula import check_card_name
+    from .solvers import check_solver_name
+
+    t0 = time.perf_counter()
+    if method not in METHODS:
+        raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(METHODS)}")
+    if jobs < 1:
+        raise TilesatError("--jobs must be at least 1")
+    get_encoding(encoding)
+    check_card_name(card)
+    solver = check_solver_name(solver)
+    if timeout is not None and not solver.startswith(EXTERNAL_PREFIX):
+        raise TilesatError("--timeout works with external solvers (--solver ext:COMMAND); PySAT solvers run to the end")
+    if limit is not None and (up_to_symmetry or jobs > 1):
+        raise TilesatError("--limit counts raw tilings in one process: it cannot go with --up-to-symmetry or --jobs")
+    why = "chosen with --method"
+    if method == "auto":
+        method, why = choose_method(instance, limit)
+    elif method == "dlx" and (problem := dlx_problem(instance)):
+        raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
+    if limit is not None and method not in ENUMERATORS:
+        raise TilesatError(f"--limit stops an enumeration; --method {method} counts without listing")
+    if not 0 < epsilon and 0 < delta < 1:
+        raise TilesatError("approx needs epsilon > 0 and 0 < delta < 1")
+    estimate = {"epsilon": epsilon, "delta": delta} if method == "approx" else None
+    result = CountResult(0, method != "approx", method, why, estimate=estimate, jobs=jobs,
+                         encoding=encoding, solver=solver)
+    report = progress or (lambda tilings, done, total: None)
+
+    reason = obstruction(instance)
+    placements = generate_placements(instance) if reason is None else None
+    if reason is None:
+        reason = obstruction(instance, placements)
+    group = symmetry_group(placements if placements is not None else generate_placements(instance)) \
+        if up_to_symmetry else None
+    if group is not None:
+        result.group = [g.name for g in group]
+    if reason is not None:
+        result.reason, result.exact = reason, True
+        result.up_to_symmetry = 0 if up_to_symmetry else None
+        result.seconds = time.perf_counter() - t0
+        return result
+
+    units, _ = plan_units(placements, group, split=jobs > 1)
+    result.units = len(units)
+    fixed = [[0] * len(u.syms) for u in units]  # per unit, per symmetry in u.syms
+    done = [False] * len(units)
+    tilings = [0]  # raw tilings of the finished units
+    tilings_now = [0]  # and of the unit running now (one process)
+    args = (instance, method, encoding, solver, card, group, epsilon, delta, seed, timeout)
+
+    def finish(i, counts):
+        fixed[i], done[i] = counts, True
+        tilings[0] += units[i].weight * counts[0]  # syms[0] is the identity: all tilings
+        tilings_now[0] = tilings[0]
+        report(tilings[0], sum(done), len(units))
+
+    try:
+        if jobs == 1:
+            ctx = Context(*args)
+            for i, unit in enumerate(units):
+
+                def one_more(i=i, partial=[0]):
+                    # so far: the finished units, and this one's tilings (each
+                    # stands for ``weight`` tilings, one per orbit member)
+                    partial[0] += 1
+                    tilings_now[0] = tilings[0] + units[i].weight * partial[0]
+                    report(tilings_now[0], sum(done), len(units))
+
+                finish(i, ctx.run(unit, one_more, limit))
+            if limit is not None and not ctx.exhausted:
+                result.limited = True
+        else:
+            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(args,)) as pool:
+                futures = {pool.submit(_run_in_worker, u): i for i, u in enumerate(units)}
+                try:
+                    pending = set(futures)
+                    while pending:
+                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for fut in finished:
+                            finish(futures[fut], fut.result())
+                except KeyboardInterrupt:
+                    for proc in list(pool._processes.values()):
+                        proc.terminate()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+    except KeyboardInterrupt:
+        result.interrupted = True
+
+    result.count = max(tilings[0], tilings_now[0])
+    complete = all(done) and not result.interrupted and not result.limited
+    result.exact = result.exact and complete
+    if group is not None and complete:
+        result.up_to_symmetry = _classes(units, fixed, len(group), method == "approx")
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _classes(units: list[Unit], fixed: list[list[int]], order: int, rounded: bool) -> int:
+    """Burnside (over the whole group) or orbit-stabiliser (per unit)."""
+    if all(len(u.syms) == order for u in units):
+        total = sum(sum(f) for f in fixed)
+        classes = Fraction(total, order)
+    else:
+        classes = sum((Fraction(sum(f), len(u.syms)) for u, f in zip(units, fixed)), Fraction(0))
+    if classes.denominator != 1 and not rounded:
+        raise AssertionError(f"BUG: Burnside's count is not an integer ({classes})")
+    return round(classes)
+
+
+def iter_tilings_by(instance: Instance, method: str = "blocking", limit: int | None = None, *,
+                    encoding: str = DEFAULT_ENCODING, solver: str = DEFAULT_SOLVER, card: str = DEFAULT_CARD,
+                    timeout: float | None = None) -> Iterator[Tiling]:
+    """The tilings one by one by an enumerating method, each verified."""
+    if method not in ENUMERATORS:
+        raise TilesatError(f"unknown list method {method!r}; available: {', '.join(ENUMERATORS)}")
+    if method == "blocking":
+        from .search import iter_tilings
+
+        yield from iter_tilings(instance, limit, encoding=encoding, solver=solver, card=card, timeout=timeout)
+        return
+    if (problem := dlx_problem(instance)) is not None:
+        raise TilesatError(f"--method dlx: {problem}; use blocking")
+    from .checks import obstruction
+
+    if obstruction(instance) is not None:
+        return
+    ctx = Context(instance, "dlx", encoding, solver, card, None, 0.8, 0.2, 1)
+    for chosen in ctx.enumerate(None, limit):
+        yield verify_tiling(instance, Tiling.from_placements(ctx.placements, chosen.tolist()))
