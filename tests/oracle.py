@@ -158,3 +158,35 @@ def brute_force_max_packing(grid, wrap, pieces, objective="pieces", node_limit=2
 
     rec(0)
     return best[0]
+
+
+def board_maps(grid, wrap):
+    """The oracle's own symmetries of a board: rotations and reflections of
+    the rectangle, composed with shifts along wrapped axes, that map open
+    cells onto open cells (each as a dict cell -> cell, without repeats)."""
+    R, C = len(grid), len(grid[0])
+    point = [lambda r, c: (r, c), lambda r, c: (R - 1 - r, C - 1 - c),
+             lambda r, c: (R - 1 - r, c), lambda r, c: (r, C - 1 - c)]
+    if R == C:
+        point += [lambda r, c: (c, R - 1 - r), lambda r, c: (C - 1 - c, r),
+                  lambda r, c: (c, r), lambda r, c: (C - 1 - c, R - 1 - r)]
+    cells = [(r, c) for r in range(R) for c in range(C)]
+    maps = []
+    for f in point:
+        for dr in (range(R) if wrap in ("columns", "both") else [0]):
+            for dc in (range(C) if wrap in ("rows", "both") else [0]):
+                m = {}
+                for r, c in cells:
+                    a, b = f(r, c)
+                    m[(r, c)] = ((a + dr) % R, (b + dc) % C)
+                if all(grid[r][c] == grid[a][b] for (r, c), (a, b) in m.items()) and m not in maps:
+                    maps.append(m)
+    return maps
+
+
+def orbit_count(tilings, maps):
+    """How many classes the tilings fall into under the maps (by canonical forms)."""
+    def image(tiling, m):
+        return tuple(sorted((name, tuple(sorted(m[c] for c in tile))) for name, tile in tiling))
+
+    return len({min(image(t, m) for m in maps) for t in tilings})

@@ -203,3 +203,32 @@ def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
     truth = brute_force_tilings(["......"] * 3, "none", [("L3", parse_instance("pieces: L3\n.").rule("L3").piece.cells, "free", 0, float("inf")),
                                                          ("I3", ((0, 0), (0, 1), (0, 2)), "free", 0, 1)])
     assert {frozenset((t.piece, frozenset(t.cells)) for t in tiling) for tiling in sets[0]} == truth
+
+
+# --- every method against the brute-force oracle, on random instances -------
+
+from hypothesis import given, reject, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from oracle import TooHard, board_maps, brute_force_tilings, orbit_count  # noqa: E402
+from test_property import _args, instances  # noqa: E402
+
+from tilesat.counting import count_tilings, dlx_problem  # noqa: E402
+
+
+@settings(max_examples=30)
+@given(instances(), st.sampled_from(["commander", "pairwise", "ladder"]))
+def test_every_method_counts_like_the_oracle(instance, encoding):
+    grid, wrap, pieces = _args(instance)
+    try:
+        truth = brute_force_tilings(grid, wrap, pieces, node_limit=50_000)
+    except TooHard:
+        reject()
+    free = all(r.orient == "free" for r in instance.rules)
+    classes = orbit_count(truth, board_maps(grid, wrap)) if free else None
+    methods = ["blocking", "ganak"] + (["dlx"] if dlx_problem(instance) is None else [])
+    for method in methods:
+        for jobs in (1, 2) if method == "dlx" else (1,):
+            r = count_tilings(instance, method, up_to_symmetry=free, jobs=jobs, encoding=encoding)
+            assert r.exact and r.count == len(truth), (method, jobs)
+            if free:
+                assert r.up_to_symmetry == classes, (method, jobs, r.group)

@@ -217,6 +217,10 @@ class Context:
             solutions = iter([[]])  # the forced placement covered everything: one way
         elif not options:
             solutions = iter([])
+        elif len(primary) == 1:
+            # xcover 0.2.6 raises IndexError when only one item occurs; with one
+            # primary item each option holding it is a whole solution
+            solutions = iter([[j] for j, items in enumerate(options) if primary[0] in items])
         else:
             solutions = xcover.covers(options, primary=primary, secondary=secondary)
         # xcover yields option indices; ``index`` maps them back to placements

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Counting, side by side with what a user would pick instead.
+
+In one process and one run: ``tilesat count --method auto`` (through the
+library call the command makes) on the 6x10 pentomino board, raw and up to
+symmetry, against the ``xcover`` package enumerating every exact cover of
+the same board directly; and ganak (what ``auto`` picks) on n x n domino
+boards.  Prints a Markdown table with seconds and the ratio tilesat/xcover.
+
+    pip install -e ".[bench]" && python scripts/bench_count.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+import warnings
+
+from tilesat import Board, Instance, parse_pieces
+from tilesat.counting import count_tilings
+
+
+def rectangle(rows, cols, pieces):
+    return Instance(Board.rectangle(rows, cols), parse_pieces(pieces), source=f"{rows}x{cols}")
+
+
+def xcover_count(rows, cols) -> int:
+    """The 12 pentominoes on a rows x cols board as a user of xcover writes
+    it: one option per placement (its cells and its piece), all solutions."""
+    import xcover
+
+    from tilesat import generate_placements
+
+    placements = generate_placements(rectangle(rows, cols, "pentominoes:1"))
+    options = [placements.cells_of(i).tolist() + [f"piece{int(placements.rule[i])}"] for i in range(len(placements))]
+    return sum(1 for _ in xcover.covers(options))
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dominoes", type=int, nargs="+", default=[8, 10, 12], help="domino board sizes")
+    ap.add_argument("--jobs", type=int, default=2, help="processes for the --jobs row")
+    args = ap.parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import xcover
+
+    list(xcover.covers([[0, 1], [1, 2], [2]]))  # numba's compile/load paid before timing either side
+    rows = []
+    six = rectangle(6, 10, "pentominoes:1")
+    theirs, xs = timed(lambda: xcover_count(6, 10))
+    for label, kwargs in (("raw count", {}), ("up to symmetry", {"up_to_symmetry": True}),
+                          (f"up to symmetry, --jobs {args.jobs}", {"up_to_symmetry": True, "jobs": args.jobs})):
+        r, s = timed(lambda: count_tilings(six, "auto", **kwargs))
+        assert r.count == theirs == 9356, (r.count, theirs)
+        answer = f"{r.count:,}" + (f" ({r.up_to_symmetry:,} classes)" if r.up_to_symmetry else "")
+        rows.append((f"pentominoes 6x10, {label}", r.method, answer, s, xs))
+    for n in args.dominoes:
+        r, s = timed(lambda: count_tilings(rectangle(n, n, "I2"), "auto"))
+        rows.append((f"dominoes {n}x{n}", r.method, f"{r.count:,}", s, None))
+    print(f"machine: {platform.machine()}, {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores\n")
+    print("| instance | tilesat method | count | tilesat s | xcover s (all covers) | ratio tilesat/xcover |")
+    print("|---|---|---|---|---|---|")
+    for name, method, answer, s, x in rows:
+        ratio = f"{s / x:.2f}" if x else "—"
+        print(f"| {name} | {method} | {answer} | {s:.2f} | {f'{x:.2f}' if x else '—'} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()
