@@ -14,7 +14,6 @@ import re
 import sys
 import time
 from collections import Counter
-from itertools import islice
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -37,7 +36,7 @@ from .pictures import save_pictures
 from .pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
 from .placements import generate_placements
 from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
-from .search import Result, TilingSearch, check_unique, solve
+from .search import Result, check_unique, solve
 from .solvers import DEFAULT_SOLVER
 from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
 from .packing import pack

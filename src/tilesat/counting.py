@@ -32,19 +32,20 @@ import signal
 import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterator
 
 import numpy as np
 
-from .encodings import DEFAULT_ENCODING
+from .checks import obstruction
+from .encodings import DEFAULT_ENCODING, get_encoding
 from .errors import TilesatError
-from .formula import DEFAULT_CARD, Formula, compile_formula
+from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
 from .instance import INF, Instance
 from .placements import Placements, generate_placements
-from .search import TilingSearch
-from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX
+from .search import TilingSearch, iter_tilings
+from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, check_solver_name
 from .symmetry import Symmetry, symmetry_group
 from .tiling import Tiling
 from .verify import verify_tiling
@@ -126,8 +127,8 @@ def _most_constrained_cell(placements: Placements) -> np.ndarray:
     return ids[indptr[x] : indptr[x + 1]]
 
 
-def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool) -> tuple[list[Unit], str]:
-    """The units, and how the work was split (for the output)."""
+def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool) -> list[Unit]:
+    """The units of work: their counts add up to the whole."""
     all_syms = list(range(len(group))) if group else [0]
     instance = placements.instance
     if group and len(group) > 1:
@@ -143,11 +144,10 @@ def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool
                 seen |= orbit
                 stab = [i for i, g in enumerate(group) if int(g.placements[p]) == p]
                 units.append(Unit(p, stab, len(orbit)))
-            return units, f"one unit per orbit of {instance.rules[k].name}'s placements"
+            return units
     if not split or len(placements) == 0:
-        return [Unit(None, all_syms)], "one unit"
-    return [Unit(int(p), all_syms) for p in _most_constrained_cell(placements)], \
-        "one unit per placement on the most constrained cell"
+        return [Unit(None, all_syms)]
+    return [Unit(int(p), all_syms) for p in _most_constrained_cell(placements)]
 
 
 # --- counting one unit, by method ----------------------------------------
@@ -300,7 +300,6 @@ def dlx_options(placements: Placements, forced: int | None = None):
             piece_item[k] = ncells + k
             (primary if r.min == 1 else secondary).append(ncells + k)
     taken: set[int] = set()
-    keep = np.ones(len(placements), dtype=bool)
     if forced is not None:
         taken = set(placements.cells_of(forced).tolist())
         if int(placements.rule[forced]) in piece_item:
@@ -355,11 +354,6 @@ def count_tilings(
 
     ``progress(tilings, units_done, units)`` is called as work advances.
     Ctrl-C returns what was counted so far, as a lower bound."""
-    from .checks import obstruction
-    from .encodings import get_encoding
-    from .formula import check_card_name
-    from .solvers import check_solver_name
-
     t0 = time.perf_counter()
     if method not in METHODS:
         raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(METHODS)}")
@@ -400,8 +394,9 @@ def count_tilings(
         result.seconds = time.perf_counter() - t0
         return result
 
-    units, _ = plan_units(placements, group, split=jobs > 1)
+    units = plan_units(placements, group, split=jobs > 1)
     result.units = len(units)
+    report(0, 0, len(units))
     fixed = [[0] * len(u.syms) for u in units]  # per unit, per symmetry in u.syms
     done = [False] * len(units)
     tilings = [0]  # raw tilings of the finished units
@@ -475,14 +470,10 @@ def iter_tilings_by(instance: Instance, method: str = "blocking", limit: int | N
     if method not in ENUMERATORS:
         raise TilesatError(f"unknown list method {method!r}; available: {', '.join(ENUMERATORS)}")
     if method == "blocking":
-        from .search import iter_tilings
-
         yield from iter_tilings(instance, limit, encoding=encoding, solver=solver, card=card, timeout=timeout)
         return
     if (problem := dlx_problem(instance)) is not None:
         raise TilesatError(f"--method dlx: {problem}; use blocking")
-    from .checks import obstruction
-
     if obstruction(instance) is not None:
         return
     ctx = Context(instance, "dlx", encoding, solver, card, None, 0.8, 0.2, 1)
