@@ -1,0 +1,252 @@
+"""Encodings and solvers side by side: every instance x encoding x solver.
+
+Each run goes into a child process (forked, so it starts at once with
+everything imported): the only way to stop a PySAT solver at a timeout is
+to kill its process (CaDiCaL ignores interrupts from a timer), and a fresh
+process keeps one run's memory out of the next one's time.  The child
+builds the formula (placements + CNF: "build"), then loads and solves it
+("solve"), verifying every tiling, and sends back sizes, times and the
+verdict.  Every run of one instance must give the same verdict (or count);
+a disagreement is a bug in an encoding or a solver.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import statistics
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+from .encodings import ENCODINGS, get_encoding
+from .errors import TilesatError
+from .formula import DEFAULT_CARD, check_card_name
+from .instance import Instance
+from .search import TilingSearch
+from .solvers import EXTERNAL_PREFIX, check_solver_name
+
+TASKS = ("solve", "unique", "count")
+
+
+@dataclass
+class Run:
+    """One instance x encoding x solver, over ``repeat`` runs."""
+
+    instance: str
+    encoding: str
+    solver: str
+    status: str = "ok"  # ok, timeout or error
+    verdict: str | None = None  # solved/none, unique/multiple/none, or the count
+    variables: int | None = None
+    clauses: int | None = None
+    literals: int | None = None
+    build: list[float] = field(default_factory=list)
+    solve: list[float] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def build_median(self) -> float | None:
+        return statistics.median(self.build) if self.build else None
+
+    @property
+    def solve_median(self) -> float | None:
+        return statistics.median(self.solve) if self.solve else None
+
+    @property
+    def total(self) -> float | None:
+        if self.status != "ok":
+            return None
+        return self.build_median + self.solve_median
+
+    @property
+    def label(self) -> str:
+        return f"{self.encoding}+{self.solver}"
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data.update(build_median=self.build_median, solve_median=self.solve_median, total=self.total,
+                    solve_min=min(self.solve, default=None), solve_max=max(self.solve, default=None))
+        return data
+
+
+def _one_run(instance: Instance, encoding: str, solver: str, card: str, task: str) -> dict:
+    """Build and solve once (in the child); every tiling is verified by TilingSearch."""
+    with TilingSearch(instance, encoding, solver, card) as search:
+        f = search.formula
+        t0 = time.perf_counter()
+        wanted = {"solve": 1, "unique": 2, "count": None}[task]
+        found = 0
+        while (wanted is None or found < wanted) and search.next() is not None:
+            found += 1
+        seconds = time.perf_counter() - t0
+    if task == "solve":
+        verdict = "solved" if found else "none"
+    elif task == "unique":
+        verdict = {0: "none", 1: "unique", 2: "multiple"}[found]
+    else:
+        verdict = str(found)
+    return {"verdict": verdict, "build": search.compile_seconds, "solve": seconds,
+            "variables": f.nvars if f else None, "clauses": f.nclauses if f else None,
+            "literals": f.nliterals if f else None}
+
+
+def _child(conn, instance, encoding, solver, card, task):
+    try:
+        conn.send(("ok", _one_run(instance, encoding, solver, card, task)))
+    except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
+        conn.send(("error", f"{type(e).__name__}: {e}".strip() or traceback.format_exc(limit=1)))
+    finally:
+        conn.close()
+
+
+def run_isolated(instance: Instance, encoding: str, solver: str, card: str, task: str,
+                 timeout: float | None) -> tuple[str, dict | str | None]:
+    """One run in a forked child: ("ok", stats), ("error", message) or ("timeout", None)."""
+    context = multiprocessing.get_context("fork")
+    parent, child = context.Pipe(duplex=False)
+    proc = context.Process(target=_child, args=(child, instance, encoding, solver, card, task), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(timeout):
+            proc.kill()
+            return "timeout", None
+        try:
+            return parent.recv()
+        except EOFError:  # the child died without a word (a crash in the solver)
+            proc.join()
+            return "error", f"the run died (exit code {proc.exitcode})"
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        parent.close()
+
+
+@dataclass
+class Comparison:
+    task: str
+    runs: list[Run]
+
+    def by_instance(self) -> dict[str, list[Run]]:
+        out: dict[str, list[Run]] = {}
+        for r in self.runs:
+            out.setdefault(r.instance, []).append(r)
+        return out
+
+    def best(self, instance: str) -> Run | None:
+        done = [r for r in self.by_instance()[instance] if r.total is not None]
+        return min(done, key=lambda r: r.total) if done else None
+
+    def disagreements(self) -> list[str]:
+        """One sentence per bug found: verdicts that differ, or runs that failed."""
+        out = []
+        for name, runs in self.by_instance().items():
+            verdicts: dict[str, list[str]] = {}
+            for r in runs:
+                if r.status == "ok":
+                    verdicts.setdefault(r.verdict, []).append(r.label)
+                elif r.status == "error":
+                    out.append(f"{name}: {r.label} failed: {r.error}")
+            if len(verdicts) > 1:
+                says = "; ".join(f"{', '.join(labels)} say {v}" for v, labels in verdicts.items())
+                out.append(f"{name}: the answers differ: {says}")
+        return out
+
+
+def parse_list(text: str, known, what: str, check=None) -> list[str]:
+    """A comma-separated option (``all`` = every known name), each name checked."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return list(known)
+    if not names:
+        raise TilesatError(f"--{what}: give at least one name")
+    return [check(n) if check else n for n in names]
+
+
+def compare(
+    instances: list[tuple[str, Instance]],
+    encodings: list[str],
+    solvers: list[str],
+    task: str = "unique",
+    repeat: int = 1,
+    timeout: float | None = None,
+    card: str = DEFAULT_CARD,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Comparison:
+    """Run the matrix; ``progress(label, done, total)`` after each run."""
+    if task not in TASKS:
+        raise TilesatError(f"unknown task {task!r}; use {', '.join(TASKS)}")
+    if repeat < 1:
+        raise TilesatError("--repeat must be at least 1")
+    for e in encodings:
+        get_encoding(e)
+    solvers = [check_solver_name(s) for s in solvers]
+    if any(s.startswith(EXTERNAL_PREFIX) for s in solvers):
+        raise TilesatError("compare runs PySAT solvers; compare external ones with export and your own timing")
+    check_card_name(card)
+    report = progress or (lambda label, done, total: None)
+    total = len(instances) * len(encodings) * len(solvers) * repeat
+    done = 0
+    runs = []
+    for name, instance in instances:
+        for encoding in encodings:
+            for solver in solvers:
+                run = Run(name, encoding, solver)
+                for _ in range(repeat):
+                    report(f"{name}: {encoding} + {solver}", done, total)
+                    status, data = run_isolated(instance, encoding, solver, card, task, timeout)
+                    done += 1
+                    if status != "ok":
+                        run.status, run.error = status, data
+                        done += repeat - len(run.solve) - 1  # the remaining repeats are skipped
+                        break
+                    if run.verdict is not None and data["verdict"] != run.verdict:
+                        run.status = "error"
+                        run.error = f"repeats disagree: {run.verdict} then {data['verdict']}"
+                        break
+                    run.verdict = data["verdict"]
+                    run.variables, run.clauses, run.literals = data["variables"], data["clauses"], data["literals"]
+                    run.build.append(data["build"])
+                    run.solve.append(data["solve"])
+                runs.append(run)
+    report("done", total, total)
+    return Comparison(task, runs)
+
+
+def plot(comparison: Comparison, path) -> None:
+    """Solve time per encoding and solver, one panel per instance (log scale)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = comparison.by_instance()
+    fig, axes = plt.subplots(len(groups), 1, figsize=(max(6, 1.2 * len(ENCODINGS) + 2), 3.2 * len(groups)),
+                             squeeze=False)
+    for ax, (name, runs) in zip(axes[:, 0], groups.items()):
+        encodings = list(dict.fromkeys(r.encoding for r in runs))
+        solvers = list(dict.fromkeys(r.solver for r in runs))
+        width = 0.8 / len(solvers)
+        for j, solver in enumerate(solvers):
+            xs, ys, marks = [], [], []
+            for i, enc in enumerate(encodings):
+                r = next(r for r in runs if r.encoding == enc and r.solver == solver)
+                xs.append(i + j * width)
+                ys.append(r.total if r.total is not None else 0)
+                marks.append(r.status)
+            bars = ax.bar(xs, ys, width, label=solver)
+            for bar, status in zip(bars, marks):
+                if status != "ok":
+                    ax.annotate(status, (bar.get_x() + bar.get_width() / 2, 0), ha="center", va="bottom",
+                                rotation=90, fontsize=8, color="red", xycoords=("data", "axes fraction"))
+        ax.set_xticks([i + width * (len(solvers) - 1) / 2 for i in range(len(encodings))], encodings)
+        ax.set_ylabel("build + solve s (median)")
+        if any(r.total for r in runs):
+            ax.set_yscale("log")
+        ax.set_title(f"{name} ({comparison.task})")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
