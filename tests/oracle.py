@@ -160,10 +160,13 @@ def brute_force_max_packing(grid, wrap, pieces, objective="pieces", node_limit=2
     return best[0]
 
 
-def board_maps(grid, wrap):
-    """The oracle's own symmetries of a board: rotations and reflections of
-    the rectangle, composed with shifts along wrapped axes, that map open
-    cells onto open cells (each as a dict cell -> cell, without repeats)."""
+def board_maps(grid, wrap, pieces):
+    """The oracle's own symmetries of an instance: rotations and reflections
+    of the rectangle, composed with shifts along wrapped axes, that map open
+    cells onto open cells and every candidate tile onto a candidate tile of
+    the same piece (each as a dict cell -> cell, without repeats)."""
+    covering, _ = brute_force_tilings(grid, wrap, pieces, cap="check")
+    candidates = set().union(*covering.values()) if covering else set()
     R, C = len(grid), len(grid[0])
     point = [lambda r, c: (r, c), lambda r, c: (R - 1 - r, C - 1 - c),
              lambda r, c: (R - 1 - r, c), lambda r, c: (r, C - 1 - c)]
@@ -179,7 +182,8 @@ def board_maps(grid, wrap):
                 for r, c in cells:
                     a, b = f(r, c)
                     m[(r, c)] = ((a + dr) % R, (b + dc) % C)
-                if all(grid[r][c] == grid[a][b] for (r, c), (a, b) in m.items()) and m not in maps:
+                if all(grid[r][c] == grid[a][b] for (r, c), (a, b) in m.items()) and m not in maps and all(
+                        (name, frozenset(m[c] for c in tile)) in candidates for name, tile in candidates):
                     maps.append(m)
     return maps
 

@@ -215,7 +215,7 @@ from test_property import _args, instances  # noqa: E402
 from tilesat.counting import count_tilings, dlx_problem  # noqa: E402
 
 
-@settings(max_examples=30)
+@settings(max_examples=25)
 @given(instances(), st.sampled_from(["commander", "pairwise", "ladder"]))
 def test_every_method_counts_like_the_oracle(instance, encoding):
     grid, wrap, pieces = _args(instance)
@@ -223,8 +223,10 @@ def test_every_method_counts_like_the_oracle(instance, encoding):
         truth = brute_force_tilings(grid, wrap, pieces, node_limit=50_000)
     except TooHard:
         reject()
+    if len(truth) > 300:
+        reject()  # blocking makes one SAT call per tiling: keep the suite quick
     free = all(r.orient == "free" for r in instance.rules)
-    classes = orbit_count(truth, board_maps(grid, wrap)) if free else None
+    classes = orbit_count(truth, board_maps(grid, wrap, pieces)) if free else None
     methods = ["blocking", "ganak"] + (["dlx"] if dlx_problem(instance) is None else [])
     for method in methods:
         for jobs in (1, 2) if method == "dlx" else (1,):

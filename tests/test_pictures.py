@@ -91,3 +91,18 @@ def test_generate_cli_is_deterministic_and_parses(tmp_path):
     assert runner.invoke(app, ["generate", "--size", "10x10", "--out", str(out)]).exit_code == 2  # no overwrite
     assert runner.invoke(app, ["generate", "--size", "ten"]).exit_code == 2
     assert runner.invoke(app, ["generate", "--size", "8x8", "--pieces", "L4:2"]).exit_code == 2
+
+
+def test_fast_generation_makes_a_unique_board():
+    # generate_unique(fast=True): one incremental solver, a tile per region of difference
+    from oracle import brute_force_tilings
+
+    from tilesat import parse_pieces
+    from tilesat.generate import generate_unique
+
+    inst, tiles = generate_unique(7, 7, parse_pieces("L4"), seed=3, fast=True)
+    grid = inst.board.rows_text()
+    truth = brute_force_tilings(grid, "none", [("L4", inst.rules[0].piece.cells, "free", 0, float("inf"))])
+    assert len(truth) == 1
+    again, _ = generate_unique(7, 7, parse_pieces("L4"), seed=3, fast=True)
+    assert again.board.rows_text() == grid  # the same seed, the same board

@@ -38,7 +38,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .checks import obstruction
+from .checks import obstruction, placement_check
 from .encodings import DEFAULT_ENCODING, get_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
@@ -383,7 +383,7 @@ def count_tilings(
     reason = obstruction(instance)
     placements = generate_placements(instance) if reason is None else None
     if reason is None:
-        reason = obstruction(instance, placements)
+        reason = placement_check(placements)  # the board checks ran above
     group = symmetry_group(placements if placements is not None else generate_placements(instance)) \
         if up_to_symmetry else None
     if group is not None:

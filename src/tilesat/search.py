@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .checks import obstruction
+from .checks import obstruction, placement_check
 from .encodings import DEFAULT_ENCODING, get_encoding
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
 from .instance import Instance
@@ -77,7 +77,7 @@ class TilingSearch:
         if self.reason is None:
             self._progress("generating placements")
             self.placements = generate_placements(instance)
-            self.reason = obstruction(instance, self.placements)
+            self.reason = placement_check(self.placements)  # the board checks ran above
             # Compile even when a quick check answered, so that info and stats
             # describe the same formula whatever the verdict.
             self._progress(f"compiling {len(self.placements):,} placements to CNF ({encoding})")

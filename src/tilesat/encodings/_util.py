@@ -1,5 +1,7 @@
 """Small helpers shared by the encodings."""
 
+from functools import cache
+
 import numpy as np
 
 
@@ -13,7 +15,13 @@ def clause(*cols) -> np.ndarray:
     return np.stack([np.asarray(c).ravel() for c in cols], axis=1)
 
 
+@cache
+def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    # cached: commander asks for the pairs of 3 columns thousands of times a board
+    return np.triu_indices(n, 1)
+
+
 def pairs(lits: np.ndarray) -> np.ndarray:
     """All binary clauses (-a, -b) over each row: the pairwise at-most-one."""
-    i, j = np.triu_indices(lits.shape[1], 1)
-    return clause(-lits[:, i], -lits[:, j])
+    i, j = _upper_pairs(lits.shape[1])
+    return np.stack([-lits[:, i].ravel(), -lits[:, j].ravel()], axis=1)
