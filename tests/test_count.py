@@ -112,7 +112,9 @@ def test_bad_combinations_are_one_line_errors(tmp_path):
     for args, words in ((["--method", "dlx"], "exact cover expresses"),
                         (["--limit", "3", "--up-to-symmetry"], "--limit"),
                         (["--limit", "3", "--method", "ganak"], "--limit"),
-                        (["--jobs", "0"], "--jobs")):
+                        (["--jobs", "0"], "--jobs"),
+                        (["--method", "approx", "--delta", "1.5"], "--delta"),
+                        (["--method", "approx", "--epsilon", "0"], "--epsilon")):
         res = count(tmp_path, text, *args)
         assert res.exit_code == 2 and words in res.output, (args, res.output)
 

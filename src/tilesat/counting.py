@@ -373,8 +373,8 @@ def count_tilings(
         raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
     if limit is not None and method not in ENUMERATORS:
         raise TilesatError(f"--limit stops an enumeration; --method {method} counts without listing")
-    if not 0 < epsilon and 0 < delta < 1:
-        raise TilesatError("approx needs epsilon > 0 and 0 < delta < 1")
+    if not (epsilon > 0 and 0 < delta < 1):
+        raise TilesatError("--epsilon must be above 0 and --delta between 0 and 1")
     estimate = {"epsilon": epsilon, "delta": delta} if method == "approx" else None
     result = CountResult(0, method != "approx", method, why, estimate=estimate, jobs=jobs,
                          encoding=encoding, solver=solver)
