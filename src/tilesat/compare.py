@@ -15,7 +15,6 @@ from __future__ import annotations
 import multiprocessing
 import statistics
 import time
-import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -95,7 +94,7 @@ def _child(conn, instance, encoding, solver, card, task):
     try:
         conn.send(("ok", _one_run(instance, encoding, solver, card, task)))
     except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
-        conn.send(("error", f"{type(e).__name__}: {e}".strip() or traceback.format_exc(limit=1)))
+        conn.send(("error", f"{type(e).__name__}: {e}".strip()))
     finally:
         conn.close()
 

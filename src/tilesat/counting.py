@@ -157,12 +157,12 @@ class Context:
 
     def __init__(self, instance: Instance, method: str, encoding: str, solver: str, card: str,
                  group: list[Symmetry] | None, epsilon: float, delta: float, seed: int,
-                 timeout: float | None = None):
+                 timeout: float | None = None, placements: Placements | None = None):
         self.instance = instance
         self.timeout = timeout
         self.method = method
         self.encoding, self.solver, self.card = encoding, solver, card
-        self.placements = generate_placements(instance)
+        self.placements = placements if placements is not None else generate_placements(instance)
         self.group = group or [None]
         self.epsilon, self.delta, self.seed = epsilon, delta, seed
         self._formula: Formula | None = None
@@ -286,8 +286,7 @@ def dlx_options(placements: Placements, forced: int | None = None):
     """The exact-cover problem of the placements: options (lists of items),
     primary items (open cells, pieces used exactly once), secondary items
     (pieces used at most once) and the placement index of each option.  With
-    ``forced``, the sub-problem left once that placement is down
-    (options None: nothing is left to choose and no tiling exists)."""
+    ``forced``, the sub-problem left once that placement is down."""
     instance = placements.instance
     problem = dlx_problem(instance)
     if problem:
@@ -380,12 +379,9 @@ def count_tilings(
                          encoding=encoding, solver=solver)
     report = progress or (lambda tilings, done, total: None)
 
-    reason = obstruction(instance)
-    placements = generate_placements(instance) if reason is None else None
-    if reason is None:
-        reason = placement_check(placements)  # the board checks ran above
-    group = symmetry_group(placements if placements is not None else generate_placements(instance)) \
-        if up_to_symmetry else None
+    placements = generate_placements(instance)
+    reason = obstruction(instance) or placement_check(placements)
+    group = symmetry_group(placements) if up_to_symmetry else None
     if group is not None:
         result.group = [g.name for g in group]
     if reason is not None:
@@ -401,7 +397,8 @@ def count_tilings(
     done = [False] * len(units)
     tilings = [0]  # raw tilings of the finished units
     tilings_now = [0]  # and of the unit running now (one process)
-    args = (instance, method, encoding, solver, card, group, epsilon, delta, seed, timeout)
+    # forked workers inherit these, placements included: nothing is generated twice
+    args = (instance, method, encoding, solver, card, group, epsilon, delta, seed, timeout, placements)
 
     def finish(i, counts):
         fixed[i], done[i] = counts, True
@@ -414,11 +411,10 @@ def count_tilings(
             ctx = Context(*args)
             for i, unit in enumerate(units):
 
-                def one_more(i=i, partial=[0]):
+                def one_more(weight=unit.weight):
                     # so far: the finished units, and this one's tilings (each
                     # stands for ``weight`` tilings, one per orbit member)
-                    partial[0] += 1
-                    tilings_now[0] = tilings[0] + units[i].weight * partial[0]
+                    tilings_now[0] += weight
                     report(tilings_now[0], sum(done), len(units))
 
                 finish(i, ctx.run(unit, one_more, limit))
