@@ -123,7 +123,7 @@ def test_pieces_command():
     "args,message",
     [
         (["--solver", "nosuch"], "unknown solver 'nosuch'; choose one of: cadical195"),
-        (["--encoding", "nosuch"], "unknown encoding 'nosuch'; choose one of: pairwise"),
+        (["--encoding", "nosuch"], "unknown encoding 'nosuch'; choose one of: auto, pairwise"),
         (["--card", "nosuch"], "unknown cardinality encoding 'nosuch'"),
         (["--pieces", "Q7"], "--pieces: unknown piece 'Q7'"),
         (["--wrap", "diagonal"], "--wrap: unknown wrap 'diagonal'"),

@@ -76,7 +76,7 @@ def test_export_solve_with_debian_cadical_decode(tmp_path):
 
 
 def test_decode_rejects_bad_models(tmp_path):
-    formula = compile_formula(generate_placements(load_instance(UNIQUE)), "commander")
+    formula = compile_formula(generate_placements(load_instance(UNIQUE)))  # the default, as decode uses
     from pysat.solvers import Solver
 
     with Solver(name="glucose4", bootstrap_with=list(formula.clauses())) as s:

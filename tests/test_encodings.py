@@ -15,6 +15,7 @@ from pysat.solvers import Solver
 from tilesat.encodings import ENCODINGS, exactly_one
 
 NOTES = Path(__file__).resolve().parent.parent / "encodings"
+INSTANCES = NOTES.parent / "instances"
 
 
 def models(clauses, nvars, project):
@@ -122,3 +123,26 @@ def test_batch_is_independent_constraints(name):
         with Solver(name="glucose4", bootstrap_with=batch + free) as s:
             found = [tuple(m[: 2 * n]) for m in s.enum_models()]
         assert len(found) == len(set(found)) == n * n
+
+
+def test_auto_chooses_by_candidates_per_cell():
+    from tilesat import check_unique, generate_placements, load_instance
+    from tilesat.encodings import AUTO_PAIRWISE_UP_TO, choose_encoding
+    from tilesat.formula import compile_formula, resolve_encoding
+
+    assert choose_encoding(AUTO_PAIRWISE_UP_TO) == "pairwise"
+    assert choose_encoding(AUTO_PAIRWISE_UP_TO + 0.5) == "commander"
+    for name, expected in [("lpanel-20x20.txt", "pairwise"), ("tromino-16x16-hole.txt", "commander"),
+                           ("pentomino-6x10.txt", "commander")]:
+        placements = generate_placements(load_instance(INSTANCES / name))
+        board = placements.instance.board
+        mean = placements.coverage()[board.open_cells].sum() / board.area
+        assert (mean <= AUTO_PAIRWISE_UP_TO) == (expected == "pairwise")
+        assert resolve_encoding("auto", placements) == expected
+        auto, chosen = compile_formula(placements), compile_formula(placements, expected)
+        assert auto.encoding == expected and list(auto.clauses()) == list(chosen.clauses())
+    assert check_unique(load_instance(INSTANCES / "lpanel-20x20.txt")).stats["encoding"] == "pairwise"
+    # the one-constraint API: by its own length
+    assert exactly_one([1, 2, 3], 3) == exactly_one([1, 2, 3], 3, "pairwise")
+    many = list(range(1, 13))
+    assert exactly_one(many, 12) == exactly_one(many, 12, "commander")

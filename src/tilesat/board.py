@@ -83,41 +83,51 @@ class Board:
                 out.append((nr, nc))
         return out
 
-    def regions(self) -> list[list[tuple[int, int]]]:
-        """Connected components of open cells (edge adjacency, with wrap).
+    def region_labels(self) -> np.ndarray:
+        """Connected components of open cells (edge adjacency, with wrap):
+        for each flat cell index, the smallest flat index of its component
+        (blocked cells keep their own index).
 
-        A search over flat indices with the neighbours worked out inline:
-        about 6x faster than calling :meth:`neighbours` per cell, which the
-        quick checks before every solve notice on 40x40 boards."""
+        Array-wide union-find: every edge hooks the larger of its two roots
+        under the smaller, then pointer jumping flattens the trees, until no
+        edge joins two roots.  Each round only lowers roots, so it ends; on
+        boards it takes a handful of rounds (a 200x200 serpentine: 3) and is
+        6-9x faster than a breadth-first search in Python, which the quick
+        checks before every solve noticed on 40x40 boards."""
         R, C = self.rows, self.cols
-        wrap_r, wrap_c = self.wraps_columns, self.wraps_rows
-        open_flat = self.open.ravel().tolist()
-        seen = [False] * (R * C)
-        out = []
-        for start in self._open_index.tolist():
-            if seen[start]:
-                continue
-            seen[start] = True
-            comp, stack = [], [start]
-            while stack:
-                x = stack.pop()
-                comp.append(x)
-                r, c = divmod(x, C)
-                for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                    if wrap_r:
-                        nr %= R
-                    elif not 0 <= nr < R:
-                        continue
-                    if wrap_c:
-                        nc %= C
-                    elif not 0 <= nc < C:
-                        continue
-                    y = nr * C + nc
-                    if open_flat[y] and not seen[y]:
-                        seen[y] = True
-                        stack.append(y)
-            out.append(sorted(divmod(x, C) for x in comp))
-        return out
+        grid = self.open
+        index = np.arange(R * C).reshape(R, C)
+        pairs = [(index[:, :-1], index[:, 1:], grid[:, :-1] & grid[:, 1:]),
+                 (index[:-1, :], index[1:, :], grid[:-1, :] & grid[1:, :])]
+        if self.wraps_rows and C > 1:
+            pairs.append((index[:, -1], index[:, 0], grid[:, -1] & grid[:, 0]))
+        if self.wraps_columns and R > 1:
+            pairs.append((index[-1, :], index[0, :], grid[-1, :] & grid[0, :]))
+        u = np.concatenate([a[m] for a, _, m in pairs])
+        v = np.concatenate([b[m] for _, b, m in pairs])
+        root = np.arange(R * C)
+        while True:
+            ru, rv = root[u], root[v]
+            apart = ru != rv
+            if not apart.any():
+                return root
+            ru, rv = ru[apart], rv[apart]
+            np.minimum.at(root, np.maximum(ru, rv), np.minimum(ru, rv))
+            while True:
+                up = root[root]
+                if np.array_equal(up, root):
+                    break
+                root = up
+
+    def regions(self) -> list[list[tuple[int, int]]]:
+        """Connected components of open cells, each a sorted list of (row, col),
+        in the order of their first cell."""
+        cells = self._open_index
+        label = self.region_labels()[cells]
+        order = np.argsort(label, kind="stable")  # cells ascending within a component
+        cuts = np.flatnonzero(np.diff(label[order])) + 1
+        return [list(zip(*map(np.ndarray.tolist, np.divmod(part, self.cols))))
+                for part in np.split(cells[order], cuts)] if cells.size else []
 
     def rows_text(self) -> list[str]:
         return ["".join("." if x else "#" for x in row) for row in self.open]

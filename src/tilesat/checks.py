@@ -6,6 +6,8 @@ it found no obstruction (which proves nothing: the solver decides then).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .instance import Instance
 from .placements import Placements
 
@@ -45,16 +47,17 @@ def region_check(instance: Instance) -> str | None:
     """
     if not all(r.piece.is_connected() for r in instance.rules):
         return None
-    regions = instance.board.regions()
-    if len(regions) < 2:
+    board = instance.board
+    firsts, areas = np.unique(board.region_labels()[board.open_cells], return_counts=True)
+    if firsts.size < 2:
         return None  # the area check covers the whole board
     sizes = sorted({r.piece.size for r in instance.rules if r.max > 0})
-    biggest = max(len(reg) for reg in regions)
+    biggest = int(areas.max())
     reach = _sums_bitset(biggest, [(s, 0, biggest) for s in sizes])
-    for reg in regions:
-        if not (reach >> len(reg)) & 1:
+    for first, area in zip(firsts.tolist(), areas.tolist()):
+        if not (reach >> area) & 1:
             return (
-                f"the region of {len(reg)} open cells containing {reg[0]} cannot be made "
+                f"the region of {area} open cells containing {divmod(first, board.cols)} cannot be made "
                 f"from pieces of size {', '.join(map(str, sizes))}"
             )
     return None

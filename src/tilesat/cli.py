@@ -27,7 +27,7 @@ from . import __version__
 from .compare import compare, parse_list, plot
 from .counting import count_tilings, iter_tilings_by
 from .checks import area_check, placement_check, region_check
-from .encodings import DEFAULT_ENCODING, ENCODINGS, get_encoding
+from .encodings import DEFAULT_ENCODING, ENCODINGS, check_encoding
 from .errors import TilesatError
 from .formula import CARD_ENCODINGS, DEFAULT_CARD, compile_formula
 from .generate import generate_unique
@@ -58,7 +58,7 @@ EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3
 FileArg = Annotated[Path, typer.Argument(help="Instance file (header lines, then a grid of '.' and '#').", show_default=False)]
 PiecesOpt = Annotated[Optional[str], typer.Option("--pieces", help="Override the file's 'pieces:' header, e.g. 'L4' or 'pentominoes:1'.")]
 WrapOpt = Annotated[Optional[str], typer.Option("--wrap", help="Override 'wrap:': none, rows, columns or both.")]
-EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: {', '.join(ENCODINGS)}.")]
+EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: auto (pairwise on tight boards, else commander), {', '.join(ENCODINGS)}.")]
 SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
 CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
@@ -446,7 +446,7 @@ def compare_cmd(
     Exit 1 when two runs disagree (or one fails): that is a bug found."""
     _check_new([csv_out, json_out, plot_out], force)
     instances = [(f.name, _load(f, None, None)) for f in files]
-    enc_list = parse_list(encodings, ENCODINGS, "encodings", lambda n: (get_encoding(n), n)[1])
+    enc_list = parse_list(encodings, ENCODINGS, "encodings", check_encoding)
     solver_list = parse_list(solvers, [], "solvers")
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),

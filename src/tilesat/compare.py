@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from .encodings import ENCODINGS, get_encoding
+from .encodings import ENCODINGS, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, check_card_name
 from .instance import Instance
@@ -180,7 +180,7 @@ def compare(
     if repeat < 1:
         raise TilesatError("--repeat must be at least 1")
     for e in encodings:
-        get_encoding(e)
+        check_encoding(e)
     solvers = [check_solver_name(s) for s in solvers]
     if any(s.startswith(EXTERNAL_PREFIX) for s in solvers):
         raise TilesatError("compare runs PySAT solvers; compare external ones with export and your own timing")

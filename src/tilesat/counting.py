@@ -39,7 +39,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .checks import obstruction, placement_check
-from .encodings import DEFAULT_ENCODING, get_encoding
+from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
 from .instance import INF, Instance
@@ -358,7 +358,7 @@ def count_tilings(
         raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(METHODS)}")
     if jobs < 1:
         raise TilesatError("--jobs must be at least 1")
-    get_encoding(encoding)
+    check_encoding(encoding)
     check_card_name(card)
     solver = check_solver_name(solver)
     if timeout is not None and not solver.startswith(EXTERNAL_PREFIX):

@@ -33,7 +33,7 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from .encodings import DEFAULT_ENCODING, get_encoding
+from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
 from .instance import Instance
@@ -113,7 +113,7 @@ class PackResult:
 
 def compile_packing(instance: Instance, objective: str = "pieces", encoding: str = DEFAULT_ENCODING,
                     card: str = DEFAULT_CARD) -> tuple[Formula, Objective]:
-    get_encoding(encoding)
+    check_encoding(encoding)
     check_card_name(card)
     placements = generate_placements(instance)
     formula = compile_formula(placements, encoding, card, allow_empty=True)

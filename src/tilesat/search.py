@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .checks import obstruction, placement_check
-from .encodings import DEFAULT_ENCODING, get_encoding
-from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
+from .encodings import DEFAULT_ENCODING, check_encoding
+from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula, resolve_encoding
 from .instance import Instance
 from .placements import Placements, generate_placements
 from .errors import TilesatError
@@ -63,7 +63,7 @@ class TilingSearch:
             # thread (glucose4 honours it), so a timeout would silently hang.
             raise TilesatError("--timeout works with external solvers (--solver ext:COMMAND); PySAT solvers run to the end")
         self.timeout = timeout
-        get_encoding(encoding)  # unknown names fail here, before any work
+        check_encoding(encoding)  # unknown names fail here, before any work
         check_card_name(card)
         self.encoding = encoding
         self.card = card
@@ -80,6 +80,8 @@ class TilingSearch:
             self.reason = placement_check(self.placements)  # the board checks ran above
             # Compile even when a quick check answered, so that info and stats
             # describe the same formula whatever the verdict.
+            encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
+            self.encoding = encoding
             self._progress(f"compiling {len(self.placements):,} placements to CNF ({encoding})")
             self.formula = compile_formula(self.placements, encoding, card)
         self.compile_seconds = time.perf_counter() - t0

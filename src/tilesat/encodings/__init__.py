@@ -12,6 +12,9 @@ Auxiliary variables are numbered from ``top + 1``; the new top is returned.
 
 Adding an encoding: write the module, add one line to ``ENCODINGS``, and a
 note in the repository's ``encodings/`` folder (its sizes are tested).
+
+``auto`` (the default) is not an encoding but a choice made per instance by
+:func:`choose_encoding`, from how many placements compete for a cell.
 """
 
 from __future__ import annotations
@@ -29,14 +32,38 @@ ENCODINGS = {
     "commander": commander.exactly_one,
     "bitwise": bitwise.exactly_one,
 }
-DEFAULT_ENCODING = "commander"
+AUTO = "auto"
+DEFAULT_ENCODING = AUTO
+
+#: ``auto`` picks pairwise when the average open cell has at most this many
+#: candidate placements, else commander.  Measured (README, "Choosing an
+#: encoding"): on tight boards (L-Panel puzzles 6-9, dominoes 4, the X torus
+#: 5) the time is building and loading the formula and pairwise, the
+#: smallest without auxiliary variables, is 1.2-1.8x faster; from about 10
+#: (L-trominoes on an open board: 10-12) CaDiCaL needs commander's
+#: auxiliaries to search well (64x64 L-trominoes: 0.19 s against 5.4 s).
+AUTO_PAIRWISE_UP_TO = 9.0
+
+
+def check_encoding(name: str) -> str:
+    """``name`` if it is an encoding or ``auto``; a clear error if not."""
+    if name != AUTO and name not in ENCODINGS:
+        raise TilesatError(f"unknown encoding {name!r}; choose one of: {AUTO}, {', '.join(ENCODINGS)}")
+    return name
+
+
+def choose_encoding(mean_candidates: float) -> str:
+    """The encoding ``auto`` stands for, given the average number of literals
+    per exactly-one constraint (placements per open cell)."""
+    return "pairwise" if mean_candidates <= AUTO_PAIRWISE_UP_TO else "commander"
 
 
 def get_encoding(name: str):
-    try:
-        return ENCODINGS[name]
-    except KeyError:
-        raise TilesatError(f"unknown encoding {name!r}; choose one of: {', '.join(ENCODINGS)}") from None
+    """The ``exactly_one`` function of a named encoding (``auto`` is resolved
+    per instance by :func:`tilesat.formula.compile_formula`, not here)."""
+    if check_encoding(name) == AUTO:
+        raise TilesatError("encoding 'auto' depends on the instance: resolve it with choose_encoding()")
+    return ENCODINGS[name]
 
 
 def exactly_one(lits, top: int, encoding: str = DEFAULT_ENCODING) -> tuple[list[list[int]], int]:
@@ -44,5 +71,7 @@ def exactly_one(lits, top: int, encoding: str = DEFAULT_ENCODING) -> tuple[list[
     arr = np.asarray([list(lits)], dtype=np.int64)
     if arr.shape[1] == 0:
         return [[]], top
+    if encoding == AUTO:
+        encoding = choose_encoding(arr.shape[1])
     blocks, top = get_encoding(encoding)(arr, top)
     return [row for b in blocks for row in b.tolist()], top
