@@ -9,7 +9,7 @@ from oracle import TooHard, brute_force_tilings, tiling_checker
 from tilesat import Board, Instance, PieceRule, builtin_piece, check_unique, iter_tilings
 from tilesat.encodings import ENCODINGS
 from tilesat.instance import INF
-from tilesat.pieces import Piece, parse_drawing
+from tilesat.pieces import parse_drawing
 
 CAP = 40  # compare at most this many tilings (a 6x6 domino board has 6728)
 SOLVERS = ["cadical195", "glucose4"]

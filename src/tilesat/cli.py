@@ -60,6 +60,7 @@ PiecesOpt = Annotated[Optional[str], typer.Option("--pieces", help="Override the
 WrapOpt = Annotated[Optional[str], typer.Option("--wrap", help="Override 'wrap:': none, rows, columns or both.")]
 EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: auto (pairwise on tight boards, else commander), {', '.join(ENCODINGS)}.")]
 SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
+MethodOpt = Annotated[str, typer.Option("--method", help="auto (dancing links when each piece is used at most once, else SAT), sat or dlx (dancing links, xcover).")]
 CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds an external (ext:COMMAND) solver may run.")]
@@ -138,6 +139,8 @@ def _json(result: Result) -> str:
 
 def _stats_line(result: Result) -> str:
     s = result.stats
+    if s.get("method") == "dlx":
+        return f"dancing links (xcover), {s['placements'] or 0} placements, {s['seconds']:.3f} s"
     size = f"{s['variables']} variables, {s['clauses']} clauses, " if s["variables"] is not None else ""
     return f"{size}{s['encoding']} + {s['solver']}, {s['seconds']:.3f} s"
 
@@ -145,6 +148,8 @@ def _stats_line(result: Result) -> str:
 def _none_text(result: Result) -> str:
     if result.reason:
         return f"none: no tiling exists ({result.reason})"
+    if result.stats.get("method") == "dlx":
+        return "none: no tiling exists (dancing links tried every placement)"
     return "none: no tiling exists (the solver proved it)"
 
 
@@ -177,7 +182,7 @@ def _check_new(paths, force: bool) -> None:
             raise TilesatError(f"{p} exists; pass --force to overwrite it")
 
 
-def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
+def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
             svg=None, png=None, force=False) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     instance = _load(file, pieces, wrap)
@@ -185,7 +190,7 @@ def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, 
         check_proof_dir(proof)
     _check_new([svg, png], force)
     with _progress() as progress:
-        result = task(instance, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
+        result = task(instance, method, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
     if proof is not None and result.verdict in ("none", "unique"):
         write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
         result.stats["proof"] = str(proof)
@@ -203,6 +208,7 @@ def _search(task, file, encoding, solver, card, pieces, wrap, as_json, timeout, 
 @friendly
 def solve_cmd(
     file: FileArg,
+    method: MethodOpt = "auto",
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,
     card: CardOpt = DEFAULT_CARD,
@@ -216,7 +222,7 @@ def solve_cmd(
     force: ForceOpt = False,
 ):
     """Find one tiling of the board, or show that there is none (exit 3)."""
-    result = _search(solve, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
+    result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
                      {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force)
     raise typer.Exit(EXIT_NONE if result.verdict == "none" else 0)
 
@@ -225,6 +231,7 @@ def solve_cmd(
 @friendly
 def check_unique_cmd(
     file: FileArg,
+    method: MethodOpt = "auto",
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,
     card: CardOpt = DEFAULT_CARD,
@@ -238,7 +245,7 @@ def check_unique_cmd(
     force: ForceOpt = False,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
-    result = _search(check_unique, file, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
+    result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
     }, svg, png, force)

@@ -30,7 +30,6 @@ import os
 import sys
 import signal
 import time
-import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,6 +38,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .checks import obstruction, placement_check
+from .dlx import covers, dlx_options, dlx_problem  # noqa: F401  (dlx_options: re-exported)
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
@@ -85,14 +85,6 @@ class CountResult:
 
 
 # --- which method ---------------------------------------------------------
-
-def dlx_problem(instance: Instance) -> str | None:
-    """Why exact cover cannot express the piece counts (None: it can)."""
-    for r in instance.rules:
-        if r.max != INF and r.max > 1 or (r.min > 0 and r.min != r.max) or r.min > 1:
-            return f"piece {r.name} has count {r.count_text()}; exact cover expresses *, 1 and 0..1 only"
-    return None
-
 
 def choose_method(instance: Instance, limit: int | None) -> tuple[str, str]:
     """(method, why) for ``--method auto``."""
@@ -205,29 +197,10 @@ class Context:
         self.exhausted = search.exhausted
 
     def _dlx(self, forced, limit):
-        with warnings.catch_warnings():  # numba's type-safety warnings when it compiles xcover
-            warnings.simplefilter("ignore")
-            import xcover  # numba-compiled: imported only when dlx runs
-
-        options, primary, secondary, index = dlx_options(self.placements, forced)
         P = self.placements
         n = 0
         self.exhausted = True
-        if not primary:
-            solutions = iter([[]])  # the forced placement covered everything: one way
-        elif not options:
-            solutions = iter([])
-        elif len(primary) == 1:
-            # xcover 0.2.6 raises IndexError when only one item occurs; with one
-            # primary item each option holding it is a whole solution
-            solutions = iter([[j] for j, items in enumerate(options) if primary[0] in items])
-        else:
-            solutions = xcover.covers(options, primary=primary, secondary=secondary)
-        # xcover yields option indices; ``index`` maps them back to placements
-        for sol in solutions:
-            chosen = index[np.asarray(sol, dtype=np.int64)]
-            if forced is not None:
-                chosen = np.append(chosen, forced)
+        for chosen in covers(P, forced):
             if n == 0:  # the first tiling of each unit through the full checker
                 verify_tiling(self.instance, Tiling.from_placements(P, chosen.tolist()))
             elif self._sizes[chosen].sum() != self.instance.board.area:
@@ -280,42 +253,6 @@ def _quiet_stdout():
     finally:
         os.dup2(saved, 1)
         os.close(saved)
-
-
-def dlx_options(placements: Placements, forced: int | None = None):
-    """The exact-cover problem of the placements: options (lists of items),
-    primary items (open cells, pieces used exactly once), secondary items
-    (pieces used at most once) and the placement index of each option.  With
-    ``forced``, the sub-problem left once that placement is down."""
-    instance = placements.instance
-    problem = dlx_problem(instance)
-    if problem:
-        raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
-    ncells = instance.board.rows * instance.board.cols
-    piece_item = {}
-    primary, secondary = [int(x) for x in instance.board.open_cells], []
-    for k, r in enumerate(instance.rules):
-        if r.max == 1:
-            piece_item[k] = ncells + k
-            (primary if r.min == 1 else secondary).append(ncells + k)
-    taken: set[int] = set()
-    if forced is not None:
-        taken = set(placements.cells_of(forced).tolist())
-        if int(placements.rule[forced]) in piece_item:
-            taken.add(piece_item[int(placements.rule[forced])])
-    options, index = [], []
-    for i in range(len(placements)):
-        items = placements.cells_of(i).tolist()
-        k = int(placements.rule[i])
-        if k in piece_item:
-            items.append(piece_item[k])
-        if taken and (i == forced or not taken.isdisjoint(items)):
-            continue
-        options.append(items)
-        index.append(i)
-    primary = [x for x in primary if x not in taken]
-    secondary = [x for x in secondary if x not in taken]
-    return options, primary, secondary, np.asarray(index, dtype=np.int64)
 
 
 # --- the driver -----------------------------------------------------------

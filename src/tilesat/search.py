@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .checks import obstruction, placement_check
+from .dlx import CoversInterrupted, dlx_problem, first_covers
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula, resolve_encoding
 from .instance import Instance
@@ -167,7 +168,36 @@ class Interrupted(KeyboardInterrupt):
         self.tilings = tilings
 
 
-def _first(instance, count, **options) -> tuple[list[Tiling], TilingSearch]:
+SEARCH_METHODS = ("auto", "sat", "dlx")
+SAT_DEFAULTS = {"encoding": DEFAULT_ENCODING, "solver": DEFAULT_SOLVER, "card": DEFAULT_CARD, "timeout": None}
+
+
+def choose_search_method(instance: Instance, encoding: str = DEFAULT_ENCODING, solver: str = DEFAULT_SOLVER,
+                         card: str = DEFAULT_CARD, timeout: float | None = None) -> tuple[str, str]:
+    """(method, why) for ``method="auto"``: dancing links for puzzles that use
+    each piece at most once, where it finds two tilings of a pentomino
+    rectangle in milliseconds and CDCL takes seconds; SAT otherwise, and
+    whenever a SAT option was asked for."""
+    if (encoding, solver, card, timeout) != tuple(SAT_DEFAULTS.values()):
+        return "sat", "SAT options were given"
+    if dlx_problem(instance) is None and all(r.max <= 1 for r in instance.rules):
+        return "dlx", "each piece at most once: an exact-cover puzzle for dancing links"
+    return "sat", "pieces that may repeat: SAT"
+
+
+def _first(instance: Instance, count: int, method: str = "auto", **options) -> tuple[list[Tiling], str | None, dict]:
+    """Up to ``count`` verified tilings, the quick checks' reason, and stats."""
+    if method not in SEARCH_METHODS:
+        raise TilesatError(f"unknown method {method!r}; choose one of: {', '.join(SEARCH_METHODS)}")
+    why = "chosen with --method"
+    if method == "auto":
+        sat_options = {k: options[k] for k in ("encoding", "solver", "card", "timeout") if k in options}
+        method, why = choose_search_method(instance, **sat_options)
+    if method == "dlx":
+        asked = {k: v for k, v in options.items() if k in SAT_DEFAULTS and v != SAT_DEFAULTS[k]}
+        if asked:
+            raise TilesatError(f"--{', --'.join(asked)}: SAT options, but --method dlx does not use a SAT solver")
+        return _first_by_dlx(instance, count, options.get("progress"), why)
     found: list[Tiling] = []
     try:
         with TilingSearch(instance, **options) as search:
@@ -177,20 +207,52 @@ def _first(instance, count, **options) -> tuple[list[Tiling], TilingSearch]:
         raise
     except KeyboardInterrupt as e:
         raise Interrupted(found) from e
-    return found, search
+    return found, search.reason, {"method": "sat", "method_reason": why, **search.stats()}
 
 
-def solve(instance: Instance, **options) -> Result:
-    """One verified tiling (verdict ``solved``) or ``none``."""
-    found, search = _first(instance, 1, **options)
-    return Result("solved" if found else "none", found, search.reason, search.stats())
+def _first_by_dlx(instance: Instance, count: int, progress, why: str) -> tuple[list[Tiling], str | None, dict]:
+    progress = progress or (lambda message, done=None, total=None: None)
+    if (problem := dlx_problem(instance)) is not None:
+        raise TilesatError(f"--method dlx: {problem}; use --method sat")
+    t0 = time.perf_counter()
+    reason, placements = obstruction(instance), None
+    if reason is None:
+        progress("generating placements")
+        placements = generate_placements(instance)
+        reason = placement_check(placements)
+    t1 = time.perf_counter()
+
+    def verified(chosen) -> list[Tiling]:
+        return [verify_tiling(instance, Tiling.from_placements(placements, c.tolist())) for c in chosen]
+
+    found: list[Tiling] = []
+    if reason is None:
+        progress("searching by dancing links (xcover)")
+        try:
+            found = verified(first_covers(placements, count))
+        except CoversInterrupted as e:
+            raise Interrupted(verified(e.found)) from None
+    t2 = time.perf_counter()
+    stats = {"method": "dlx", "method_reason": why,
+             "placements": len(placements) if placements is not None else None,
+             "variables": None, "clauses": None, "encoding": None, "card": None, "solver": "xcover",
+             "compile_seconds": round(t1 - t0, 6), "solve_seconds": round(t2 - t1, 6), "seconds": round(t2 - t0, 6)}
+    return found, reason, stats
 
 
-def check_unique(instance: Instance, **options) -> Result:
-    """Verdict ``unique``, ``multiple`` (with two tilings) or ``none``."""
-    found, search = _first(instance, 2, **options)
+def solve(instance: Instance, method: str = "auto", **options) -> Result:
+    """One verified tiling (verdict ``solved``) or ``none``.  ``method``:
+    ``sat``, ``dlx`` (dancing links) or ``auto`` (:func:`choose_search_method`)."""
+    found, reason, stats = _first(instance, 1, method, **options)
+    return Result("solved" if found else "none", found, reason, stats)
+
+
+def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
+    """Verdict ``unique``, ``multiple`` (with two tilings) or ``none``;
+    ``method`` as for :func:`solve`."""
+    found, reason, stats = _first(instance, 2, method, **options)
     verdict = {0: "none", 1: "unique", 2: "multiple"}[len(found)]
-    return Result(verdict, found, search.reason, search.stats())
+    return Result(verdict, found, reason, stats)
 
 
 def iter_tilings(instance: Instance, limit: int | None = None, **options) -> Iterator[Tiling]:

@@ -1,0 +1,98 @@
+"""solve / check-unique by dancing links (--method dlx) and by SAT must give
+the oracle's answer; auto picks dlx for puzzles using each piece at most
+once; Ctrl-C stops a dancing-links search that never returns to Python."""
+
+import json
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from test_cli import run
+from test_property import as_key, instances, oracle, oracle_checker
+
+from tilesat import Instance, PieceRule, check_unique, load_instance, solve
+from tilesat.dlx import dlx_problem
+from tilesat.errors import TilesatError
+from tilesat.search import Interrupted, choose_search_method
+
+INSTANCES = Path(__file__).resolve().parent.parent / "instances"
+
+
+@settings(max_examples=80, deadline=None)
+@given(instances())
+def test_dlx_and_sat_agree_with_the_oracle(instance):
+    truth = oracle(instance)
+    expected = {0: "none", 1: "unique"}.get(len(truth), "multiple")
+    accepts = oracle_checker(instance)
+    methods = ["sat", "auto"] + (["dlx"] if dlx_problem(instance) is None else [])
+    for method in methods:
+        result = check_unique(instance, method)
+        assert result.verdict == expected, method
+        assert all(accepts(as_key(t)) for t in result.tilings)
+        assert len({as_key(t) for t in result.tilings}) == len(result.tilings)
+        found = solve(instance, method)
+        assert found.verdict == ("none" if not truth else "solved")
+        assert all(accepts(as_key(t)) for t in found.tilings)
+
+
+def test_auto_picks_dancing_links_for_each_piece_once():
+    pent = load_instance(INSTANCES / "pentomino-6x10.txt")
+    lpanel = load_instance(INSTANCES / "lpanel-20x20.txt")
+    assert choose_search_method(pent)[0] == "dlx"
+    assert choose_search_method(pent, encoding="bitwise")[0] == "sat"  # asked for a SAT option
+    assert choose_search_method(lpanel)[0] == "sat"  # L4 any number of times
+    result = check_unique(pent)
+    assert result.verdict == "multiple" and result.stats["method"] == "dlx"
+    assert check_unique(pent, "sat").verdict == "multiple"
+    assert check_unique(lpanel).stats["method"] == "sat"
+    two_or_three = Instance(lpanel.board, tuple(PieceRule(r.piece, r.orient, 2, 3) for r in lpanel.rules))
+    with pytest.raises(TilesatError, match="exact cover expresses"):
+        check_unique(two_or_three, "dlx")
+    with pytest.raises(TilesatError, match="does not use a SAT solver"):
+        check_unique(pent, "dlx", encoding="pairwise")
+
+
+def test_cli_method_option():
+    res = run("check-unique", INSTANCES / "pentomino-3x20.txt", "--json")
+    assert res.exit_code == 1
+    data = json.loads(res.output)
+    assert data["stats"]["method"] == "dlx" and data["verdict"] == "multiple"
+    tilings = [t for t in data["tilings"]]
+    assert tilings[0] != tilings[1]
+    res = run("check-unique", INSTANCES / "lpanel-8x8.txt", "--method", "dlx")
+    assert res.exit_code == 0 and res.output.startswith("unique")
+    res = run("check-unique", INSTANCES / "lpanel-6x6-none.txt", "--method", "dlx")
+    assert res.exit_code == 3 and res.output.startswith("none")
+    res = run("solve", INSTANCES / "pentomino-6x10.txt", "--method", "dlx", "--solver", "glucose4")
+    assert res.exit_code == 2 and "does not use a SAT solver" in res.output
+    res = run("solve", INSTANCES / "pentomino-6x10.txt", "--method", "nosuch")
+    assert res.exit_code == 2 and "unknown method 'nosuch'" in res.output
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the search runs in a forked child on POSIX only")
+def test_ctrl_c_stops_a_search_stuck_in_compiled_code(monkeypatch):
+    import tilesat.dlx as dlx
+
+    real = dlx.covers
+
+    def stuck(placements, forced=None):
+        # like numba code between solutions: deaf to SIGINT, never yielding
+        yield next(real(placements, forced))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        time.sleep(60)
+        yield from ()
+
+    monkeypatch.setattr(dlx, "covers", stuck)  # the forked child inherits the patch
+    pent = load_instance(INSTANCES / "pentomino-6x10.txt")
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    t0 = time.perf_counter()
+    with pytest.raises(Interrupted) as caught:
+        check_unique(pent, "dlx")
+    assert time.perf_counter() - t0 < 10
+    assert len(caught.value.tilings) == 1  # what it had: one verified tiling
+    assert not multiprocessing.active_children()  # the child was stopped
