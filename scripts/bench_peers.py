@@ -3,7 +3,7 @@
 
 - check-unique on L-Panel boards (8x8 up to 40x40), the pentomino rectangles
   and a 128x128 deficient L-tromino board: tilesat with its default settings
-  against OR-Tools CP-SAT with the exact-cover model of the published
+  (and, where they pick dancing links, also with ``--method sat``) against OR-Tools CP-SAT with the exact-cover model of the published
   L-Panel solver (one Boolean per placement, ``AddExactlyOne`` per cell and
   per piece used once; find a tiling, forbid it, solve again), with one
   worker and with CP-SAT's default number of workers.  Both sides start
@@ -103,19 +103,28 @@ def main(argv=None) -> None:
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"OR-Tools {ortools.__version__}; median of {args.repeat} runs, seconds\n")
-    print("| instance | task | answer | tilesat | CP-SAT 1 worker | CP-SAT default workers | xcover | tilesat / CP-SAT 1w | tilesat / xcover |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| instance | task | answer | tilesat | (method) | tilesat --method sat | CP-SAT 1 worker | "
+          "CP-SAT default workers | xcover | tilesat / CP-SAT 1w | tilesat / xcover |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in UNIQUE:
         if args.only and name not in args.only:
             continue
         instance = load_instance(INSTANCES / name)
+        method = check_unique(instance).stats["method"]  # what the defaults pick
         ours, verdict = median_time(lambda: check_unique(instance).verdict, args.repeat)
+        if method == "sat":
+            sat_text = "(same)"
+        else:
+            sat, v0 = median_time(lambda: check_unique(instance, "sat").verdict, args.repeat)
+            if v0 != verdict:
+                raise SystemExit(f"BUG: {name}: tilesat says {verdict} by {method}, {v0} by sat")
+            sat_text = f"{sat:.3f}"
         one, v1 = median_time(lambda: cpsat_unique(instance, 1), args.repeat)
         many, v2 = median_time(lambda: cpsat_unique(instance, 0), args.repeat)
         if not verdict == v1 == v2:
             raise SystemExit(f"BUG: {name}: tilesat says {verdict}, CP-SAT {v1} / {v2}")
-        print(f"| {name} | check-unique | {verdict} | {ours:.3f} | {one:.3f} | {many:.3f} | — | {ours / one:.2f} | — |",
-              flush=True)
+        print(f"| {name} | check-unique | {verdict} | {ours:.3f} | {method} | {sat_text} | {one:.3f} | {many:.3f} | — "
+              f"| {ours / one:.2f} | — |", flush=True)
     for name in COUNT:
         if args.only and name not in args.only:
             continue
@@ -124,7 +133,8 @@ def main(argv=None) -> None:
         theirs, m = median_time(lambda: xcover_count(instance), args.repeat)
         if n != m:
             raise SystemExit(f"BUG: {name}: tilesat counts {n}, xcover {m}")
-        print(f"| {name} | count | {n:,} | {ours:.3f} | — | — | {theirs:.3f} | — | {ours / theirs:.2f} |", flush=True)
+        print(f"| {name} | count | {n:,} | {ours:.3f} | dlx | — | — | — | {theirs:.3f} | — | {ours / theirs:.2f} |",
+              flush=True)
     print(f"\n(run: {' '.join(sys.argv)})", file=sys.stderr)
 
 
