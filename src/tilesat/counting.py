@@ -41,7 +41,7 @@ from .checks import obstruction, placement_check
 from .dlx import covers, dlx_options, dlx_problem  # noqa: F401  (dlx_options: re-exported)
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
-from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
+from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula, resolve_encoding
 from .instance import INF, Instance
 from .placements import Placements, generate_placements
 from .search import TilingSearch, iter_tilings
@@ -317,6 +317,7 @@ def count_tilings(
     report = progress or (lambda tilings, done, total: None)
 
     placements = generate_placements(instance)
+    result.encoding = encoding = resolve_encoding(encoding, placements)  # what "auto" stands for here
     reason = obstruction(instance) or placement_check(placements)
     group = symmetry_group(placements) if up_to_symmetry else None
     if group is not None:

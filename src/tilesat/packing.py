@@ -220,7 +220,7 @@ def pack(
     done = time.perf_counter()
     stats = {
         "placements": len(formula.placements), "variables": formula.nvars, "clauses": formula.nclauses,
-        "encoding": encoding, "card": card, "solver": solver_name,
+        "encoding": formula.encoding, "card": card, "solver": solver_name,
         "compile_seconds": round(compiled - t0, 6), "solve_seconds": round(done - compiled, 6),
         "seconds": round(done - t0, 6),
     }

@@ -91,7 +91,7 @@ def write_proof(
         "verdict": verdict,
         "claim": "the board has no tiling" if verdict == "none" else "the board has no tiling other than this one",
         "tiling": tiling.to_json() if verdict == "unique" else None,
-        "encoding": encoding,
+        "encoding": formula.encoding,  # the concrete one ("auto" resolved)
         "card": card,
     }, prover)
 
@@ -126,7 +126,7 @@ def write_pack_proof(instance: Instance, directory: str | Path, result, encoding
         "objective": result.objective,
         "optimum": result.optimum,
         "packing": result.packing.to_json() if result.packing is not None else None,
-        "encoding": encoding,
+        "encoding": formula.encoding,
         "card": card,
     }, prover)
 
