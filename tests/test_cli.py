@@ -109,6 +109,11 @@ def test_info():
     assert set(data["encodings"]) == {"pairwise", "seqcounter", "ladder", "product", "commander", "bitwise"}
     assert data["placements"] > 0 and all(v is None for v in data["checks"].values())
     assert data["encodings"]["pairwise"]["variables"] == data["placements"]
+    # 97 placements of 4 cells over 44 open cells: 8.8 a cell, so auto is pairwise; L4 repeats: SAT
+    assert data["candidates_per_cell"] == round(4 * data["placements"] / data["board"]["open"], 2) == 8.82
+    assert data["auto_encoding"] == "pairwise" and data["search_method"] == "sat"
+    pent = json.loads(run("info", INSTANCES / "pentomino-6x10.txt", "--json").output)
+    assert pent["auto_encoding"] == "commander" and pent["search_method"] == "dlx"
     res = run("info", INSTANCES / "lpanel-8x8.txt")
     assert res.exit_code == 0 and "ladder" in res.output and "check area: ok" in res.output
 

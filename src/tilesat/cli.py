@@ -29,7 +29,7 @@ from .counting import count_tilings, iter_tilings_by
 from .checks import area_check, placement_check, region_check
 from .encodings import DEFAULT_ENCODING, ENCODINGS, check_encoding
 from .errors import TilesatError
-from .formula import CARD_ENCODINGS, DEFAULT_CARD, compile_formula
+from .formula import CARD_ENCODINGS, DEFAULT_CARD, compile_formula, resolve_encoding
 from .generate import generate_unique
 from .board import Board
 from .instance import Instance, format_instance, load_instance, parse_pieces
@@ -37,7 +37,7 @@ from .pictures import save_pictures
 from .pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
 from .placements import generate_placements
 from .render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
-from .search import Result, check_unique, solve
+from .search import Result, check_unique, choose_search_method, solve
 from .solvers import DEFAULT_SOLVER
 from .dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
 from .packing import pack
@@ -738,6 +738,9 @@ def info_cmd(
             for r, n in zip(instance.rules, per_rule)
         ],
         "placements": len(placements),
+        "candidates_per_cell": round(float(placements.coverage()[board.open_cells].sum()) / max(board.area, 1), 2),
+        "auto_encoding": resolve_encoding("auto", placements),
+        "search_method": choose_search_method(instance)[0],
         "encodings": sizes,
         "card": card,
         "checks": checks,
@@ -754,7 +757,9 @@ def info_cmd(
     for p in data["pieces"]:
         t.add_row(p["piece"], str(p["size"]), f"{p['orientations']} ({p['orient']})", p["count"], str(p["placements"]))
     out.print(t)
-    out.print(f"placements: {len(placements)}", markup=False)
+    out.print(f"placements: {len(placements)}, {data['candidates_per_cell']} per open cell on average: "
+              f"--encoding auto picks {data['auto_encoding']}; check-unique's --method auto picks {data['search_method']}",
+              markup=False)
     t = Table("encoding", "variables", "clauses", "literals", title=f"formula (counts with {card})", title_justify="left")
     for name, s in sizes.items():
         t.add_row(name, str(s["variables"]), str(s["clauses"]), str(s["literals"]))
