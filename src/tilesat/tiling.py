@@ -64,8 +64,8 @@ def _order(tile: Tile) -> tuple:
 
 def tiling_from_model(placements: Placements, model) -> tuple[Tiling, list[int]]:
     """The tiling a model describes, and the placement indices it chose."""
-    P = len(placements)
-    chosen = [lit - 1 for lit in model if 0 < lit <= P]
+    lits = np.fromiter(model, dtype=np.int64)  # a 10^6-variable model: one pass in C
+    chosen = (lits[(lits > 0) & (lits <= len(placements))] - 1).tolist()
     return Tiling.from_placements(placements, chosen), chosen
 
 
