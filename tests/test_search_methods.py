@@ -2,6 +2,7 @@
 the oracle's answer; auto picks dlx for puzzles using each piece at most
 once; Ctrl-C stops a dancing-links search that never returns to Python."""
 
+import itertools
 import json
 import multiprocessing
 import os
@@ -96,3 +97,26 @@ def test_ctrl_c_stops_a_search_stuck_in_compiled_code(monkeypatch):
     assert time.perf_counter() - t0 < 10
     assert len(caught.value.tilings) == 1  # what it had: one verified tiling
     assert not multiprocessing.active_children()  # the child was stopped
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the search runs in a forked child on POSIX only")
+def test_ctrl_c_stops_a_dancing_links_count(monkeypatch):
+    import tilesat.dlx as dlx
+    from tilesat.counting import count_tilings
+
+    real = dlx.covers
+
+    def stuck(placements, forced=None):
+        yield from itertools.islice(real(placements, forced), 3)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        time.sleep(60)
+        yield from ()
+
+    monkeypatch.setattr(dlx, "covers", stuck)
+    pent = load_instance(INSTANCES / "pentomino-6x10.txt")
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    t0 = time.perf_counter()
+    result = count_tilings(pent, "dlx")
+    assert time.perf_counter() - t0 < 10
+    assert result.interrupted and not result.exact and result.count == 3  # the three it had, as a lower bound
+    assert not multiprocessing.active_children()

@@ -38,7 +38,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .checks import obstruction, placement_check
-from .dlx import covers, dlx_options, dlx_problem  # noqa: F401  (dlx_options: re-exported)
+from .dlx import dlx_options, dlx_problem, stream_covers  # noqa: F401  (dlx_options: re-exported)
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula, resolve_encoding
@@ -200,7 +200,7 @@ class Context:
         P = self.placements
         n = 0
         self.exhausted = True
-        for chosen in covers(P, forced):
+        for chosen in stream_covers(P, forced):
             if n == 0:  # the first tiling of each unit through the full checker
                 verify_tiling(self.instance, Tiling.from_placements(P, chosen.tolist()))
             elif self._sizes[chosen].sum() != self.instance.board.area:
