@@ -59,8 +59,7 @@ def main(argv=None):
     print("|---|---|---|---|---|---|---|")
     for name, instance in cases:
         placements = generate_placements(instance)
-        board = instance.board
-        mean = placements.coverage()[board.open_cells].sum() / max(board.area, 1)
+        mean = placements.candidates_per_cell()
         medians, rounds = median_seconds(instance, args.repeat, args.give_up)
         pw, cm = medians["pairwise"], medians["commander"]
         print(f"| {name} | {mean:.1f} | {pw:.4f} | {cm:.4f} | {pw / cm:.2f} | {rounds} | "

@@ -738,7 +738,7 @@ def info_cmd(
             for r, n in zip(instance.rules, per_rule)
         ],
         "placements": len(placements),
-        "candidates_per_cell": round(float(placements.coverage()[board.open_cells].sum()) / max(board.area, 1), 2),
+        "candidates_per_cell": round(placements.candidates_per_cell(), 2),
         "auto_encoding": resolve_encoding("auto", placements),
         "search_method": choose_search_method(instance)[0],
         "encodings": sizes,

@@ -38,7 +38,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .checks import obstruction, placement_check
-from .dlx import dlx_options, dlx_problem, stream_covers  # noqa: F401  (dlx_options: re-exported)
+from .dlx import dlx_problem, stream_covers
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula, resolve_encoding

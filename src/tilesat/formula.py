@@ -166,9 +166,7 @@ def resolve_encoding(encoding: str, placements: Placements) -> str:
     if encoding != AUTO:
         get_encoding(encoding)  # unknown names fail here
         return encoding
-    board = placements.instance.board
-    area = max(board.area, 1)
-    return choose_encoding(float(placements.coverage()[board.open_cells].sum()) / area)
+    return choose_encoding(placements.candidates_per_cell())
 
 
 def compile_formula(

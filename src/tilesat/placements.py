@@ -52,6 +52,12 @@ class Placements:
         board = self.instance.board
         return np.bincount(self.cells, minlength=board.rows * board.cols)
 
+    def candidates_per_cell(self) -> float:
+        """How many placements cover an open cell, on average (what
+        ``--encoding auto`` decides by)."""
+        board = self.instance.board
+        return float(self.coverage()[board.open_cells].sum()) / max(board.area, 1)
+
     def by_cell(self) -> tuple[np.ndarray, np.ndarray]:
         """CSR from cells to placements: ``(cell_indptr, placement_ids)``.
 

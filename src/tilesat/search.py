@@ -191,7 +191,7 @@ def _first(instance: Instance, count: int, method: str = "auto", **options) -> t
         raise TilesatError(f"unknown method {method!r}; choose one of: {', '.join(SEARCH_METHODS)}")
     why = "chosen with --method"
     if method == "auto":
-        sat_options = {k: options[k] for k in ("encoding", "solver", "card", "timeout") if k in options}
+        sat_options = {k: options[k] for k in SAT_DEFAULTS if k in options}
         method, why = choose_search_method(instance, **sat_options)
     if method == "dlx":
         asked = {k: v for k, v in options.items() if k in SAT_DEFAULTS and v != SAT_DEFAULTS[k]}

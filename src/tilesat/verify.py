@@ -80,7 +80,7 @@ def problems(instance: Instance, tiling: Tiling, partial: bool = False) -> list[
     for k, cell in first_bad.items():
         say(known[k], f"covers {cell}, which is blocked or off the board")
     placed = ~bad[owner]  # cells of the tiles that lie on open cells
-    for k in _misfits(instance, [tiles[known[k]].piece for k in range(len(known))], owner[placed], r[placed], c[placed]):
+    for k in _misfits(instance, [tiles[i].piece for i in known], owner[placed], r[placed], c[placed]):
         say(known[k], f"is not an allowed orientation of {tiles[known[k]].piece}")
     out = [text for i in sorted(said) for text in said[i]]
     covered = np.bincount(flat[placed], minlength=R * C).reshape(R, C)
@@ -100,7 +100,8 @@ def _misfits(instance: Instance, piece: list[str], owner: np.ndarray, r: np.ndar
     shapes = {rule.name: allowed_shapes(rule.piece.cells, rule.orient) for rule in instance.rules}
     tiles = np.unique(owner)
     start = np.searchsorted(owner, tiles)
-    bounds = zip(tiles.tolist(), start.tolist(), np.append(start[1:], owner.size).tolist())
+    end = np.append(start[1:], owner.size)
+    bounds = zip(tiles.tolist(), start.tolist(), end.tolist())
     if board.wraps_rows or board.wraps_columns:
         # On a cylinder or torus a tile may cross the seam: set logic per tile.
         rl, cl = r.tolist(), c.tolist()
@@ -110,8 +111,8 @@ def _misfits(instance: Instance, piece: list[str], owner: np.ndarray, r: np.ndar
     # codes (row * width + col, in row-major order) with the allowed shapes'.
     if not tiles.size:
         return []
-    nr = r - r[start].repeat(np.diff(np.append(start, owner.size)))
-    nc = c - np.minimum.reduceat(c, start).repeat(np.diff(np.append(start, owner.size)))
+    nr = r - r[start].repeat(end - start)  # rows are sorted within a tile: its first is its top
+    nc = c - np.minimum.reduceat(c, start).repeat(end - start)
     width = 1 + max(int(nc.max()), max(col for s in shapes.values() for shape in s for _, col in shape))
     codes = (nr * width + nc).tolist()
     allowed = {name: {tuple(sorted(a * width + b for a, b in shape)) for shape in s} for name, s in shapes.items()}
