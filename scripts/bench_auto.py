@@ -20,6 +20,7 @@ import time
 
 from tilesat import check_unique, generate_placements, load_instance, parse_instance
 from tilesat.encodings import AUTO_PAIRWISE_UP_TO
+from tilesat.errors import TilesatError
 from tilesat.formula import resolve_encoding
 
 
@@ -40,18 +41,25 @@ def median_seconds(instance, repeat, give_up, budget=1.0):
             return {e: statistics.median(runs) for e, runs in times.items()}, rounds
 
 
+def open_board(spec: str):
+    """``RxC:PIECES`` -> (name, an open R x C instance of those pieces)."""
+    try:
+        size, pieces = spec.split(":", 1)
+        rows, cols = map(int, size.lower().split("x"))
+        return f"open {size} {pieces}", parse_instance(f"pieces: {pieces}\n" + f"{'.' * cols}\n" * rows)
+    except (ValueError, TilesatError) as e:
+        raise argparse.ArgumentTypeError(f"{spec!r}: want RxC:PIECES, e.g. 40x40:I2 ({e})") from None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*")
-    ap.add_argument("--open", action="append", default=[], metavar="RxC:PIECES")
+    ap.add_argument("--open", action="append", default=[], metavar="RxC:PIECES", type=open_board)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--give-up", type=float, default=10.0, help="stop repeating a cell slower than this (s)")
     args = ap.parse_args(argv)
     cases = [(os.path.basename(f), load_instance(f)) for f in args.files]
-    for spec in args.open:
-        size, pieces = spec.split(":")
-        rows, cols = map(int, size.lower().split("x"))
-        cases.append((f"open {size} {pieces}", parse_instance(f"pieces: {pieces}\n" + f"{'.' * cols}\n" * rows)))
+    cases += args.open
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"check-unique, median seconds (the encodings run in turns, at least {args.repeat} runs each, more "
           f"while they take under a second); auto: pairwise up to {AUTO_PAIRWISE_UP_TO:g}\n")
