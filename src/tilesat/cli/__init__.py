@@ -1,0 +1,48 @@
+"""The ``tilesat`` command: a thin layer over the library.
+
+Exit statuses: 0 success (``unique`` for check-unique), 1 ``multiple``,
+2 bad input or usage, 3 ``none`` (no tiling), 130 interrupted.
+
+One module per group of commands; each registers its commands on ``app``
+when imported (at the end of this file).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from .. import __version__
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Polyomino tiling compiled to SAT: solve boards, check that a puzzle's solution is unique.",
+)
+
+
+def _version(value: bool):
+    if value:
+        print(f"tilesat {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+):
+    pass
+
+
+def main() -> None:
+    app(prog_name="tilesat")
+
+
+# after ``app`` exists: each module registers its commands on it, in this order in --help
+from . import search, count, pack, compare, dimacs, make, info  # noqa: E402,F401
+
+if __name__ == "__main__":
+    sys.exit(main())

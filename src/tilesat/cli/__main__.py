@@ -1,0 +1,7 @@
+"""``python -m tilesat.cli``: the same as the ``tilesat`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,97 @@
+"""What every command shares: exit statuses, option types, error handling,
+consoles, the progress display, loading an instance, output checks."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from ..encodings import ENCODINGS
+from ..errors import TilesatError
+from ..formula import CARD_ENCODINGS
+from ..instance import Instance, load_instance
+
+EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+FileArg = Annotated[Path, typer.Argument(help="Instance file (header lines, then a grid of '.' and '#').", show_default=False)]
+PiecesOpt = Annotated[Optional[str], typer.Option("--pieces", help="Override the file's 'pieces:' header, e.g. 'L4' or 'pentominoes:1'.")]
+WrapOpt = Annotated[Optional[str], typer.Option("--wrap", help="Override 'wrap:': none, rows, columns or both.")]
+EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: auto (pairwise on tight boards, else commander), {', '.join(ENCODINGS)}.")]
+SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
+MethodOpt = Annotated[str, typer.Option("--method", help="auto (dancing links when each piece is used at most once, else SAT), sat or dlx (dancing links, xcover).")]
+CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds an external (ext:COMMAND) solver may run.")]
+SvgOpt = Annotated[Optional[Path], typer.Option("--svg", help="Also draw the tiling(s) as SVG here.")]
+PngOpt = Annotated[Optional[Path], typer.Option("--png", help="Also draw the tiling(s) as PNG here.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")]
+ProofOpt = Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF and its DRAT proof here when the verdict rests on unsatisfiability.")]
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def friendly(fn):
+    """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TilesatError as e:
+            _err().print(f"error: {e}", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+        except MemoryError:
+            _err().print("error: out of memory: the instance is too large for this machine", markup=False)
+            raise typer.Exit(EXIT_USAGE) from None
+        except KeyboardInterrupt as e:
+            found = len(getattr(e, "tilings", []))
+            had = f"found {found} tiling{'s' if found != 1 else ''} before stopping" if found else "no tiling found yet"
+            _err().print(f"interrupted: {had}; no verdict", markup=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+
+    return wrapper
+
+
+def _load(file: Path, pieces: str | None, wrap: str | None) -> Instance:
+    return load_instance(file, pieces=pieces, wrap=wrap)
+
+
+@contextlib.contextmanager
+def _progress():
+    """On stderr, when it is a terminal: the current stage, its elapsed time,
+    and a bar where the stage is measured (clauses loaded into the solver)."""
+    err = _err()
+    if not err.is_terminal:
+        yield None
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        stage = {"message": None, "task": bar.add_task("starting", total=None)}
+
+        def update(message, done=None, total=None):
+            if message != stage["message"]:  # a new stage: a new task, its clock from zero
+                bar.remove_task(stage["task"])
+                stage["message"], stage["task"] = message, bar.add_task(message, total=total, completed=done or 0)
+            else:
+                bar.update(stage["task"], completed=done or 0)
+
+        yield update
+
+
+
+def _check_new(paths, force: bool) -> None:
+    for p in paths:
+        if p is not None and p.exists() and not force:
+            raise TilesatError(f"{p} exists; pass --force to overwrite it")

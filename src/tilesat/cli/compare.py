@@ -1,0 +1,95 @@
+"""compare: every encoding x solver on the instances, as a table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..compare import compare, parse_list, plot
+from ..encodings import ENCODINGS, check_encoding
+from ..errors import TilesatError
+from ..formula import DEFAULT_CARD
+from . import app
+from .common import CardOpt, ForceOpt, _check_new, _err, _load, _out, friendly
+
+
+@app.command("compare")
+@friendly
+def compare_cmd(
+    files: Annotated[list[Path], typer.Argument(help="Instance files.", show_default=False)],
+    encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings, or all.")] = "all",
+    solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated PySAT solvers.")] = "cadical195,glucose4",
+    task: Annotated[str, typer.Option("--task", help="solve, unique (check-unique) or count (blocking clauses).")] = "unique",
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per cell; the median is shown, with min and max.")] = 1,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds per run; a run past it is shown as a timeout.")] = None,
+    card: CardOpt = DEFAULT_CARD,
+    csv_out: Annotated[Optional[Path], typer.Option("--csv", help="Also write every cell as CSV here.")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write every cell as JSON here.")] = None,
+    plot_out: Annotated[Optional[Path], typer.Option("--plot", help="Also draw solve times per encoding and solver (PNG).")] = None,
+    force: ForceOpt = False,
+):
+    """Run every encoding x solver on the instances; show sizes, times and verdicts.
+
+    Exit 1 when two runs disagree (or one fails): that is a bug found."""
+    _check_new([csv_out, json_out, plot_out], force)
+    instances = [(f.name, _load(f, None, None)) for f in files]
+    enc_list = parse_list(encodings, ENCODINGS, "encodings", check_encoding)
+    solver_list = parse_list(solvers, [], "solvers")
+    err = _err()
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                        TimeElapsedColumn(), console=err, disable=not err.is_terminal, transient=True)
+    with progress:
+        bar = progress.add_task("compare", total=None)
+        result = compare(instances, enc_list, solver_list, task, repeat, timeout, card,
+                         lambda label, done, total: progress.update(bar, description=label, completed=done, total=total))
+    out = _out()
+    if not out.is_terminal:
+        out = Console(highlight=False, soft_wrap=True, width=200)  # a pipe or file: no 80-column squeeze
+    table = Table("instance", "encoding", "solver", "variables", "clauses", "literals", "build s",
+                  "solve s (median [min-max])", "total s", "x best", "verdict",
+                  title=f"tilesat compare --task {task} ({repeat} run{'s' if repeat > 1 else ''} each)",
+                  title_justify="left")
+    for name, runs in result.by_instance().items():
+        best = result.best(name)
+        for r in runs:
+            if r.status == "ok":
+                spread = f" [{min(r.solve):.3f}-{max(r.solve):.3f}]" if repeat > 1 else ""
+                cells = [f"{r.variables:,}", f"{r.clauses:,}", f"{r.literals:,}", f"{r.build_median:.3f}",
+                         f"{r.solve_median:.3f}{spread}", f"{r.total:.3f}", f"{r.total / best.total:.2f}" if best.total else "1.00",
+                         r.verdict]
+            else:
+                cells = ["", "", "", "", r.status if r.status == "timeout" else "error", "", "", r.error or "timeout"]
+            style = "bold green" if r is best else ("red" if r.status == "error" else ("yellow" if r.status == "timeout" else None))
+            table.add_row(name, r.encoding, r.solver, *cells, style=style)
+    out.print(table)
+    try:
+        if json_out is not None:
+            json_out.write_text(json.dumps({"task": task, "repeat": repeat, "runs": [r.to_json() for r in result.runs]}, indent=1) + "\n")
+        if csv_out is not None:
+            import csv
+
+            with open(csv_out, "w", newline="") as f:
+                fields = ["instance", "encoding", "solver", "status", "verdict", "variables", "clauses", "literals",
+                          "build_median", "solve_median", "solve_min", "solve_max", "total", "error"]
+                writer = csv.DictWriter(f, fields, extrasaction="ignore")
+                writer.writeheader()
+                for r in result.runs:
+                    writer.writerow(r.to_json())
+        if plot_out is not None:
+            plot(result, plot_out)
+    except OSError as e:
+        raise TilesatError(f"cannot write {e.filename}: {e.strerror or e}") from None
+    bugs = result.disagreements()
+    for line in bugs:
+        out.print(f"DISAGREEMENT: {line}", style="bold red", markup=False)
+    if bugs:
+        raise typer.Exit(1)
+    out.print(f"all {sum(r.status == 'ok' for r in result.runs)} finished runs agree"
+              + (f"; {sum(r.status == 'timeout' for r in result.runs)} timed out" if any(r.status == "timeout" for r in result.runs) else ""),
+              markup=False)

@@ -1,0 +1,141 @@
+"""count and list: every tiling, counted or listed one by one."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from ..counting import count_tilings, iter_tilings_by
+from ..encodings import DEFAULT_ENCODING
+from ..errors import TilesatError
+from ..formula import DEFAULT_CARD
+from ..pictures import save_pictures
+from ..render import plain_rows, rich_tiling
+from ..solvers import DEFAULT_SOLVER
+from ..tiling import Tiling
+from . import app
+from .common import (
+    EXIT_INTERRUPTED, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
+    TimeoutOpt, WrapOpt, _check_new, _err, _load, _out, friendly,
+)
+
+
+@app.command("count")
+@friendly
+def count_cmd(
+    file: FileArg,
+    method: Annotated[str, typer.Option("--method", help="auto, blocking (SAT + blocking clauses), ganak (exact #SAT), approx (ApproxMC estimate) or dlx (exact cover).")] = "auto",
+    up_to_symmetry: Annotated[bool, typer.Option("--up-to-symmetry", help="Also count classes under the board's rotations, reflections (and wrap shifts), by Burnside's lemma.")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Stop after N tilings and report 'at least N'.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Split the work into independent cubes run in N processes.")] = 1,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+    epsilon: Annotated[float, typer.Option("--epsilon", help="approx: the estimate is within a factor (1 + epsilon) ...")] = 0.8,
+    delta: Annotated[float, typer.Option("--delta", help="approx: ... with probability at least 1 - delta.")] = 0.2,
+):
+    """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C prints the count so far as a lower bound."""
+    instance = _load(file, pieces, wrap)
+    err = _err()
+    progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings"),
+                        TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("units {task.completed}/{task.total}"),
+                        TimeElapsedColumn(), console=err, disable=not err.is_terminal or as_json, transient=True)
+    t0 = time.perf_counter()
+    with progress:
+        task = progress.add_task("counting", total=None, tilings=0, rate=0.0)
+
+        def report(tilings, done, total):
+            progress.update(task, tilings=tilings, completed=done, total=total,
+                            rate=tilings / max(time.perf_counter() - t0, 1e-9))
+
+        result = count_tilings(instance, method, up_to_symmetry=up_to_symmetry, limit=limit, jobs=jobs,
+                               encoding=encoding, solver=solver, card=card, epsilon=epsilon, delta=delta,
+                               timeout=timeout, progress=report)
+    if as_json:
+        print(json.dumps(result.to_json()))
+    else:
+        _out().print(_count_text(result), markup=False)
+    if result.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _count_text(r) -> str:
+    if r.exact:
+        amount = f"{r.count:,} tilings"
+    elif r.estimate and not r.interrupted:
+        amount = (f"about {r.count:,} tilings (ApproxMC estimate: within a factor {1 + r.estimate['epsilon']:g} "
+                  f"of the true count with probability at least {1 - r.estimate['delta']:g})")
+    else:
+        amount = f"at least {r.count:,} tilings ({'interrupted' if r.interrupted else 'stopped at --limit'})"
+    if r.group is not None and r.up_to_symmetry is not None:
+        about = "" if r.exact else "about "
+        amount += (f", {about}{r.up_to_symmetry:,} up to symmetry (a group of order {r.group_order}: "
+                   f"{', '.join(r.group)})")
+    why = f"; {r.reason}" if r.reason else ""
+    split = f", {r.units} units in {r.jobs} processes" if r.jobs > 1 else ""
+    return f"count: {amount}, by {r.method} ({r.why}){split}, {r.seconds:.3f} s{why}"
+
+
+@app.command("list")
+@friendly
+def list_cmd(
+    file: FileArg,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
+    method: Annotated[str, typer.Option("--method", help="blocking (SAT + blocking clauses) or dlx (exact cover).")] = "blocking",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one JSON tiling per line here instead of pictures.")] = None,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    timeout: TimeoutOpt = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """List tilings one by one (each verified); --svg/--png draw them side by side."""
+    instance = _load(file, pieces, wrap)
+    _check_new([out, svg, png], force)
+    tilings = iter_tilings_by(instance, method, encoding=encoding, solver=solver, card=card, timeout=timeout)
+    console = _out()
+    found: list[Tiling] = []
+    sink = None
+    complete = True
+    try:
+        sink = open(out, "w") if out is not None else None
+        try:
+            for tiling in tilings:
+                if limit is not None and len(found) >= limit:
+                    complete = False
+                    break
+                found.append(tiling)
+                if sink is not None:
+                    sink.write(json.dumps(tiling.to_json()) + "\n")
+                    sink.flush()  # each line is complete as soon as it is found
+                else:
+                    console.print(f"tiling {len(found)}", markup=False)
+                    console.print(rich_tiling(instance, tiling) if console.is_terminal else "\n".join(plain_rows(instance, tiling)), markup=False)
+                    console.print()
+        except KeyboardInterrupt:
+            _err().print(f"interrupted after {len(found)} tilings", markup=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        finally:
+            tilings.close()
+    except OSError as e:
+        raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
+    finally:
+        if sink is not None:
+            sink.close()
+    if found:
+        save_pictures(instance, found, [svg, png])
+    what = "all" if complete else "the first"
+    _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else ""), markup=False)

@@ -1,0 +1,118 @@
+"""export, decode, verify-proof: the CNF in DIMACS for outside solvers, and back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
+from ..encodings import DEFAULT_ENCODING
+from ..errors import TilesatError
+from ..formula import DEFAULT_CARD, compile_formula
+from ..placements import generate_placements
+from ..proof import ProofError, verify_proof
+from ..search import Result
+from ..tiling import Tiling, tiling_from_model
+from ..verify import verify_tiling
+from . import app
+from .common import (
+    EXIT_NONE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, _check_new, _err, _load, _out, friendly,
+)
+from .search import _json, _report
+
+
+@app.command("export")
+@friendly
+def export_cmd(
+    file: FileArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the CNF (.cnf, .cnf.gz or .cnf.xz).")],
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    block: Annotated[Optional[Path], typer.Option("--block", help="A tiling (JSON from solve --json) to forbid: asks 'is there another?'.")] = None,
+    map_file: Annotated[Optional[Path], typer.Option("--map", help="Write the variable -> placement map as JSON here instead of 'c placement' lines.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")] = False,
+):
+    """Write the instance's CNF in DIMACS, for any SAT solver or model counter."""
+    instance = _load(file, pieces, wrap)
+    _check_new([output, map_file], force)
+    placements = generate_placements(instance)
+    formula = compile_formula(placements, encoding, card)
+    extra = []
+    if block is not None:
+        extra.append(blocking_clause(placements, _read_tiling(block)))
+    try:
+        with open_text(output, "w") as f:
+            n = write_dimacs(formula, f, source=str(file), extra_clauses=extra, placement_comments=map_file is None)
+        if map_file is not None:
+            map_file.write_text(json.dumps(placement_map(placements)) + "\n")
+    except OSError as e:
+        raise TilesatError(f"cannot write {e.filename or output}: {e.strerror or e}") from None
+    _err().print(f"wrote {output}: {formula.nvars} variables ({len(placements)} placements), {n} clauses", markup=False)
+
+
+def _read_tiling(path: Path) -> Tiling:
+    try:
+        data = json.loads(path.read_text())
+        if isinstance(data, dict):
+            data = data["tilings"][0]
+        return Tiling.from_json(data)
+    except OSError as e:
+        raise TilesatError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise TilesatError(f"{path}: not a tiling (expected the JSON of 'tilesat solve --json' or a list of tiles)") from None
+
+
+@app.command("decode")
+@friendly
+def decode_cmd(
+    file: FileArg,
+    model: Annotated[Path, typer.Argument(help="A solver's output: 's'/'v' lines, or a bare list of literals.", show_default=False)],
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Turn an external solver's answer on an exported CNF back into a verified tiling."""
+    instance = _load(file, pieces, wrap)
+    try:
+        text = model.read_text(errors="replace")
+    except OSError as e:
+        raise TilesatError(f"{model}: cannot read: {e.strerror or e}") from None
+    answer = read_answer(text, where=str(model))
+    placements = generate_placements(instance)
+    formula = compile_formula(placements, encoding, card)
+    if answer.status == "unknown":
+        raise TilesatError(f"{model}: no answer in it (no 's SATISFIABLE'/'s UNSATISFIABLE' line and no literals)")
+    tilings = []
+    if answer.status == "sat":
+        check_model(formula, answer.model, where=str(model))
+        tiling, _ = tiling_from_model(placements, answer.model)
+        tilings = [verify_tiling(instance, tiling)]
+    result = Result("solved" if tilings else "none", tilings, None if tilings else "the solver said UNSATISFIABLE",
+                    {"placements": len(placements), "variables": formula.nvars, "clauses": formula.nclauses,
+                     "encoding": encoding, "card": card, "solver": "external", "seconds": 0.0})
+    if as_json:
+        print(_json(result))
+    else:
+        _report(instance, result, f"solved: a tiling with {{ntiles}} tiles (decoded from {model})")
+    raise typer.Exit(EXIT_NONE if not tilings else 0)
+
+
+@app.command("verify-proof")
+@friendly
+def verify_proof_cmd(
+    directory: Annotated[Path, typer.Argument(help="A directory written by --proof.", show_default=False)],
+    instance: Annotated[Optional[Path], typer.Option("--instance", help="The instance file, if it has moved.")] = None,
+):
+    """Check a proof: the CNF is the instance's, and its DRAT proof is valid (exit 1 if not)."""
+    try:
+        _out().print(verify_proof(directory, instance), markup=False)
+    except ProofError as e:
+        _err().print(f"proof REJECTED: {e}", markup=False)
+        raise typer.Exit(1) from None

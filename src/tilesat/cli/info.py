@@ -1,0 +1,101 @@
+"""info and pieces: what an instance or the built-in pieces look like, no search."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from ..checks import area_check, placement_check, region_check
+from ..encodings import ENCODINGS
+from ..errors import TilesatError
+from ..formula import DEFAULT_CARD, compile_formula, resolve_encoding
+from ..pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
+from ..placements import generate_placements
+from ..search import choose_search_method
+from . import app
+from .common import CardOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, _load, _out, friendly
+
+
+@app.command("info")
+@friendly
+def info_cmd(
+    file: FileArg,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+):
+    """Cells, pieces, placements, formula sizes per encoding, quick impossibility checks."""
+    instance = _load(file, pieces, wrap)
+    board = instance.board
+    placements = generate_placements(instance)
+    per_rule = [int((placements.rule == k).sum()) for k in range(len(instance.rules))]
+    checks = {
+        "area": area_check(instance),
+        "regions": region_check(instance),
+        "placements": placement_check(placements),
+    }
+    sizes = {}
+    for name in ENCODINGS:
+        f = compile_formula(placements, name, card)
+        sizes[name] = {"variables": f.nvars, "clauses": f.nclauses, "literals": f.nliterals}
+    data = {
+        "board": {"rows": board.rows, "cols": board.cols, "wrap": board.wrap, "open": board.area,
+                  "blocked": board.rows * board.cols - board.area},
+        "pieces": [
+            {"piece": r.name, "size": r.piece.size, "orient": r.orient, "count": r.count_text(),
+             "orientations": len(r.piece.orientations(r.orient)), "placements": n}
+            for r, n in zip(instance.rules, per_rule)
+        ],
+        "placements": len(placements),
+        "candidates_per_cell": round(placements.candidates_per_cell(), 2),
+        "auto_encoding": resolve_encoding("auto", placements),
+        "search_method": choose_search_method(instance)[0],
+        "encodings": sizes,
+        "card": card,
+        "checks": checks,
+    }
+    if as_json:
+        print(json.dumps(data))
+        return
+    out = _out()
+    out.print(
+        f"board: {board.rows} x {board.cols}, wrap {board.wrap}, {board.area} open cells, "
+        f"{data['board']['blocked']} blocked", markup=False,
+    )
+    t = Table("piece", "size", "orientations", "count", "placements", title="pieces", title_justify="left")
+    for p in data["pieces"]:
+        t.add_row(p["piece"], str(p["size"]), f"{p['orientations']} ({p['orient']})", p["count"], str(p["placements"]))
+    out.print(t)
+    out.print(f"placements: {len(placements)}, {data['candidates_per_cell']} per open cell on average: "
+              f"--encoding auto picks {data['auto_encoding']}; check-unique's --method auto picks {data['search_method']}",
+              markup=False)
+    t = Table("encoding", "variables", "clauses", "literals", title=f"formula (counts with {card})", title_justify="left")
+    for name, s in sizes.items():
+        t.add_row(name, str(s["variables"]), str(s["clauses"]), str(s["literals"]))
+    out.print(t)
+    for name, reason in checks.items():
+        out.print(f"check {name}: {'ok' if reason is None else 'IMPOSSIBLE: ' + reason}", markup=False)
+
+
+@app.command("pieces")
+@friendly
+def pieces_cmd(
+    name: Annotated[Optional[str], typer.Argument(help="A set (pentominoes, ...) or piece name; all when omitted.")] = None,
+):
+    """Show built-in pieces as drawn (the 'fixed' orientation)."""
+    if name is None:
+        items = [builtin_piece(n) for n in builtin_names()]
+    elif name.lower() in SET_SIZES:
+        items = list(piece_set(name.lower()))
+    else:
+        try:
+            items = [builtin_piece(name)]
+        except KeyError:
+            raise TilesatError(f"unknown piece or set {name!r}; sets are {', '.join(SET_SIZES)}") from None
+    out = _out()
+    for p in items:
+        out.print(f"{p.name:8} {p.size}  {p.drawing()}", markup=False)

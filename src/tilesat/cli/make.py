@@ -1,0 +1,129 @@
+"""generate and tromino: commands that make boards rather than read them."""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import numpy as np
+import typer
+
+from ..board import Board
+from ..encodings import DEFAULT_ENCODING
+from ..errors import TilesatError
+from ..generate import generate_unique
+from ..instance import Instance, format_instance, parse_pieces
+from ..pictures import save_pictures
+from ..search import solve
+from ..solvers import DEFAULT_SOLVER
+from ..tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
+from ..verify import verify_tiling
+from . import app
+from .common import EncodingOpt, ForceOpt, PngOpt, SolverOpt, SvgOpt, _check_new, _err, friendly
+
+
+@app.command("generate")
+@friendly
+def generate_cmd(
+    size: Annotated[str, typer.Option("--size", help="ROWSxCOLS, e.g. 12x12.")],
+    pieces: Annotated[str, typer.Option("--pieces", help="Pieces without counts, e.g. L4.")] = "L4",
+    seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same board.")] = 1,
+    blocked: Annotated[Optional[int], typer.Option("--blocked", min=0, help="How many random cells may start black (default 15%).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the instance here instead of printing it.")] = None,
+    force: ForceOpt = False,
+):
+    """Make a board with exactly one tiling (a puzzle), in the instance format."""
+    m = re.fullmatch(r"(\d+)[xX](\d+)", size.strip())
+    if not m:
+        raise TilesatError(f"--size {size!r}: use ROWSxCOLS, e.g. 12x12")
+    rows, cols = int(m.group(1)), int(m.group(2))
+    if rows * cols > 10_000:
+        raise TilesatError(f"--size {size}: at most 10,000 cells")
+    _check_new([out], force)
+    rules = parse_pieces(pieces)
+    t0 = time.perf_counter()
+    instance, rounds = generate_unique(rows, cols, rules, seed=seed, blocked=blocked)
+    seconds = time.perf_counter() - t0
+    text = format_instance(instance, [
+        f"Made by tilesat generate --size {rows}x{cols} --pieces '{pieces}' --seed {seed}"
+        + (f" --blocked {blocked}" if blocked is not None else "")
+        + f": a random packing (empty cells black), then {rounds} tiles blacked out until the tiling was unique.",
+        "expect: unique",
+    ])
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text)
+    _err().print(f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed})", markup=False)
+
+
+@app.command("tromino")
+@friendly
+def tromino_cmd(
+    n: Annotated[int, typer.Argument(help="The board is 2^N x 2^N.", show_default=False)],
+    hole: Annotated[Optional[str], typer.Option("--hole", help="R,C of the missing cell (0-based); random when omitted.")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for the random hole.")] = None,
+    method: Annotated[str, typer.Option("--method", help="golomb (the construction) or sat (the normal pipeline, practical to N = 8).")] = "golomb",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the numbered board here instead of printing it.")] = None,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """Tile the 2^N x 2^N board minus one cell with numbered L-trominoes (Golomb)."""
+    limit = {"golomb": 13, "sat": 10}.get(method)
+    if limit is None:
+        raise TilesatError(f"unknown tromino method {method!r}; use golomb or sat")
+    if not 1 <= n <= limit:
+        raise TilesatError(f"N must be between 1 and {limit} for --method {method}")
+    if (svg or png) and n > 10:
+        raise TilesatError("pictures are drawn up to N = 10 (1024x1024)")
+    _check_new([out, svg, png], force)
+    size = 1 << n
+    if hole is None:
+        rng = random.Random(seed)
+        cell = (rng.randrange(size), rng.randrange(size))
+    else:
+        m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", hole)
+        if not m:
+            raise TilesatError(f"--hole {hole!r}: use R,C, e.g. --hole 3,5")
+        cell = (int(m.group(1)), int(m.group(2)))
+        if not (cell[0] < size and cell[1] < size):
+            raise TilesatError(f"--hole {hole}: off the {size}x{size} board")
+    t0 = time.perf_counter()
+    # the instance as the general pipeline sees it; built only when needed
+    # (for N = 12 its index arrays would cost more than the construction)
+    def make_instance() -> Instance:
+        grid = np.ones((size, size), dtype=bool)
+        grid[cell] = False
+        return Instance(Board(grid), parse_pieces("L3"))
+
+    if method == "golomb":
+        ids = golomb(n, cell)
+    else:
+        result = solve(make_instance(), encoding=encoding, solver=solver)
+        if result.verdict != "solved":
+            raise AssertionError("BUG: a deficient 2^n board has an L-tromino tiling")
+        ids = ids_from_tiling(result.tilings[0], size)
+    check_tromino_array(ids, cell)  # independent, vectorised
+    instance = tiling = None
+    if n <= 8 or svg or png:
+        instance = make_instance()
+        tiling = verify_tiling(instance, tiling_from_ids(ids))
+    try:
+        if out is None:
+            write_numbers(ids, cell, sys.stdout)
+        else:
+            with open(out, "w") as f:
+                write_numbers(ids, cell, f)
+    except OSError as e:
+        raise TilesatError(f"cannot write: {e.strerror or e}") from None
+    if tiling is not None:
+        save_pictures(instance, [tiling], [svg, png])
+    _err().print(f"{size}x{size} board, hole at {cell}, {(size * size - 1) // 3} trominoes by {method}, "
+                 f"verified, {time.perf_counter() - t0:.2f} s", markup=False)

@@ -1,0 +1,88 @@
+"""pack: a maximum packing, and proof that one more piece does not fit."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..encodings import DEFAULT_ENCODING
+from ..formula import DEFAULT_CARD
+from ..packing import pack
+from ..pictures import save_pictures
+from ..proof import check_proof_dir, write_pack_proof
+from ..render import plain_rows, rich_tiling
+from ..solvers import DEFAULT_SOLVER
+from . import app
+from .common import (
+    EXIT_INTERRUPTED, EXIT_NONE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt,
+    SvgOpt, WrapOpt, _check_new, _load, _out, _progress, friendly,
+)
+
+
+@app.command("pack")
+@friendly
+def pack_cmd(
+    file: FileArg,
+    objective: Annotated[str, typer.Option("--objective", help="Maximise the number of pieces or of covered cells.")] = "pieces",
+    method: Annotated[str, typer.Option("--method", help="incremental (raise a totalizer bound until UNSAT) or rc2 (PySAT's MaxSAT).")] = "incremental",
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+    proof: Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF of 'one more is impossible' and its DRAT proof here.")] = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """Maximum packing: as many pieces (or covered cells) as fit, and proof that one more does not.
+
+    Open cells may stay empty; piece counts in the file still hold. Exit 0 with
+    the optimum, 3 when no packing keeps the piece counts, 130 interrupted
+    (the best packing so far is shown as a lower bound)."""
+    instance = _load(file, pieces, wrap)
+    if proof is not None:
+        check_proof_dir(proof)
+    _check_new([svg, png], force)
+    with _progress() as progress:
+        result = pack(instance, objective, method, encoding=encoding, solver=solver, card=card, progress=progress)
+        if proof is not None and result.proved:
+            if progress:
+                progress("writing the DRAT proof")
+            write_pack_proof(instance, proof, result, encoding, card)
+            result.proof = str(proof)
+    if result.packing is not None:
+        save_pictures(instance, [result.packing], [svg, png])
+    unit = "covered cells" if objective == "cells" else "pieces"
+    if as_json:
+        print(json.dumps(result.to_json()))
+    else:
+        out = _out()
+        if result.optimum is None and result.proved:
+            out.print("none: no packing keeps the piece counts (the solver proved it)", markup=False)
+        elif result.optimum is None:
+            out.print("interrupted before the first packing was found", markup=False)
+        else:
+            if result.proved:
+                out.print(f"optimum: {result.optimum} {unit}; {result.optimum + 1} is impossible "
+                          f"(proved: {result.stats['solver']}, {result.method})", markup=False)
+            else:
+                out.print(f"at least {result.optimum} {unit} (interrupted: not proved optimal)", markup=False)
+            used = ", ".join(f"{n} x {name}" for name, n in sorted(Counter(t.piece for t in result.packing).items()))
+            out.print(f"a packing with {len(result.packing)} pieces ({used}), "
+                      f"{sum(len(t.cells) for t in result.packing)} of {instance.board.area} cells covered", markup=False)
+            out.print(rich_tiling(instance, result.packing) if out.is_terminal else "\n".join(plain_rows(instance, result.packing)), markup=False)
+        s = result.stats
+        if out.is_terminal:
+            out.print(f"{s['variables']} variables, {s['clauses']} clauses, {s['encoding']} + {s['solver']}, "
+                      f"bounds found {result.steps}, {s['seconds']:.3f} s", style="dim", markup=False)
+        if result.proof:
+            out.print(f"proof written to {result.proof} (check it with: tilesat verify-proof {result.proof})", markup=False)
+    if not result.proved:
+        raise typer.Exit(EXIT_INTERRUPTED)
+    raise typer.Exit(EXIT_NONE if result.optimum is None else 0)

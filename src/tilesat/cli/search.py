@@ -1,0 +1,143 @@
+"""solve and check-unique: one search each, reported as pictures or JSON."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from ..instance import Instance
+from ..pictures import save_pictures
+from ..proof import check_proof_dir, write_proof
+from ..render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
+from ..search import Result, check_unique, solve
+from ..solvers import DEFAULT_SOLVER
+from ..encodings import DEFAULT_ENCODING
+from ..formula import DEFAULT_CARD
+from ..tiling import differing_cells
+from . import app
+from .common import (
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, MethodOpt, PiecesOpt,
+    PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, _check_new, _load, _out, _progress, friendly,
+)
+
+
+def _json(result: Result) -> str:
+    return json.dumps(
+        {
+            "verdict": result.verdict,
+            "tilings": [t.to_json() for t in result.tilings],
+            "reason": result.reason,
+            "stats": result.stats,
+        }
+    )
+
+
+def _stats_line(result: Result) -> str:
+    s = result.stats
+    if s.get("method") == "dlx":
+        return f"dancing links (xcover), {s['placements'] or 0} placements, {s['seconds']:.3f} s"
+    size = f"{s['variables']} variables, {s['clauses']} clauses, " if s["variables"] is not None else ""
+    return f"{size}{s['encoding']} + {s['solver']}, {s['seconds']:.3f} s"
+
+
+def _none_text(result: Result) -> str:
+    if result.reason:
+        return f"none: no tiling exists ({result.reason})"
+    if result.stats.get("method") == "dlx":
+        return "none: no tiling exists (dancing links tried every placement)"
+    return "none: no tiling exists (the solver proved it)"
+
+
+def _report(instance: Instance, result: Result, headline: str) -> None:
+    out = _out()
+    tilings = result.tilings
+    if result.verdict == "none":
+        out.print(_none_text(result), markup=False)
+    elif len(tilings) == 1:
+        out.print(headline.format(ntiles=len(tilings[0])), markup=False)
+        out.print(rich_tiling(instance, tilings[0]) if out.is_terminal else "\n".join(plain_rows(instance, tilings[0])), markup=False)
+    else:
+        diff = differing_cells(tilings[0], tilings[1])
+        out.print(headline.format(ndiff=len(diff)), markup=False)
+        titles = ["tiling 1", "tiling 2"]
+        if out.is_terminal:
+            out.print(rich_side_by_side(instance, tilings, titles, diff))
+        else:
+            blocks = [plain_rows(instance, t) for t in tilings] + [diff_rows(instance, diff)]
+            out.print(side_by_side(blocks, titles + ["differ (*)"]), markup=False)
+    if out.is_terminal:
+        out.print(_stats_line(result), style="dim", markup=False)
+    if result.stats.get("proof"):
+        out.print(f"proof written to {result.stats['proof']} (check it with: tilesat verify-proof {result.stats['proof']})", markup=False)
+
+
+
+def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
+            svg=None, png=None, force=False) -> Result:
+    """What solve and check-unique share: load, search with progress, prove, draw, show."""
+    instance = _load(file, pieces, wrap)
+    if proof is not None:
+        check_proof_dir(proof)
+    _check_new([svg, png], force)
+    with _progress() as progress:
+        result = task(instance, method, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
+    if proof is not None and result.verdict in ("none", "unique"):
+        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
+        result.stats["proof"] = str(proof)
+    if result.tilings:
+        marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
+        save_pictures(instance, result.tilings, [svg, png], marked)
+    if as_json:
+        print(_json(result))
+    else:
+        _report(instance, result, headlines.get(result.verdict, ""))
+    return result
+
+
+@app.command("solve")
+@friendly
+def solve_cmd(
+    file: FileArg,
+    method: MethodOpt = "auto",
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+    proof: ProofOpt = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """Find one tiling of the board, or show that there is none (exit 3)."""
+    result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
+                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force)
+    raise typer.Exit(EXIT_NONE if result.verdict == "none" else 0)
+
+
+@app.command("check-unique")
+@friendly
+def check_unique_cmd(
+    file: FileArg,
+    method: MethodOpt = "auto",
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    solver: SolverOpt = DEFAULT_SOLVER,
+    card: CardOpt = DEFAULT_CARD,
+    pieces: PiecesOpt = None,
+    wrap: WrapOpt = None,
+    as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+    proof: ProofOpt = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    force: ForceOpt = False,
+):
+    """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
+    result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
+        "unique": "unique: exactly one tiling",
+        "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
+    }, svg, png, force)
+    raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE}[result.verdict])
