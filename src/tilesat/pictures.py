@@ -201,11 +201,15 @@ def save_pictures(instance: Instance, tilings: list[Tiling], paths, marked: set 
 
 
 def save_picture(instance: Instance, tilings: list[Tiling], path, marked: set | None = None) -> None:
-    """Write ``path`` as SVG or PNG, by its ending."""
+    """Write ``path`` as SVG, or as a raster image (PNG, ...) by its ending."""
     name = str(path)
     if name.lower().endswith(".svg"):
         tiling_svg(instance, tilings, marked).save_svg(name)
-    else:
-        import matplotlib.image
+        return
+    import matplotlib.image
 
-        matplotlib.image.imsave(name, tiling_raster(instance, tilings, marked))
+    image = tiling_raster(instance, tilings, marked)
+    try:
+        matplotlib.image.imsave(name, image)
+    except ValueError as e:  # an ending matplotlib has no format for
+        raise TilesatError(f"cannot write {path}: {e}; use a name ending in .svg or .png") from None

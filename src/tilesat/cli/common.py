@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -91,7 +92,61 @@ def _progress():
 
 
 
-def _check_new(paths, force: bool) -> None:
-    for p in paths:
-        if p is not None and p.exists() and not force:
-            raise TilesatError(f"{p} exists; pass --force to overwrite it")
+# Outputs whose format is chosen by the file ending: the endings each accepts.
+KNOWN_ENDINGS = {"--svg": (".svg",), "--png": (".png",), "--plot": (".png", ".svg", ".pdf")}
+
+
+def _one_of(words) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def check_outputs(outputs: dict[str, Optional[Path]], force: bool) -> None:
+    """Before any work, so that a run never ends in an unwritable path:
+    ``outputs`` maps each option (``"--svg"``) to its path or None.
+    Checks the ending where the option fixes the format, that the path is
+    not a directory, that its directory exists and is writable, and that
+    nothing is overwritten without --force."""
+    seen: dict[str, str] = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        endings = KNOWN_ENDINGS.get(option)
+        if endings and not str(path).lower().endswith(endings):
+            raise TilesatError(f"{option} {path}: the file name must end in {_one_of(endings)}")
+        try:
+            _check_output(option, path, force)
+        except (OSError, ValueError) as e:  # a name too long, a NUL byte, ...
+            raise TilesatError(f"{option} {path}: cannot write there ({getattr(e, 'strerror', None) or e})") from None
+        key = os.path.realpath(path)
+        if key in seen:
+            raise TilesatError(f"{option} {path}: {seen[key]} writes the same file")
+        seen[key] = option
+
+
+def _check_output(option: str, path: Path, force: bool) -> None:
+    if path.is_dir():
+        raise TilesatError(f"{option} {path}: is a directory; give a file name")
+    if os.path.lexists(path):
+        if not force:
+            raise TilesatError(f"{path} exists; pass --force to overwrite it")
+        if not os.access(path, os.W_OK):
+            raise TilesatError(f"{option} {path}: cannot write it (permission denied)")
+        return
+    parent = path.parent
+    if not parent.is_dir():
+        raise TilesatError(f"{option} {path}: no such directory: {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise TilesatError(f"{option} {path}: cannot write in {parent} (permission denied)")
+    try:
+        os.stat(path)  # raises what creating it would: a name too long, ...
+    except FileNotFoundError:
+        pass  # as it should be: a new file
+
+
+@contextlib.contextmanager
+def writing(path: Path):
+    """A failure while writing ``path`` (disk full, ...) -> one line, exit 2."""
+    try:
+        yield
+    except OSError as e:
+        raise TilesatError(f"cannot write {path}: {e.strerror or e}") from None

@@ -16,7 +16,7 @@ from ..encodings import ENCODINGS, check_encoding
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD
 from . import app
-from .common import CardOpt, ForceOpt, _check_new, _err, _load, _out, friendly
+from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendly
 
 
 @app.command("compare")
@@ -37,7 +37,7 @@ def compare_cmd(
     """Run every encoding x solver on the instances; show sizes, times and verdicts.
 
     Exit 1 when two runs disagree (or one fails): that is a bug found."""
-    _check_new([csv_out, json_out, plot_out], force)
+    check_outputs({"--csv": csv_out, "--json": json_out, "--plot": plot_out}, force)
     instances = [(f.name, _load(f, None, None)) for f in files]
     enc_list = parse_list(encodings, ENCODINGS, "encodings", check_encoding)
     solver_list = parse_list(solvers, [], "solvers")

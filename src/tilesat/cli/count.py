@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -21,7 +22,7 @@ from ..tiling import Tiling
 from . import app
 from .common import (
     EXIT_INTERRUPTED, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
-    TimeoutOpt, WrapOpt, _check_new, _err, _load, _out, friendly,
+    TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly,
 )
 
 
@@ -104,7 +105,7 @@ def list_cmd(
 ):
     """List tilings one by one (each verified); --svg/--png draw them side by side."""
     instance = _load(file, pieces, wrap)
-    _check_new([out, svg, png], force)
+    check_outputs({"--out": out, "--svg": svg, "--png": png}, force)
     tilings = iter_tilings_by(instance, method, encoding=encoding, solver=solver, card=card, timeout=timeout)
     console = _out()
     found: list[Tiling] = []
@@ -134,7 +135,8 @@ def list_cmd(
         raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
     finally:
         if sink is not None:
-            sink.close()
+            with contextlib.suppress(OSError):  # a failed write is reported above; close() would retry it
+                sink.close()
     if found:
         save_pictures(instance, found, [svg, png])
     what = "all" if complete else "the first"

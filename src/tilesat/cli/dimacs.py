@@ -19,7 +19,7 @@ from ..tiling import Tiling, tiling_from_model
 from ..verify import verify_tiling
 from . import app
 from .common import (
-    EXIT_NONE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, _check_new, _err, _load, _out, friendly,
+    EXIT_NONE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs, _err, _load, _out, friendly,
 )
 from .search import _json, _report
 
@@ -39,7 +39,7 @@ def export_cmd(
 ):
     """Write the instance's CNF in DIMACS, for any SAT solver or model counter."""
     instance = _load(file, pieces, wrap)
-    _check_new([output, map_file], force)
+    check_outputs({"--output": output, "--map": map_file}, force)
     placements = generate_placements(instance)
     formula = compile_formula(placements, encoding, card)
     extra = []

@@ -23,7 +23,7 @@ from ..solvers import DEFAULT_SOLVER
 from ..tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from ..verify import verify_tiling
 from . import app
-from .common import EncodingOpt, ForceOpt, PngOpt, SolverOpt, SvgOpt, _check_new, _err, friendly
+from .common import EncodingOpt, ForceOpt, PngOpt, SolverOpt, SvgOpt, _err, check_outputs, friendly, writing
 
 
 @app.command("generate")
@@ -43,7 +43,7 @@ def generate_cmd(
     rows, cols = int(m.group(1)), int(m.group(2))
     if rows * cols > 10_000:
         raise TilesatError(f"--size {size}: at most 10,000 cells")
-    _check_new([out], force)
+    check_outputs({"--out": out}, force)
     rules = parse_pieces(pieces)
     t0 = time.perf_counter()
     instance, rounds = generate_unique(rows, cols, rules, seed=seed, blocked=blocked)
@@ -57,7 +57,8 @@ def generate_cmd(
     if out is None:
         sys.stdout.write(text)
     else:
-        out.write_text(text)
+        with writing(out):
+            out.write_text(text)
     _err().print(f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed})", markup=False)
 
 
@@ -83,7 +84,7 @@ def tromino_cmd(
         raise TilesatError(f"N must be between 1 and {limit} for --method {method}")
     if (svg or png) and n > 10:
         raise TilesatError("pictures are drawn up to N = 10 (1024x1024)")
-    _check_new([out, svg, png], force)
+    check_outputs({"--out": out, "--svg": svg, "--png": png}, force)
     size = 1 << n
     if hole is None:
         rng = random.Random(seed)
@@ -115,14 +116,11 @@ def tromino_cmd(
     if n <= 8 or svg or png:
         instance = make_instance()
         tiling = verify_tiling(instance, tiling_from_ids(ids))
-    try:
-        if out is None:
-            write_numbers(ids, cell, sys.stdout)
-        else:
-            with open(out, "w") as f:
-                write_numbers(ids, cell, f)
-    except OSError as e:
-        raise TilesatError(f"cannot write: {e.strerror or e}") from None
+    if out is None:
+        write_numbers(ids, cell, sys.stdout)
+    else:
+        with writing(out), open(out, "w") as f:
+            write_numbers(ids, cell, f)
     if tiling is not None:
         save_pictures(instance, [tiling], [svg, png])
     _err().print(f"{size}x{size} board, hole at {cell}, {(size * size - 1) // 3} trominoes by {method}, "

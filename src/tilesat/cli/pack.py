@@ -19,7 +19,7 @@ from ..solvers import DEFAULT_SOLVER
 from . import app
 from .common import (
     EXIT_INTERRUPTED, EXIT_NONE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt,
-    SvgOpt, WrapOpt, _check_new, _load, _out, _progress, friendly,
+    SvgOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly,
 )
 
 
@@ -48,7 +48,7 @@ def pack_cmd(
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
-    _check_new([svg, png], force)
+    check_outputs({"--svg": svg, "--png": png}, force)
     with _progress() as progress:
         result = pack(instance, objective, method, encoding=encoding, solver=solver, card=card, progress=progress)
         if proof is not None and result.proved:

@@ -18,7 +18,7 @@ from ..tiling import differing_cells
 from . import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, MethodOpt, PiecesOpt,
-    PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, _check_new, _load, _out, _progress, friendly,
+    PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly,
 )
 
 
@@ -79,7 +79,7 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
-    _check_new([svg, png], force)
+    check_outputs({"--svg": svg, "--png": png}, force)
     with _progress() as progress:
         result = task(instance, method, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
     if proof is not None and result.verdict in ("none", "unique"):
