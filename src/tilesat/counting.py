@@ -12,7 +12,11 @@
 
 The work is split into *units*: a placement forced into every tiling (a
 cube) or none, and the symmetries whose fixed tilings to count there.
-Units run in one process or in ``jobs`` processes and their counts add up.
+Units run in one process or in ``jobs`` processes (never more than there
+are units) and their counts add up.  A ``timeout`` bounds the whole count
+(:mod:`tilesat.control`): when it passes, or on Ctrl-C, the tilings counted
+so far are a lower bound.  Ganak and ApproxMC run in a forked child, since
+neither returns to Python before it is done.
 
 Up to symmetry, Burnside's lemma: classes = (1/|G|) sum over g of the
 tilings g maps to themselves.  When a piece is used exactly once, fewer
@@ -38,20 +42,34 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .checks import obstruction, placement_check
+from .control import Deadline, TimedOut, call_in_child, in_child_process, time_limit, wait_step
 from .dlx import dlx_problem, stream_covers
-from .encodings import DEFAULT_ENCODING, check_encoding
+from .encodings import DEFAULT_ENCODING
 from .errors import TilesatError
-from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula, resolve_encoding
+from .formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
 from .instance import INF, Instance
+from .options import SatOptions
 from .placements import Placements, generate_placements
 from .search import TilingSearch, iter_tilings
-from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, check_solver_name
+from .solvers import DEFAULT_SOLVER
 from .symmetry import Symmetry, symmetry_group
 from .tiling import Tiling
 from .verify import verify_tiling
 
 METHODS = ("auto", "blocking", "ganak", "approx", "dlx")
 ENUMERATORS = ("blocking", "dlx")
+LIST_METHODS = ("auto",) + ENUMERATORS
+# The SAT options each method uses: a method given one it cannot use says so.
+USES = {"blocking": ("encoding", "solver", "card"), "ganak": ("encoding", "card"), "approx": ("encoding", "card"),
+        "dlx": ()}
+
+
+def refuse_unused(options: SatOptions, method: str) -> None:
+    """A usage error naming the methods that can use an option given to one that cannot."""
+    for name in options.asked():
+        if name not in USES[method]:
+            can = [m for m, uses in USES.items() if name in uses]
+            raise TilesatError(f"--{name}: --method {method} does not use it; it is for --method {' or '.join(can)}")
 
 
 @dataclass
@@ -65,6 +83,7 @@ class CountResult:
     seconds: float = 0.0
     estimate: dict | None = None  # approx: {"epsilon": .., "delta": ..}
     interrupted: bool = False
+    timed_out: bool = False
     limited: bool = False
     units: int = 1
     jobs: int = 1
@@ -77,7 +96,9 @@ class CountResult:
         return len(self.group) if self.group is not None else None
 
     def to_json(self) -> dict:
+        stopped = "timeout" if self.timed_out else ("interrupted" if self.interrupted else None)
         return {"count": self.count, "exact": self.exact, "method": self.method, "why": self.why,
+                "stopped": stopped,
                 "up_to_symmetry": self.up_to_symmetry, "group_order": self.group_order,
                 "group": self.group, "estimate": self.estimate, "units": self.units, "jobs": self.jobs,
                 "encoding": self.encoding, "solver": self.solver, "reason": self.reason,
@@ -86,18 +107,25 @@ class CountResult:
 
 # --- which method ---------------------------------------------------------
 
-def choose_method(instance: Instance, limit: int | None) -> tuple[str, str]:
-    """(method, why) for ``--method auto``."""
-    dlx_ok = dlx_problem(instance) is None
+def choose_method(instance: Instance, limit: int | None, options: SatOptions | None = None) -> tuple[str, str]:
+    """(method, why) for ``--method auto``: among the methods that can use
+    the SAT options given (``options``), the fastest for the instance."""
+    asked = set(options.asked()) if options else set()
+    if "solver" in asked:
+        return "blocking", "--solver given: blocking is the method that uses a SAT solver"
+    dlx_ok = dlx_problem(instance) is None and not asked
     if limit is not None:
-        return ("dlx", "--limit: an enumerator stops at N; exact cover lists fastest") if dlx_ok else (
-            "blocking", "--limit with piece counts exact cover cannot express")
+        if dlx_ok:
+            return "dlx", "--limit: an enumerator stops at N; exact cover lists fastest"
+        return "blocking", "--limit with SAT options or piece counts exact cover cannot express"
     if all(r.max == INF and r.min == 0 for r in instance.rules) and max(r.piece.size for r in instance.rules) <= 3:
         return "ganak", "unlimited pieces of at most 3 cells: counts grow exponentially, ganak counts without listing"
     if len(instance.board.regions()) > 1:
         return "ganak", "the board splits into separate regions: ganak multiplies their counts"
     if dlx_ok:
         return "dlx", "an exact-cover puzzle: dancing links lists tilings fastest"
+    if asked:
+        return "blocking", "SAT options given: one SAT call per tiling"
     return "blocking", "piece counts beyond exact cover: one SAT call per tiling"
 
 
@@ -213,6 +241,13 @@ class Context:
                 return
 
     def model_count(self, forced: int | None, g: Symmetry | None) -> int:
+        """Ganak's or ApproxMC's count; in a forked child unless this is already a worker process."""
+        if in_child_process():
+            return self._model_count(forced, g)
+        self.formula  # compiled here, inherited by the child
+        return call_in_child(self._model_count, forced, g, what=self.method)
+
+    def _model_count(self, forced: int | None, g: Symmetry | None) -> int:
         f = self.formula
         clauses = list(f.clauses())
         if forced is not None:
@@ -295,18 +330,20 @@ def count_tilings(
         raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(METHODS)}")
     if jobs < 1:
         raise TilesatError("--jobs must be at least 1")
-    check_encoding(encoding)
-    check_card_name(card)
-    solver = check_solver_name(solver)
-    if timeout is not None and not solver.startswith(EXTERNAL_PREFIX):
-        raise TilesatError("--timeout works with external solvers (--solver ext:COMMAND); PySAT solvers run to the end")
+    options = SatOptions(encoding, solver, card, timeout)
+    solver, timeout = options.solver, options.timeout
     if limit is not None and (up_to_symmetry or jobs > 1):
         raise TilesatError("--limit counts raw tilings in one process: it cannot go with --up-to-symmetry or --jobs")
     why = "chosen with --method"
     if method == "auto":
-        method, why = choose_method(instance, limit)
+        method, why = choose_method(instance, limit, options)
     elif method == "dlx" and (problem := dlx_problem(instance)):
         raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
+    refuse_unused(options, method)
+    if method == "dlx":
+        solver = "xcover"
+    elif method in ("ganak", "approx"):
+        solver = method
     if limit is not None and method not in ENUMERATORS:
         raise TilesatError(f"--limit stops an enumeration; --method {method} counts without listing")
     if not (epsilon > 0 and 0 < delta < 1):
@@ -316,6 +353,19 @@ def count_tilings(
                          encoding=encoding, solver=solver)
     report = progress or (lambda tilings, done, total: None)
 
+    try:
+        with time_limit(timeout):
+            return _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
+                          epsilon, delta, seed, t0)
+    except TimedOut:  # before the counting started (placements, symmetry group)
+        result.timed_out, result.exact = True, False
+        result.seconds = time.perf_counter() - t0
+        return result
+
+
+def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
+           epsilon, delta, seed, t0) -> CountResult:
+    timeout = None  # the deadline is the caller's time_limit
     placements = generate_placements(instance)
     result.encoding = encoding = resolve_encoding(encoding, placements)  # what "auto" stands for here
     reason = obstruction(instance) or placement_check(placements)
@@ -330,6 +380,7 @@ def count_tilings(
 
     units = plan_units(placements, group, split=jobs > 1)
     result.units = len(units)
+    result.jobs = jobs = min(jobs, len(units))  # a process per unit at most
     report(0, 0, len(units))
     fixed = [[0] * len(u.syms) for u in units]  # per unit, per symmetry in u.syms
     done = [False] * len(units)
@@ -365,19 +416,21 @@ def count_tilings(
                 try:
                     pending = set(futures)
                     while pending:
-                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        finished, pending = wait(pending, timeout=wait_step(), return_when=FIRST_COMPLETED)
                         for fut in finished:
                             finish(futures[fut], fut.result())
-                except KeyboardInterrupt:
+                except (KeyboardInterrupt, TimedOut):
                     for proc in list(pool._processes.values()):
                         proc.terminate()
                     pool.shutdown(wait=False, cancel_futures=True)
                     raise
     except KeyboardInterrupt:
         result.interrupted = True
+    except TimedOut:
+        result.timed_out = True
 
     result.count = max(tilings[0], tilings_now[0])
-    complete = all(done) and not result.interrupted and not result.limited
+    complete = all(done) and not result.interrupted and not result.timed_out and not result.limited
     result.exact = result.exact and complete
     if group is not None and complete:
         result.up_to_symmetry = _classes(units, fixed, len(group), method == "approx")
@@ -397,19 +450,42 @@ def _classes(units: list[Unit], fixed: list[list[int]], order: int, rounded: boo
     return round(classes)
 
 
-def iter_tilings_by(instance: Instance, method: str = "blocking", limit: int | None = None, *,
+def choose_list_method(instance: Instance, options: SatOptions) -> tuple[str, str]:
+    """(method, why) for ``list --method auto``: dancing links for exact-cover puzzles, else blocking clauses."""
+    if options.asked():
+        return "blocking", "SAT options were given"
+    if dlx_problem(instance) is None:
+        return "dlx", "an exact-cover puzzle: dancing links lists tilings fastest"
+    return "blocking", "piece counts beyond exact cover: one SAT call per tiling"
+
+
+def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None = None, *,
                     encoding: str = DEFAULT_ENCODING, solver: str = DEFAULT_SOLVER, card: str = DEFAULT_CARD,
                     timeout: float | None = None) -> Iterator[Tiling]:
-    """The tilings one by one by an enumerating method, each verified."""
-    if method not in ENUMERATORS:
-        raise TilesatError(f"unknown list method {method!r}; available: {', '.join(ENUMERATORS)}")
+    """The tilings one by one by an enumerating method (``auto``: see
+    :func:`choose_list_method`), each verified.  With ``timeout``,
+    :class:`~tilesat.control.TimedOut` ends the iteration when the time is up."""
+    if method not in LIST_METHODS:
+        raise TilesatError(f"unknown list method {method!r}; available: {', '.join(LIST_METHODS)}")
+    options = SatOptions(encoding, solver, card, timeout)
+    if method == "auto":
+        method, _ = choose_list_method(instance, options)
     if method == "blocking":
-        yield from iter_tilings(instance, limit, encoding=encoding, solver=solver, card=card, timeout=timeout)
+        yield from iter_tilings(instance, limit, **vars(options))
         return
+    refuse_unused(options, "dlx")
     if (problem := dlx_problem(instance)) is not None:
         raise TilesatError(f"--method dlx: {problem}; use blocking")
-    if obstruction(instance) is not None:
-        return
-    ctx = Context(instance, "dlx", encoding, solver, card, None, 0.8, 0.2, 1)
-    for chosen in ctx.enumerate(None, limit):
-        yield verify_tiling(instance, Tiling.from_placements(ctx.placements, chosen.tolist()))
+    limit_at = Deadline(options.timeout)  # held between yields: the consumer's time is not ours to bound
+    with time_limit(limit_at):
+        if obstruction(instance) is not None:
+            return
+        ctx = Context(instance, "dlx", options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
+        stream = ctx.enumerate(None, limit)
+    while True:
+        with time_limit(limit_at):
+            chosen = next(stream, None)
+            if chosen is None:
+                return
+            tiling = verify_tiling(instance, Tiling.from_placements(ctx.placements, chosen.tolist()))
+        yield tiling

@@ -10,21 +10,19 @@ search (30 ms with the fork below) against 2.7 s for CaDiCaL (README,
 "Against the tools people use today").
 
 xcover's search is numba-compiled and does not return to Python between
-solutions, so Ctrl-C would wait for the next one: :func:`stream_covers` runs
-it in a forked child that the parent stops when interrupted.
+solutions, so Ctrl-C or a time limit would wait for the next one:
+:func:`stream_covers` runs it in a forked child that the parent stops.
 """
 
 from __future__ import annotations
 
 import itertools
-import multiprocessing
-import os
-import time
 import warnings
 from typing import Iterator
 
 import numpy as np
 
+from .control import deadline, in_child_process, stream_from_child
 from .errors import TilesatError
 from .instance import INF, Instance
 from .placements import Placements
@@ -102,79 +100,18 @@ def covers(placements: Placements, forced: int | None = None) -> Iterator[np.nda
         yield chosen if forced is None else np.append(chosen, forced)
 
 
-class CoversInterrupted(KeyboardInterrupt):
-    """Ctrl-C during :func:`first_covers`; ``found`` holds what came before it."""
-
-    def __init__(self, found: list[np.ndarray]):
-        super().__init__(f"interrupted after {len(found)} cover(s)")
-        self.found = found
-
-
-# The child sends its first tilings one by one (a listing shows them at
-# once), then in batches (pickling each of a count's 10^4 tilings alone costs
-# a few per cent), at least every BATCH_SECONDS while tilings keep coming.
-SINGLES, BATCH, BATCH_SECONDS = 100, 256, 0.05
-
-
 def stream_covers(placements: Placements, forced: int | None = None, limit: int | None = None) -> Iterator[np.ndarray]:
-    """:func:`covers` (up to ``limit``) searched in a forked child and
-    streamed back, so that Ctrl-C (a KeyboardInterrupt here) or closing the
-    iterator stops the search at once.  In a worker process, or without
-    fork, the search runs in this process."""
-    if os.name != "posix" or multiprocessing.parent_process() is not None:
+    """:func:`covers` (up to ``limit``), searched in a forked child and
+    streamed back (:func:`tilesat.control.stream_from_child`), so that
+    Ctrl-C, the run's deadline or closing the iterator stops the search at
+    once.  In a worker process (whose parent kills it) the search runs here."""
+    if in_child_process():
+        deadline().check()
         yield from itertools.islice(covers(placements, forced), limit)
         return
     load_xcover()  # before the fork: the child inherits the loaded code
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(placements, forced, limit, send), daemon=True)
-    child.start()
-    send.close()
-    try:
-        while True:
-            try:
-                message = receive.recv()
-            except EOFError:
-                raise TilesatError("BUG: the dancing-links search stopped without an answer") from None
-            if message is None:
-                return  # no more tilings
-            if isinstance(message, str):
-                raise TilesatError(message)
-            yield from message
-    finally:  # done, interrupted or abandoned: the child goes
-        receive.close()
-        if child.is_alive():
-            child.terminate()
-        child.join()
+    yield from stream_from_child(_limited_covers, placements, forced, limit, what="dancing links")
 
 
-def first_covers(placements: Placements, count: int) -> list[np.ndarray]:
-    """Up to ``count`` tilings (placement indices) by dancing links, found in
-    a forked child so that Ctrl-C stops the search at once."""
-    found: list[np.ndarray] = []
-    try:
-        for chosen in stream_covers(placements, limit=count):
-            found.append(chosen)
-    except KeyboardInterrupt:
-        raise CoversInterrupted(found) from None
-    return found
-
-
-def _child(placements: Placements, forced: int | None, limit: int | None, send) -> None:
-    try:
-        batch, sent, last = [], 0, time.perf_counter()
-        for chosen in itertools.islice(covers(placements, forced), limit):
-            batch.append(chosen)
-            now = time.perf_counter()
-            if sent < SINGLES or len(batch) >= BATCH or now - last >= BATCH_SECONDS:
-                send.send(batch)
-                sent, batch, last = sent + len(batch), [], now
-        if batch:
-            send.send(batch)
-        send.send(None)
-    except KeyboardInterrupt:
-        pass  # the parent saw Ctrl-C too and stops us
-    except Exception as e:  # reported by the parent, as one line
-        send.send(f"dancing links failed: {type(e).__name__}: {e}")
-    finally:
-        send.close()
+def _limited_covers(placements, forced, limit):
+    return itertools.islice(covers(placements, forced), limit)

@@ -3,6 +3,10 @@
 All three are one loop: solve, decode the placement variables, verify the
 tiling with the independent checker, block it with a clause over its
 placement variables only, solve again (incrementally, same solver).
+
+A ``timeout`` bounds the whole search, compiling included
+(:mod:`tilesat.control`); when it passes the verdict is ``unknown``, with
+the tilings found before it.
 """
 
 from __future__ import annotations
@@ -12,13 +16,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .checks import obstruction, placement_check
-from .dlx import CoversInterrupted, dlx_problem, first_covers
-from .encodings import DEFAULT_ENCODING, check_encoding
-from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula, resolve_encoding
+from .control import Deadline, TimedOut, time_limit
+from .dlx import dlx_problem, stream_covers
+from .encodings import DEFAULT_ENCODING
+from .formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
 from .instance import Instance
+from .options import SatOptions
 from .placements import Placements, generate_placements
 from .errors import TilesatError
-from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, check_solver_name, make_solver
+from .solvers import DEFAULT_SOLVER, make_solver
 from .tiling import Tiling, tiling_from_model
 from .verify import verify_tiling
 
@@ -28,8 +34,10 @@ class Result:
     """What a search found.
 
     ``verdict`` is ``solved``/``none`` for :func:`solve` and
-    ``unique``/``multiple``/``none`` for :func:`check_unique`; ``reason``
-    says why when a quick check answered ``none`` without the solver.
+    ``unique``/``multiple``/``none`` for :func:`check_unique`, or
+    ``unknown`` when the time limit passed first (``tilings`` then holds
+    what was found); ``reason`` says why when a quick check answered
+    ``none`` without the solver.
     """
 
     verdict: str
@@ -58,16 +66,18 @@ class TilingSearch:
         # progress(message) names the stage; progress(message, done, total) measures it
         self._progress = progress or (lambda message, done=None, total=None: None)
         self.instance = instance
-        self.solver_name = check_solver_name(solver)
-        if timeout is not None and not self.solver_name.startswith(EXTERNAL_PREFIX):
-            # Measured: PySAT's cadical195 ignores interrupt() from a timer
-            # thread (glucose4 honours it), so a timeout would silently hang.
-            raise TilesatError("--timeout works with external solvers (--solver ext:COMMAND); PySAT solvers run to the end")
-        self.timeout = timeout
-        check_encoding(encoding)  # unknown names fail here, before any work
-        check_card_name(card)
+        options = SatOptions(encoding, solver, card, timeout)  # bad names fail here, before any work
+        self.solver_name = options.solver
+        self.timeout = options.timeout
+        self.limit = Deadline(self.timeout)  # the whole search's, compiling included
         self.encoding = encoding
         self.card = card
+        with time_limit(self.limit):
+            self._compile(instance, encoding, card)
+        self.compile_seconds = time.perf_counter() - t0
+        self.exhausted = self.reason is not None
+
+    def _compile(self, instance, encoding, card):
         self.reason = obstruction(instance)
         self.placements: Placements | None = None
         self.formula: Formula | None = None
@@ -75,6 +85,7 @@ class TilingSearch:
         self.found = 0
         self.last_chosen: list[int] = []
         self.solve_seconds = 0.0
+        self._conflicts_seen = None
         if self.reason is None:
             self._progress("generating placements")
             self.placements = generate_placements(instance)
@@ -84,25 +95,36 @@ class TilingSearch:
             encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
             self.encoding = encoding
             self._progress(f"compiling {len(self.placements):,} placements to CNF ({encoding})")
+            self.limit.check()
             self.formula = compile_formula(self.placements, encoding, card)
-        self.compile_seconds = time.perf_counter() - t0
-        self.exhausted = self.reason is not None
 
     def _ensure_solver(self):
         if self._solver is None:
-            self._solver = make_solver(self.solver_name, self.timeout)
+            self._solver = make_solver(self.solver_name)
             load_formula(self._solver, self.formula, self.solver_name, self._progress)
         return self._solver
 
     def next(self) -> Tiling | None:
-        """The next tiling (verified), or None when there are no more."""
+        """The next tiling (verified), or None when there are no more.
+
+        Raises :class:`~tilesat.control.TimedOut` when the search's time
+        limit passes (the search is spent then)."""
         if self.exhausted:
             return None
+        with time_limit(self.limit):
+            return self._next()
+
+    def _next(self) -> Tiling | None:
         solver = self._ensure_solver()
-        self._progress(f"solving for tiling {self.found + 1}")
+        stage = f"solving for tiling {self.found + 1}"
+        self._progress(stage)
+        solver.on_conflicts = lambda n: self._progress(f"{stage} · {n:,} conflicts")
         t0 = time.perf_counter()
         try:
             sat = solver.solve()
+        except (TimedOut, KeyboardInterrupt):
+            self.exhausted = True  # the solver is spent
+            raise
         finally:
             self.solve_seconds += time.perf_counter() - t0
         if not sat:
@@ -120,14 +142,22 @@ class TilingSearch:
     def require(self, placement: int) -> None:
         """Only tilings that use this placement from now on (one cube of a split search)."""
         if not self.exhausted:
-            self._ensure_solver().add_clause([placement + 1])
+            with time_limit(self.limit):
+                self._ensure_solver().add_clause([placement + 1])
 
     def __iter__(self) -> Iterator[Tiling]:
         while (t := self.next()) is not None:
             yield t
 
+    def conflicts(self) -> int | None:
+        """The solver's conflicts so far (None before it started)."""
+        if self._solver is not None:
+            self._conflicts_seen = self._solver.stats().get("conflicts", self._conflicts_seen)
+        return self._conflicts_seen
+
     def close(self):
         if self._solver is not None:
+            self.conflicts()
             self._solver.close()
             self._solver = None
 
@@ -146,6 +176,7 @@ class TilingSearch:
             "encoding": self.encoding,
             "card": self.card,
             "solver": self.solver_name,
+            "conflicts": self.conflicts(),
             "compile_seconds": round(self.compile_seconds, 6),
             "solve_seconds": round(self.solve_seconds, 6),
             "seconds": round(self.compile_seconds + self.solve_seconds, 6),
@@ -172,91 +203,110 @@ SEARCH_METHODS = ("auto", "sat", "dlx")
 SAT_DEFAULTS = {"encoding": DEFAULT_ENCODING, "solver": DEFAULT_SOLVER, "card": DEFAULT_CARD, "timeout": None}
 
 
-def choose_search_method(instance: Instance, encoding: str = DEFAULT_ENCODING, solver: str = DEFAULT_SOLVER,
-                         card: str = DEFAULT_CARD, timeout: float | None = None) -> tuple[str, str]:
+def choose_search_method(instance: Instance, options: SatOptions | None = None, **sat) -> tuple[str, str]:
     """(method, why) for ``method="auto"``: dancing links for puzzles that use
     each piece at most once, where it finds two tilings of a pentomino
     rectangle in milliseconds and CDCL takes seconds; SAT otherwise, and
-    whenever a SAT option was asked for."""
-    if (encoding, solver, card, timeout) != tuple(SAT_DEFAULTS.values()):
+    whenever a SAT option was asked for (``options``, or as keywords)."""
+    options = options or SatOptions(**sat)
+    if options.asked():
         return "sat", "SAT options were given"
     if dlx_problem(instance) is None and all(r.max <= 1 for r in instance.rules):
         return "dlx", "each piece at most once: an exact-cover puzzle for dancing links"
     return "sat", "pieces that may repeat: SAT"
 
 
-def _first(instance: Instance, count: int, method: str = "auto", **options) -> tuple[list[Tiling], str | None, dict]:
-    """Up to ``count`` verified tilings, the quick checks' reason, and stats."""
+def _first(instance: Instance, count: int, method: str = "auto", progress: Callable | None = None,
+           **sat) -> tuple[list[Tiling], str | None, dict]:
+    """Up to ``count`` verified tilings, the quick checks' reason, and stats
+    (``stats["stopped"] == "timeout"`` when the time limit passed first)."""
     if method not in SEARCH_METHODS:
         raise TilesatError(f"unknown method {method!r}; choose one of: {', '.join(SEARCH_METHODS)}")
+    options = SatOptions(**sat)
     why = "chosen with --method"
     if method == "auto":
-        sat_options = {k: options[k] for k in SAT_DEFAULTS if k in options}
-        method, why = choose_search_method(instance, **sat_options)
+        method, why = choose_search_method(instance, options)
     if method == "dlx":
-        asked = {k: v for k, v in options.items() if k in SAT_DEFAULTS and v != SAT_DEFAULTS[k]}
-        if asked:
-            raise TilesatError(f"--{', --'.join(asked)}: SAT options, but --method dlx does not use a SAT solver")
-        return _first_by_dlx(instance, count, options.get("progress"), why)
+        options.refuse_for("dlx")
+        if (problem := dlx_problem(instance)) is not None:
+            raise TilesatError(f"--method dlx: {problem}; use --method sat")
+    progress = progress or (lambda message, done=None, total=None: None)
     found: list[Tiling] = []
+    stats: dict = {"method": method, "method_reason": why}
+    t0 = time.perf_counter()
     try:
-        with TilingSearch(instance, **options) as search:
-            while len(found) < count and (t := search.next()) is not None:
-                found.append(t)
+        with time_limit(options.timeout):
+            run = _first_by_dlx if method == "dlx" else _first_by_sat
+            reason = run(instance, count, options, progress, found, stats)
+    except TimedOut:
+        stats.update(stopped="timeout", timeout=options.timeout, seconds=round(time.perf_counter() - t0, 6))
+        return found, None, stats
     except Interrupted:
         raise
     except KeyboardInterrupt as e:
         raise Interrupted(found) from e
-    return found, search.reason, {"method": "sat", "method_reason": why, **search.stats()}
+    return found, reason, stats
 
 
-def _first_by_dlx(instance: Instance, count: int, progress, why: str) -> tuple[list[Tiling], str | None, dict]:
-    progress = progress or (lambda message, done=None, total=None: None)
-    if (problem := dlx_problem(instance)) is not None:
-        raise TilesatError(f"--method dlx: {problem}; use --method sat")
+def _first_by_sat(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
+    search = None
+    try:
+        search = TilingSearch(instance, options.encoding, options.solver, options.card, progress)
+        with search:
+            while len(found) < count and (t := search.next()) is not None:
+                found.append(t)
+        return search.reason
+    finally:
+        if search is not None:
+            stats.update(search.stats())
+
+
+def _first_by_dlx(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
     t0 = time.perf_counter()
     reason, placements = obstruction(instance), None
+    stats.update(placements=None, variables=None, clauses=None, encoding=None, card=None, solver="xcover")
     if reason is None:
         progress("generating placements")
         placements = generate_placements(instance)
         reason = placement_check(placements)
+        stats["placements"] = len(placements)
     t1 = time.perf_counter()
-
-    def verified(chosen) -> list[Tiling]:
-        return [verify_tiling(instance, Tiling.from_placements(placements, c.tolist())) for c in chosen]
-
-    found: list[Tiling] = []
-    if reason is None:
-        progress("searching by dancing links (xcover)")
-        try:
-            found = verified(first_covers(placements, count))
-        except CoversInterrupted as e:
-            raise Interrupted(verified(e.found)) from None
-    t2 = time.perf_counter()
-    stats = {"method": "dlx", "method_reason": why,
-             "placements": len(placements) if placements is not None else None,
-             "variables": None, "clauses": None, "encoding": None, "card": None, "solver": "xcover",
-             "compile_seconds": round(t1 - t0, 6), "solve_seconds": round(t2 - t1, 6), "seconds": round(t2 - t0, 6)}
-    return found, reason, stats
+    try:
+        if reason is None:
+            progress("searching by dancing links (xcover)")
+            for chosen in stream_covers(placements, limit=count):
+                found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen.tolist())))
+    finally:
+        t2 = time.perf_counter()
+        stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
+    return reason
 
 
 def solve(instance: Instance, method: str = "auto", **options) -> Result:
-    """One verified tiling (verdict ``solved``) or ``none``.  ``method``:
-    ``sat``, ``dlx`` (dancing links) or ``auto`` (:func:`choose_search_method`)."""
+    """One verified tiling (verdict ``solved``), ``none``, or ``unknown``
+    when ``timeout`` seconds passed first.  ``method``: ``sat``, ``dlx``
+    (dancing links) or ``auto`` (:func:`choose_search_method`)."""
     found, reason, stats = _first(instance, 1, method, **options)
+    if stats.get("stopped"):
+        return Result("unknown", found, None, stats)
     return Result("solved" if found else "none", found, reason, stats)
 
 
 def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
-    """Verdict ``unique``, ``multiple`` (with two tilings) or ``none``;
-    ``method`` as for :func:`solve`."""
+    """Verdict ``unique``, ``multiple`` (with two tilings), ``none``, or
+    ``unknown`` when ``timeout`` seconds passed first (with the tiling found
+    before, if any); ``method`` as for :func:`solve`."""
     found, reason, stats = _first(instance, 2, method, **options)
+    if stats.get("stopped") and len(found) < 2:
+        return Result("unknown", found, None, stats)
     verdict = {0: "none", 1: "unique", 2: "multiple"}[len(found)]
     return Result(verdict, found, reason, stats)
 
 
 def iter_tilings(instance: Instance, limit: int | None = None, **options) -> Iterator[Tiling]:
-    """Every tiling of the instance (up to ``limit``), each verified."""
+    """Every tiling of the instance (up to ``limit``), each verified.  With
+    ``timeout``, :class:`~tilesat.control.TimedOut` ends the iteration when
+    the time is up (the tilings yielded before it stand)."""
     with TilingSearch(instance, **options) as search:
         for n, t in enumerate(search, 1):
             yield t

@@ -1,57 +1,190 @@
-"""SAT solvers, in a registry: every PySAT solver by its PySAT name.
+"""SAT solvers, in a registry: every PySAT solver by its PySAT name, and ``ext:COMMAND``.
 
 A solver here is anything with ``add_formula(formula, progress=None)``,
-``add_clause``, ``solve``, ``model`` and ``close``; :class:`PysatSolver` wraps ``pysat.solvers.Solver``.
+``add_clause``, ``solve(assumptions)``, ``model``, ``stats`` and ``close``.
+Every ``solve`` honours the run's deadline (:mod:`tilesat.control`): it
+raises :class:`~tilesat.control.TimedOut` or ``KeyboardInterrupt`` within a
+poll, after which the solver is spent (``close`` is all that is left).
 Adding another kind of solver is one factory in ``SOLVERS``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
-import functools
+import time
 from functools import cache
 
+import numpy as np
 import pysolvers
-
 from pysat.solvers import Solver, SolverNames
 
-from .dimacs import read_answer, write_dimacs
+from .control import Child, ChildError, TimedOut, deadline, wait_step
+from .dimacs import check_model, read_answer, write_dimacs
 from .errors import TilesatError
 
 DEFAULT_SOLVER = "cadical195"
 EXTERNAL_PREFIX = "ext:"
 
+# A solve runs here, in this process, for at most FIRST_SLICE conflicts with
+# SIGINT held back (so PySAT's longjmp handler never fires); easy formulas
+# (designed puzzles: a few hundred conflicts, 3-25 ms in all) end there
+# without paying for a process.  A solve that goes on moves with its solver
+# into a forked child (the fork copies the solver, learnt clauses and all),
+# where it runs in slices of CHILD_SLICE conflicts, doubling (few slices:
+# MEASUREMENTS.md, slicing at 20,000 conflicts cost 4-5x, at 200,000 nothing),
+# each reporting its conflicts; the parent waits and kills it at the
+# deadline or on Ctrl-C.  Formulas above IN_PROCESS_CLAUSES go to the child
+# at once: there even a few conflicts can take longer than Ctrl-C may wait.
+FIRST_SLICE, CHILD_SLICE, IN_PROCESS_CLAUSES = 5_000, 100_000, 400_000
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    """SIGINT stays pending while inside; Python sees it on the way out."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _can_budget(solver: Solver) -> bool:
+    try:
+        solver.conf_budget(FIRST_SLICE)
+        return True
+    except NotImplementedError:
+        return False
+
+
+def _conflicts(solver: Solver) -> int:
+    try:
+        return int((solver.accum_stats() or {}).get("conflicts", 0))
+    except (NotImplementedError, AttributeError):
+        return 0
+
+
+def _serve(conn, solver: Solver, budgets: bool) -> None:
+    """The child's side: solve requests until the parent closes the pipe."""
+    while True:
+        try:
+            request = conn.recv()
+        except EOFError:
+            return
+        op, clauses, assumptions = request
+        for clause in clauses:
+            solver.add_clause(clause)
+        if op == "add":
+            continue
+        budget = CHILD_SLICE
+        while True:
+            if budgets:
+                solver.conf_budget(budget)
+            status = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+            if status is not None or not budgets:
+                break
+            conn.send(("progress", _conflicts(solver)))
+            budget *= 2
+        model = np.asarray(solver.get_model() or [], dtype=np.int64) if status else None
+        conn.send(("done", status, model, _conflicts(solver)))
+
 
 class PysatSolver:
-    """One incremental PySAT solver."""
+    """One incremental PySAT solver, solving under the run's deadline.
+
+    ``on_conflicts(n)`` is told the conflicts so far during long solves (progress)."""
 
     def __init__(self, name: str):
         self.name = name
         self._solver = Solver(name=name)
+        self._budgets = _can_budget(self._solver)
+        self._child: Child | None = None
+        self._pending: list[list[int]] = []  # clauses for the child, sent with the next request
+        self._model: list[int] | np.ndarray = []
+        self._conflicts = 0
+        self._small = True
+        self.spent = False  # stopped by a deadline or Ctrl-C: only close() is left
+        self.on_conflicts = None
 
     def add_formula(self, formula, progress=None) -> None:
-        formula.add_to(_raw_add_clause(self.name, self._solver.solver), progress)
+        self._small = formula.nclauses <= IN_PROCESS_CLAUSES
+        limit = deadline()
+
+        def loaded(done):  # clauses go in from Python: Ctrl-C lands between them
+            limit.check()
+            if progress is not None:
+                progress(done)
+
+        formula.add_to(_raw_add_clause(self.name, self._solver.solver), loaded)
 
     def add_clause(self, clause) -> None:
-        self._solver.add_clause(list(clause))
+        if self._child is not None:
+            self._pending.append([int(x) for x in clause])
+        else:
+            self._solver.add_clause([int(x) for x in clause])
 
     def solve(self, assumptions=()) -> bool:
+        if self.spent:
+            raise TilesatError(f"solver {self.name} was stopped; start a new one")
+        assumptions = [int(a) for a in assumptions]
+        limit = deadline()
+        limit.check()
+        if self._child is None and self._budgets and self._small:
+            self._solver.conf_budget(FIRST_SLICE)
+            with _sigint_held():
+                status = self._solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+            if status is not None:
+                self._model = (self._solver.get_model() or []) if status else []
+                self._conflicts = _conflicts(self._solver)
+                return bool(status)
+        if self._child is None:
+            self._move_to_child()
         try:
-            return bool(self._solver.solve(assumptions=list(assumptions)))
-        except Exception as e:  # pysat turns SIGINT into its own error type
-            if "interrupt" in str(e).lower():
-                raise KeyboardInterrupt from e
+            self._child.send(("solve", self._pending, assumptions))
+            self._pending = []
+            while True:
+                message = self._child.recv()
+                if message[0] == "progress":
+                    self._conflicts = message[1]
+                    if self.on_conflicts is not None:
+                        self.on_conflicts(self._conflicts)
+                    continue
+                _, status, model, self._conflicts = message
+                self._model = model if status else []
+                return bool(status)
+        except ChildError as e:
+            self.spent = True
+            raise TilesatError(f"solver {self.name} failed: {e}") from None
+        except BaseException:
+            self.spent = True  # the child was killed with its solver
             raise
 
-    def model(self) -> list[int]:
-        return self._solver.get_model() or []
+    def _move_to_child(self) -> None:
+        self._child = Child(_serve, self._solver, self._budgets)
+        self._solver.delete()  # our copy: the child has its own from the fork
+        self._solver = None
+
+    def model(self):
+        return self._model
+
+    def stats(self) -> dict:
+        if self._child is None and self._solver is not None:
+            self._conflicts = _conflicts(self._solver)
+        return {"conflicts": self._conflicts, "in_child": self._child is not None}
 
     def close(self) -> None:
-        self._solver.delete()
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+        if self._solver is not None:
+            self._solver.delete()  # safe: no interrupt ever unwound through it (SIGINT was held)
+            self._solver = None
 
     def __enter__(self):
         return self
@@ -85,62 +218,97 @@ class ExternalSolver:
     COMMAND has ``{out}`` (MiniSat: ``ext:minisat {cnf} {out}``) the answer is
     read from that file, else from standard output.  Each ``solve`` writes the
     formula plus the clauses added since to a temporary directory, runs the
-    command, reads its answer (``s``/``v`` lines; exit code 10 SAT, 20 UNSAT)
+    command in its own process group (a deadline or Ctrl-C kills the whole
+    group, wrapper scripts' children included), reads its answer (``s``/``v``
+    lines, decoded leniently; exit code 10 SAT, 20 UNSAT), checks the model
+    against the formula (a wrong model is the solver's error, named as such)
     and removes the directory."""
 
     def __init__(self, command: str, timeout: float | None = None):
         self.command = command
-        self.argv = shlex.split(command)
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as e:
+            raise TilesatError(f"solver ext:{command}: cannot split the command: {e}") from None
         if not self.argv or shutil.which(self.argv[0]) is None:
             raise TilesatError(f"solver ext:{command}: command {self.argv[0] if self.argv else ''!r} not found")
         self.name = f"ext:{command}"
-        self.timeout = timeout
+        self.timeout = timeout  # its own limit, on top of the run's deadline
         self._formula = None
         self._added: list[list[int]] = []
         self._model: list[int] = []
+        self.on_conflicts = None
 
     def add_formula(self, formula, progress=None) -> None:
         self._formula = formula  # written to a file at each solve
 
     def add_clause(self, clause) -> None:
-        self._added.append(list(clause))
+        self._added.append([int(x) for x in clause])
 
     def solve(self, assumptions=()) -> bool:
+        extra = self._added + [[int(a)] for a in assumptions]
         with tempfile.TemporaryDirectory(prefix="tilesat-") as tmp:
             path = os.path.join(tmp, "formula.cnf")
             with open(path, "w", encoding="ascii") as f:
-                write_dimacs(self._formula, f, extra_clauses=self._added + [[a] for a in assumptions],
-                             placement_comments=False)
+                write_dimacs(self._formula, f, extra_clauses=extra, placement_comments=False)
             out_path = os.path.join(tmp, "answer.txt")
             argv = [a.replace("{cnf}", path).replace("{out}", out_path) for a in self.argv]
             if not any("{cnf}" in a for a in self.argv):
                 argv.append(path)
-            try:
-                proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout)
-            except subprocess.TimeoutExpired as e:
-                last = (e.stdout or b"")
-                last = last.decode(errors="replace") if isinstance(last, bytes) else last
-                tail = last.strip().splitlines()[-1:] or ["nothing"]
-                raise TilesatError(f"solver {self.name} timed out after {self.timeout} s; it printed last: {tail[0][:80]!r}") from None
-            except OSError as e:
-                raise TilesatError(f"solver {self.name} could not run: {e.strerror or e}") from None
-            text = proc.stdout
-            if any("{out}" in a for a in self.argv):
-                text = open(out_path).read() if os.path.exists(out_path) else ""
+            stdout_path, stderr_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+            returncode = self._run(argv, stdout_path, stderr_path)
+            stdout = _read_text(stdout_path)
+            text = _read_text(out_path) if any("{out}" in a for a in self.argv) else stdout
+            stderr = _read_text(stderr_path)
         answer = read_answer(text, where=f"output of {self.name}", strict=False)
         status = answer.status
         if status == "unknown":
-            status = {10: "sat", 20: "unsat"}.get(proc.returncode, "unknown")
+            status = {10: "sat", 20: "unsat"}.get(returncode, "unknown")
         if status == "unknown" or (status == "sat" and not answer.model):
-            last = (proc.stdout.strip() or proc.stderr.strip()).splitlines()[-1:] or ["nothing"]
+            last = (stdout.strip() or stderr.strip()).splitlines()[-1:] or ["nothing"]
             raise TilesatError(
-                f"solver {self.name} gave no answer (exit code {proc.returncode}); it printed last: {last[0][:80]!r}"
+                f"solver {self.name} gave no answer (exit code {returncode}); it printed last: {last[0][:80]!r}"
             )
+        if status == "sat":
+            try:
+                check_model(self._formula, answer.model, where=f"the model of solver {self.name}")
+                _check_extra(extra, answer.model, self.name)
+            except TilesatError as e:
+                raise TilesatError(f"{e} (the solver's answer is wrong, not tilesat's formula)") from None
         self._model = answer.model
         return status == "sat"
 
+    def _run(self, argv, stdout_path, stderr_path) -> int:
+        """Run the command in a new process group under the deadline (and ``timeout``)."""
+        own = None if self.timeout is None else time.perf_counter() + self.timeout
+        try:
+            with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+                proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                        start_new_session=True)
+        except OSError as e:
+            raise TilesatError(f"solver {self.name} could not run: {e.strerror or e}") from None
+        try:
+            while True:
+                if own is not None and time.perf_counter() >= own:
+                    raise TimedOut(self.timeout)
+                try:
+                    return proc.wait(timeout=wait_step())
+                except subprocess.TimeoutExpired:
+                    continue
+        finally:
+            if proc.returncode is None:  # timed out or interrupted: the whole group goes
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            else:  # the solver's leftovers (a wrapper's children) go too
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+
     def model(self) -> list[int]:
         return self._model
+
+    def stats(self) -> dict:
+        return {}
 
     def close(self) -> None:
         pass
@@ -150,6 +318,23 @@ class ExternalSolver:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _read_text(path: str) -> str:
+    """A file an external program wrote, decoded leniently (never a UnicodeDecodeError)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def _check_extra(clauses, model, name: str) -> None:
+    true = {int(x) for x in model}
+    for clause in clauses:
+        if not any(lit in true for lit in clause):
+            raise TilesatError(f"the model of solver {name} does not satisfy the formula: clause {clause} is false")
+
 
 
 def _pysat_names() -> list[str]:

@@ -1,0 +1,266 @@
+"""Runs under control: time limits, Ctrl-C and clean-up, written once for every engine.
+
+Two pieces:
+
+- the **deadline** of the current run (:func:`time_limit`, :func:`deadline`): a
+  context variable that every engine consults while it waits, so that
+  ``solve(instance, timeout=5)`` bounds whatever runs underneath (SAT solvers,
+  dancing links, model counters, external commands) without passing the
+  number through every call;
+- the **child process** (:class:`Child`): the engines whose C code cannot be
+  stopped from Python run in a forked child that the parent waits on in short
+  polls and kills (SIGKILL) when the deadline passes, on Ctrl-C, or when
+  abandoned.  Measured reasons: PySAT's CaDiCaL holds the GIL for a whole
+  ``solve()`` (a timer thread never runs), and its SIGINT handler unwinds
+  with ``longjmp``, which left ``free()`` deadlocked in 1 of 12 interrupts;
+  xcover's numba search and ganak do not return to Python until they finish.
+  A killed child takes its solver with it: the parent never calls into C
+  code an interrupt went through.
+
+The child blocks SIGINT (a terminal's Ctrl-C goes to the whole process
+group; the parent decides) and dies with the parent (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import ctypes
+import math
+import multiprocessing
+import os
+import signal
+import time
+from typing import Any, Callable, Iterator
+
+from .errors import TilesatError
+
+#: How often a waiting parent wakes up: the bound on the extra time a timeout
+#: or Ctrl-C takes to act, and the progress display's refresh.
+POLL_SECONDS = 0.05
+
+
+class TimedOut(Exception):
+    """The run's time limit passed.  ``found`` holds what was found before,
+    where the raiser knows (tilings, a count, a packing)."""
+
+    def __init__(self, seconds: float | None = None, found: Any = None):
+        super().__init__(f"time limit of {seconds:g} s reached" if seconds else "time limit reached")
+        self.seconds = seconds
+        self.found = found
+
+
+class Deadline:
+    """A point in time (``perf_counter``) the current run must stop by; no limit when ``seconds`` is None."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.start = time.perf_counter()
+        self.at = None if seconds is None else self.start + seconds
+
+    def remaining(self) -> float | None:
+        return None if self.at is None else self.at - time.perf_counter()
+
+    def expired(self) -> bool:
+        return self.at is not None and time.perf_counter() >= self.at
+
+    def check(self) -> None:
+        if self.expired():
+            raise TimedOut(self.seconds)
+
+
+_NO_LIMIT = Deadline(None)
+_CURRENT: contextvars.ContextVar[Deadline] = contextvars.ContextVar("tilesat_deadline", default=_NO_LIMIT)
+
+
+def check_timeout(seconds: float | None) -> float | None:
+    """A timeout as given by a user: None, or a finite number of seconds above 0."""
+    if seconds is None:
+        return None
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise TilesatError(f"--timeout {seconds!r}: give a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise TilesatError(f"--timeout {seconds}: must be a finite number of seconds above 0")
+    return value
+
+
+def deadline() -> Deadline:
+    """The deadline of the run in progress (one without a limit outside :func:`time_limit`)."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def time_limit(limit: float | Deadline | None) -> Iterator[Deadline]:
+    """Bound everything run inside to ``limit``: seconds from now (validated;
+    None: no new limit) or a :class:`Deadline` made earlier (a search that
+    resumes between yields).  Nested limits keep the earlier end."""
+    inner = limit if isinstance(limit, Deadline) else Deadline(check_timeout(limit))
+    outer = _CURRENT.get()
+    if outer.at is not None and (inner.at is None or outer.at < inner.at):
+        inner = outer
+    token = _CURRENT.set(inner)
+    try:
+        yield inner
+    finally:
+        _CURRENT.reset(token)
+
+
+def wait_step(limit: Deadline | None = None) -> float:
+    """How long the next poll may sleep; raises :class:`TimedOut` when the deadline has passed."""
+    limit = limit or deadline()
+    limit.check()
+    remaining = limit.remaining()
+    return POLL_SECONDS if remaining is None else max(0.0, min(POLL_SECONDS, remaining))
+
+
+# --- the child process ---------------------------------------------------
+
+def _die_with_parent() -> None:
+    try:  # Linux: the kernel kills us when the parent dies, even by SIGKILL
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
+def _child_main(target, args, conn) -> None:
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the parent handles Ctrl-C
+    _die_with_parent()
+    try:
+        target(conn, *args)
+    except BaseException as e:  # noqa: BLE001 - reported by the parent as one line
+        try:
+            conn.send(("error", f"{type(e).__name__}: {e}".strip()))
+        except (OSError, ValueError):
+            pass
+    finally:
+        conn.close()
+
+
+class ChildError(Exception):
+    """The child failed: it sent an error, or died without a word."""
+
+
+class Child:
+    """``target(conn, *args)`` in a forked child, talking over a duplex pipe.
+
+    The parent side sends with :meth:`send` and waits with :meth:`recv`,
+    which honours the current deadline (:class:`TimedOut`) and Ctrl-C
+    (``KeyboardInterrupt``), killing the child in both cases.  The child
+    reports a failure as ``("error", text)``, which :meth:`recv` raises as
+    :class:`ChildError`.  ``on_wait(elapsed)`` runs at each poll while
+    waiting (progress).  Use as a context manager: leaving it kills the child.
+    """
+
+    def __init__(self, target: Callable, *args, on_wait: Callable[[float], None] | None = None):
+        if os.name != "posix":
+            raise TilesatError("running engines under control needs fork (Linux or macOS)")
+        context = multiprocessing.get_context("fork")
+        self._conn, child_conn = context.Pipe(duplex=True)
+        self.on_wait = on_wait
+        self.process = context.Process(target=_child_main, args=(target, args, child_conn), daemon=True)
+        self.process.start()
+        child_conn.close()
+
+    def send(self, message) -> None:
+        try:
+            self._conn.send(message)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            raise ChildError(self._death()) from None
+
+    def recv(self):
+        """The child's next message, waiting under the current deadline."""
+        start = time.perf_counter()
+        try:
+            while not self._conn.poll(wait_step()):
+                if self.on_wait is not None:
+                    self.on_wait(time.perf_counter() - start)
+                if not self.process.is_alive() and not self._conn.poll():
+                    raise ChildError(self._death())
+            message = self._conn.recv()
+        except EOFError:
+            raise ChildError(self._death()) from None
+        except BaseException:  # TimedOut, KeyboardInterrupt: the child goes at once
+            self.kill()
+            raise
+        if isinstance(message, tuple) and len(message) == 2 and message[0] == "error":
+            self.kill()
+            raise ChildError(message[1])
+        return message
+
+    def _death(self) -> str:
+        self.process.join(1)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            try:
+                return f"it was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"it was killed by signal {-code}"
+        return f"it stopped without an answer (exit code {code})"
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self._conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+
+
+def _call_target(conn, fn, args):
+    conn.send(("ok", fn(*args)))
+
+
+def call_in_child(fn: Callable, *args, on_wait: Callable[[float], None] | None = None, what: str = "the engine"):
+    """``fn(*args)`` in a forked child, its (picklable) result returned here,
+    under the current deadline and Ctrl-C.  A failure in the child is a
+    :class:`TilesatError` naming ``what``."""
+    with Child(_call_target, fn, args, on_wait=on_wait) as child:
+        try:
+            return child.recv()[1]
+        except ChildError as e:
+            raise TilesatError(f"{what} failed: {e}") from None
+
+
+def stream_from_child(fn: Callable, *args, what: str = "the engine") -> Iterator:
+    """The items of the iterable ``fn(*args)``, produced in a forked child and
+    streamed back in batches (see :func:`_stream_target`); stops the child
+    when the consumer stops, on Ctrl-C and at the deadline."""
+    with Child(_stream_target, fn, args) as child:
+        while True:
+            try:
+                message = child.recv()
+            except ChildError as e:
+                raise TilesatError(f"{what} failed: {e}") from None
+            if message is None:
+                return
+            yield from message
+
+
+# The child sends its first items one by one (a listing shows them at once),
+# then in batches (pickling each of a count's 10^4 tilings alone costs a few
+# per cent), at least every BATCH_SECONDS while items keep coming.
+SINGLES, BATCH, BATCH_SECONDS = 100, 256, 0.05
+
+
+def _stream_target(conn, fn, args) -> None:
+    batch, sent, last = [], 0, time.perf_counter()
+    for item in fn(*args):
+        batch.append(item)
+        now = time.perf_counter()
+        if sent < SINGLES or len(batch) >= BATCH or now - last >= BATCH_SECONDS:
+            conn.send(batch)
+            sent, batch, last = sent + len(batch), [], now
+    if batch:
+        conn.send(batch)
+    conn.send(None)
+
+
+def in_child_process() -> bool:
+    """True in a process forked by :class:`Child` or a worker pool (nested children are not started)."""
+    return multiprocessing.parent_process() is not None
