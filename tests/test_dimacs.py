@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,7 +12,8 @@ from typer.testing import CliRunner
 
 from tilesat import check_unique, compile_formula, generate_placements, load_instance
 from tilesat.cli import app
-from tilesat.dimacs import read_answer, read_dimacs
+from tilesat.dimacs import read_answer, read_dimacs, write_dimacs
+from tilesat.errors import TilesatError
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 UNIQUE = INSTANCES / "lpanel-8x8.txt"
@@ -43,6 +45,50 @@ def test_export_round_trip(tmp_path, suffix):
         assert text.count("\nc placement ") == P and "c encoding ladder card seqcounter" in text
         assert f"p cnf {formula.nvars} {formula.nclauses}\n" in text
 
+
+
+@pytest.mark.parametrize("text, message", [
+    ("p cnf 2 1\n1 2\n", "the last clause is not ended by 0"),
+    ("p cnf 2 2\n1 2 0\n", "1 clauses, but the header declares 2"),
+    ("1 2 0\n", "line 1: a clause before the 'p cnf' line"),
+    ("p cnf 2 1\n1 x 0\n", "line 2: 'x' is not a literal"),
+    ("p cnf 2 1\n1 +2 0\n", "'+2' is not a literal"),
+    ("p cnf 2 1\n1 " + "9" * 5000 + " 0\n", "is not a literal"),
+    ("p cnf 2 1\n1 3 0\n", "literal 3 is beyond the 2 variables"),
+    ("p cnf 2 1\np cnf 2 1\n1 0\n", "line 2: a 'p' line after the header"),
+    ("p dnf 2 1\n1 0\n", "expected 'p cnf VARIABLES CLAUSES'"),
+    ("c nothing\n", "no 'p cnf' line"),
+    ("p cnf 2 1\n1 -2 0\nc \xe9\n", "not ASCII"),
+])
+def test_read_dimacs_is_strict(tmp_path, text, message):
+    path = tmp_path / "x.cnf"
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(TilesatError, match=re.escape(message)):
+        read_dimacs(path)
+
+
+def test_read_dimacs_of_a_broken_archive_is_one_error(tmp_path):
+    for name in ("x.cnf.gz", "x.cnf.xz"):
+        (tmp_path / name).write_bytes(b"not compressed at all")
+        with pytest.raises(TilesatError, match="cannot read"):
+            read_dimacs(tmp_path / name)
+
+
+def test_header_counts_the_variables_of_extra_clauses(tmp_path):
+    # pack's "better than the optimum" clauses bring auxiliary variables
+    # beyond the formula's: the 'p cnf' line must declare them
+    from tilesat.packing import better_than, compile_packing
+
+    path = tmp_path / "t.txt"
+    path.write_text("pieces: T5\n" + "........\n" * 4)
+    formula, goal = compile_packing(load_instance(path), "pieces", "pairwise")
+    extra = better_than(formula, goal, 4)
+    top = max(abs(x) for c in extra for x in c)
+    assert top > formula.nvars
+    with open(tmp_path / "f.cnf", "w") as f:
+        write_dimacs(formula, f, extra_clauses=extra)
+    nvars, clauses = read_dimacs(tmp_path / "f.cnf")
+    assert nvars == top and clauses == list(formula.clauses()) + extra
 
 def test_export_map_and_no_overwrite(tmp_path):
     out, mp = tmp_path / "f.cnf", tmp_path / "map.json"
@@ -162,7 +208,11 @@ def test_tampered_proofs_are_rejected(tmp_path):
     last = next(i for i in range(len(lines) - 1, 0, -1) if not lines[i].startswith("c"))
     (d2 / "formula.cnf").write_text("\n".join(lines[:last] + lines[last + 1:]) + "\n")  # drop the blocking clause
     res = run("verify-proof", d2)
-    assert res.exit_code == 1 and "is not the CNF tilesat compiles" in res.output
+    assert res.exit_code == 1 and "formula.cnf: 1698 clauses, but the header declares 1699" in res.output
+    text = (d2 / "formula.cnf").read_text().replace("p cnf 97 1699", "p cnf 97 1698")
+    (d2 / "formula.cnf").write_text(text)
+    res = run("verify-proof", d2)
+    assert res.exit_code == 1 and "formula.cnf is not the CNF tilesat compiles" in res.output
     other = tmp_path / "other.txt"
     lines = UNIQUE.read_text().splitlines()
     row = next(i for i, line in enumerate(lines) if set(line) <= {".", "#"} and "." in line)
@@ -170,3 +220,4 @@ def test_tampered_proofs_are_rejected(tmp_path):
     other.write_text("\n".join(lines) + "\n")
     res = run("verify-proof", d2, "--instance", other)
     assert res.exit_code == 1 and "not the instance" in res.output
+

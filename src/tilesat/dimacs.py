@@ -5,6 +5,7 @@
 board never becomes one Python list of clause strings.  :func:`read_answer`
 reads a solver's output (SAT-competition ``s``/``v`` lines or a bare list of
 literals); :func:`check_model` confirms that a model satisfies the formula.
+:func:`read_dimacs` reads DIMACS back strictly (proofs rely on it).
 """
 
 from __future__ import annotations
@@ -80,12 +81,13 @@ def write_dimacs(
     placements = formula.placements
     instance = placements.instance
     nclauses = formula.nclauses + len(extra_clauses)
+    nvars = dimacs_nvars(formula, extra_clauses)  # extra clauses may bring auxiliary variables
     P = len(placements)
     out.write(f"c tilesat {__version__}\n")
     out.write(f"c source {source or instance.source} sha256 {instance_digest(instance)}\n")
     out.write(f"c encoding {formula.encoding} card {formula.card}\n")
-    out.write(f"c placements {P} variables {formula.nvars} clauses {nclauses}\n")
-    out.write(f"p cnf {formula.nvars} {nclauses}\n")
+    out.write(f"c placements {P} variables {nvars} clauses {nclauses}\n")
+    out.write(f"p cnf {nvars} {nclauses}\n")
     # the projection set for model counters: the placement variables
     for start in range(1, P + 1, 1000):
         out.write("c p show " + " ".join(map(str, range(start, min(start + 1000, P + 1)))) + " 0\n")
@@ -112,24 +114,63 @@ def placement_map(placements: Placements) -> dict:
     }
 
 
+def dimacs_nvars(formula: Formula, extra_clauses: Iterable[list[int]] = ()) -> int:
+    """The variable count :func:`write_dimacs` declares for these clauses."""
+    return max([formula.nvars] + [abs(lit) for clause in extra_clauses for lit in clause])
+
+
+_LITERAL = re.compile(r"-?[0-9]{1,19}")  # int() of a 5000-digit token would raise
+
+
+def parse_dimacs(lines: Iterable[str], where: str = "the CNF") -> tuple[int, list[list[int]]]:
+    """(number of variables, clauses) of DIMACS text, read strictly: ``c``
+    lines are comments; one ``p cnf V C`` line comes before any clause; then
+    integer literals naming variables 1..V, each clause ended by ``0``, and
+    exactly C clauses.  Anything else is a :class:`TilesatError` naming the line."""
+    header, clauses, current = None, [], []
+    for n, line in enumerate(lines, 1):
+        if line.startswith("c") or not line.strip():
+            continue
+        tokens = line.split()
+        if tokens[0] == "p":
+            if header is not None or clauses or current:
+                raise TilesatError(f"{where}, line {n}: a 'p' line after the header or a clause")
+            if len(tokens) != 4 or tokens[1] != "cnf" or not all(_LITERAL.fullmatch(t) and t[0] != "-" for t in tokens[2:]):
+                raise TilesatError(f"{where}, line {n}: expected 'p cnf VARIABLES CLAUSES'")
+            header = (int(tokens[2]), int(tokens[3]))
+            continue
+        if header is None:
+            raise TilesatError(f"{where}, line {n}: a clause before the 'p cnf' line")
+        for tok in tokens:
+            if not _LITERAL.fullmatch(tok):
+                raise TilesatError(f"{where}, line {n}: {tok[:20]!r} is not a literal")
+            lit = int(tok)
+            if lit == 0:
+                clauses.append(current)
+                current = []
+            elif abs(lit) > header[0]:
+                raise TilesatError(f"{where}, line {n}: literal {lit} is beyond the {header[0]} variables the header declares")
+            else:
+                current.append(lit)
+    if header is None:
+        raise TilesatError(f"{where}: no 'p cnf' line")
+    if current:
+        raise TilesatError(f"{where}: the last clause is not ended by 0")
+    if len(clauses) != header[1]:
+        raise TilesatError(f"{where}: {len(clauses)} clauses, but the header declares {header[1]}")
+    return header[0], clauses
+
+
 def read_dimacs(path: str | Path) -> tuple[int, list[list[int]]]:
-    """(number of variables, clauses) of a DIMACS file (``.gz``/``.xz`` too)."""
-    nvars, clauses, current = 0, [], []
-    with open_text(path, "r") as f:
-        for line in f:
-            if line.startswith("c") or not line.strip():
-                continue
-            if line.startswith("p"):
-                nvars = int(line.split()[2])
-                continue
-            for tok in line.split():
-                lit = int(tok)
-                if lit == 0:
-                    clauses.append(current)
-                    current = []
-                else:
-                    current.append(lit)
-    return nvars, clauses
+    """(number of variables, clauses) of a DIMACS file (``.gz``/``.xz`` too),
+    read strictly (:func:`parse_dimacs`)."""
+    try:
+        with open_text(path, "r") as f:
+            return parse_dimacs(f, str(path))
+    except UnicodeDecodeError:
+        raise TilesatError(f"{path}: not a DIMACS file (not ASCII text)") from None
+    except (OSError, EOFError, lzma.LZMAError) as e:  # gzip.BadGzipFile is an OSError
+        raise TilesatError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
 
 
 @dataclass

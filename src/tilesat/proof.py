@@ -1,38 +1,57 @@
-"""Checkable proofs of "no tiling" and "no other tiling".
+"""Checkable proofs of "no tiling", "no other tiling" and "no better packing".
 
 :func:`write_proof` writes into a directory the exact CNF that was proved
 unsatisfiable (for ``unique``: the formula plus the blocking clause of the
 found tiling, as a real clause), the DRAT proof from a proof-logging PySAT
-solver, and ``proof.json`` saying what was proved.  :func:`verify_proof`
-recompiles the CNF from the instance, confirms it is the one in the
-directory, and checks the proof with ``dratify``, a DRAT checker that shares
-no code with the solver.
+solver, and ``proof.json`` saying what was proved.
+
+:func:`verify_proof` trusts nothing it reads.  proof.json must have exactly
+the fields tilesat writes, with the right types; from them it reloads the
+instance, checks the stored tiling (or packing) with the independent checker,
+recompiles the formula (plus the blocking or "better than" clauses), requires
+``formula.cnf`` to be exactly that CNF, and checks the DRAT proof with
+``dratify``, a checker that shares no code with the solver, against the
+recompiled clauses.  What it then reports is a statement it derived from the
+kind of proof and the instance, never the ``claim`` text of the file, which
+must merely agree with it.  Anything wrong, however odd, is a
+:class:`ProofError` (one line), never another exception.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import dratify
 from pysat.solvers import Solver
 
 from . import __version__
-from .dimacs import blocking_clause, instance_digest, read_dimacs, write_dimacs
+from .dimacs import blocking_clause, dimacs_nvars, instance_digest, parse_dimacs, write_dimacs
+from .encodings import ENCODINGS
 from .errors import TilesatError
-from .formula import compile_formula
+from .formula import CARD_ENCODINGS, compile_formula
 from .instance import Instance, load_instance
-from .packing import better_than, compile_packing
+from .packing import OBJECTIVES, better_than, compile_packing
 from .placements import generate_placements
-from .tiling import Tiling
-from .verify import verify_tiling
+from .tiling import Tile, Tiling
+from .verify import problems
 
 PROVER = "cadical195"  # proof-logging PySAT solvers: cadical*, glucose*, lingeling
 FILES = ("formula.cnf", "proof.drat", "proof.json")
+_LITERAL = re.compile(r"-?[0-9]{1,19}")
+
+# proof.json's fields and their JSON types, per kind of proof (None: null)
+_COMMON = {"tilesat": str, "instance": (str, None), "sha256": str, "pieces": str, "wrap": str,
+           "verdict": str, "claim": str, "encoding": str, "card": str, "prover": str}
+_FIELDS = {
+    "tiling": {**_COMMON, "tiling": (list, None)},
+    "pack": {**_COMMON, "task": str, "objective": str, "optimum": (int, None), "packing": (list, None)},
+}
 
 
 class ProofError(Exception):
-    """A proof directory that does not check out."""
+    """A proof directory that does not check out, in one line."""
 
 
 def check_proof_dir(directory: str | Path) -> Path:
@@ -45,6 +64,30 @@ def check_proof_dir(directory: str | Path) -> Path:
         raise TilesatError(f"{d / clash[0]} exists; give an empty or new directory for --proof")
     return d
 
+
+# -- what a proof says ----------------------------------------------------------
+# The claim stored in proof.json, and the statement verify-proof prints once it
+# has checked everything; both come from the kind of proof, never from the file.
+
+def stored_claim(verdict: str, objective: str | None = None, optimum: int | None = None) -> str:
+    if verdict == "none":
+        return "the board has no tiling"
+    if verdict == "unique":
+        return "the board has no tiling other than this one"
+    if optimum is None:
+        return "no packing keeps the piece counts"
+    return f"no packing has more than {optimum} {'covered cells' if objective == 'cells' else 'pieces'}"
+
+
+def _statement(verdict: str, objective: str | None = None, optimum: int | None = None) -> str:
+    if verdict == "unique":
+        return "the board has exactly one tiling, the one in proof.json"
+    if verdict == "optimum" and optimum is not None:
+        return f"{stored_claim(verdict, objective, optimum)}, and the packing in proof.json has {optimum}"
+    return stored_claim(verdict, objective, optimum)
+
+
+# -- writing --------------------------------------------------------------------
 
 def _claimed_clauses(instance: Instance, encoding: str, card: str, tiling: Tiling | None):
     placements = generate_placements(instance)
@@ -89,7 +132,7 @@ def write_proof(
     return _prove(d, formula, extra, {
         **_identity(instance),
         "verdict": verdict,
-        "claim": "the board has no tiling" if verdict == "none" else "the board has no tiling other than this one",
+        "claim": stored_claim(verdict),
         "tiling": tiling.to_json() if verdict == "unique" else None,
         "encoding": formula.encoding,  # the concrete one ("auto" resolved)
         "card": card,
@@ -103,25 +146,17 @@ def _identity(instance: Instance) -> dict:
             "pieces": instance.pieces_spec(), "wrap": instance.board.wrap}
 
 
-def _pack_claim(instance: Instance, objective: str, optimum: int | None, encoding: str, card: str):
-    formula, goal = compile_packing(instance, objective, encoding, card)
-    extra = better_than(formula, goal, optimum, card) if optimum is not None else []
-    return formula, goal, extra
-
-
 def write_pack_proof(instance: Instance, directory: str | Path, result, encoding: str, card: str,
                      prover: str = PROVER) -> Path:
     """Prove that no packing beats ``result.optimum`` (or, when there is no
     packing, that none keeps the piece counts)."""
     d = check_proof_dir(directory)
-    formula, _, extra = _pack_claim(instance, result.objective, result.optimum, encoding, card)
-    unit = "covered cells" if result.objective == "cells" else "pieces"
-    claim = (f"no packing has more than {result.optimum} {unit}" if result.optimum is not None
-             else "no packing keeps the piece counts")
+    formula, goal = compile_packing(instance, result.objective, encoding, card)
+    extra = better_than(formula, goal, result.optimum, card) if result.optimum is not None else []
     return _prove(d, formula, extra, {
         **_identity(instance),
         "verdict": "optimum",
-        "claim": claim,
+        "claim": stored_claim("optimum", result.objective, result.optimum),
         "task": "pack",
         "objective": result.objective,
         "optimum": result.optimum,
@@ -131,40 +166,241 @@ def write_pack_proof(instance: Instance, directory: str | Path, result, encoding
     }, prover)
 
 
+# -- checking -------------------------------------------------------------------
+
 def verify_proof(directory: str | Path, instance_path: str | Path | None = None) -> str:
-    """Check a proof directory; return a one-line summary or raise ProofError."""
-    d = Path(directory)
-    missing = [f for f in FILES if not (d / f).is_file()]
-    if missing:
-        raise TilesatError(f"{d}: not a proof directory ({missing[0]} is missing)")
+    """Check a proof directory; return a one-line statement of what it proves,
+    or raise :class:`ProofError` saying in one line why it does not check."""
     try:
-        meta = json.loads((d / "proof.json").read_text())
-        path = instance_path or meta["instance"]
-        encoding, card, verdict = meta["encoding"], meta["card"], meta["verdict"]
-    except (ValueError, KeyError, TypeError) as e:
-        raise ProofError(f"{d / 'proof.json'} is unreadable: {e}") from None
-    if path is None:
-        raise TilesatError("the proof does not name its instance file; pass --instance FILE")
-    instance = load_instance(path, pieces=meta.get("pieces"), wrap=meta.get("wrap"))
-    if instance_digest(instance) != meta.get("sha256"):
-        raise ProofError(f"{path} is not the instance this proof was made for (sha256 differs)")
-    if meta.get("task") == "pack":
-        formula, goal, extra = _pack_claim(instance, meta["objective"], meta["optimum"], encoding, card)
-        if meta["optimum"] is not None:
-            # the optimum is claimed reached: the packing must be real and worth it
-            packing = verify_tiling(instance, Tiling.from_json(meta["packing"]), partial=True)
-            if goal.value_of(packing) != meta["optimum"]:
-                raise ProofError(f"the packing in the proof is worth {goal.value_of(packing)}, not {meta['optimum']}")
+        return _printable(_verify(Path(directory), instance_path))
+    except ProofError as e:
+        raise ProofError(_printable(str(e))) from None
+    except MemoryError:
+        raise ProofError("out of memory while checking it") from None
+    except RecursionError:
+        raise ProofError("it is nested too deeply to read") from None
+    except Exception as e:  # the last resort: whatever was read, checking it must not crash
+        raise ProofError(_printable(f"cannot check it: tilesat bug: {type(e).__name__}: {e}")) from e
+
+
+def _printable(text: str, limit: int = 400) -> str:
+    """One line, no control characters (text from the files may hold anything)."""
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _quote(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _verify(d: Path, instance_path) -> str:
+    meta = _read_meta(d)
+    kind = "pack" if "task" in meta else "tiling"
+    _check_fields(meta, kind)
+    path, instance = _load(meta, instance_path)
+    if kind == "pack":
+        formula, extra = _pack_clauses(instance, meta)
     else:
-        tiling = None
-        if verdict == "unique":
-            tiling = verify_tiling(instance, Tiling.from_json(meta["tiling"]))
-        formula, extra = _claimed_clauses(instance, encoding, card, tiling)
-    nvars, clauses = read_dimacs(d / "formula.cnf")
+        formula, extra = _tiling_clauses(instance, meta)
+    nvars = dimacs_nvars(formula, extra)
     expected = list(formula.clauses()) + extra
-    if nvars != formula.nvars or clauses != expected:
-        raise ProofError(f"{d / 'formula.cnf'} is not the CNF tilesat compiles from {path} ({encoding}, {card})")
-    result = dratify.check_proof(dratify.parse_dimacs((d / "formula.cnf").read_text()), (d / "proof.drat").read_text())
+    cnf_text = _read_text(d / "formula.cnf")
+    try:
+        found = parse_dimacs(cnf_text.splitlines(), "formula.cnf")
+    except TilesatError as e:
+        raise ProofError(str(e)) from None
+    if found != (nvars, expected):
+        raise ProofError(f"formula.cnf is not the CNF tilesat compiles from {path} "
+                         f"({meta['encoding']}, {meta['card']}{', plus the proof.json tiling blocked' if meta['verdict'] == 'unique' else ''})")
+    steps = _check_drat(nvars, expected, _read_text(d / "proof.drat"))
+    return (f"proof verified: {_statement(meta['verdict'], meta.get('objective'), meta.get('optimum'))} "
+            f"({path}, {meta['encoding']}, {len(expected)} clauses, {steps} proof steps)")
+
+
+def _read_text(path: Path) -> str:
+    """A proof file's text (ASCII, as tilesat writes them)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if not path.parent.is_dir():
+            raise ProofError(f"{path.parent}: no such directory") from None
+        raise ProofError(f"{path.parent}: not a proof directory ({path.name} is missing)") from None
+    except OSError as e:
+        raise ProofError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        return data.decode("ascii")
+    except UnicodeDecodeError as e:
+        raise ProofError(f"{path.name} is not text (byte {e.start} is {data[e.start]:#04x})") from None
+
+
+def _read_meta(d: Path) -> dict:
+    for name in FILES:  # every file, before reading any: a missing one is named first
+        if not (d / name).exists():
+            _read_text(d / name)
+    text = _read_text(d / "proof.json")
+
+    def no_repeats(pairs):
+        keys = [k for k, _ in pairs]
+        repeated = {k for k in keys if keys.count(k) > 1}
+        if repeated:
+            raise ProofError(f"proof.json repeats the field {_quote(sorted(repeated)[0])}")
+        return dict(pairs)
+
+    try:
+        meta = json.loads(text, object_pairs_hook=no_repeats,
+                          parse_constant=lambda name: _fail(f"proof.json has {name}, which is not JSON"))
+    except ValueError as e:
+        raise ProofError(f"proof.json is not JSON: {e}") from None
+    except RecursionError:
+        raise ProofError("proof.json is nested too deeply to be a proof's") from None
+    if not isinstance(meta, dict):
+        raise ProofError("proof.json is not a JSON object")
+    return meta
+
+
+def _fail(message: str):
+    raise ProofError(message)
+
+
+def _is(value, types) -> bool:
+    types = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, bool):  # JSON true is no number
+        return bool in types
+    return any(value is None if t is None else isinstance(value, t) for t in types)
+
+
+def _check_fields(meta: dict, kind: str) -> None:
+    """Exactly the fields tilesat writes for this kind of proof, well typed,
+    with values it could have written; the claim must be the kind's own."""
+    fields = _FIELDS[kind]
+    for name in fields:
+        if name not in meta:
+            raise ProofError(f"proof.json lacks the field {name!r}")
+    for name in meta:
+        if name not in fields:
+            raise ProofError(f"proof.json has an unknown field {_quote(name)}")
+    for name, types in fields.items():
+        if not _is(meta[name], types):
+            raise ProofError(f"proof.json's {name!r} is {_quote(meta[name])}, not what tilesat writes there")
+    if kind == "pack":
+        if meta["task"] != "pack" or meta["verdict"] != "optimum":
+            raise ProofError(f"proof.json's task/verdict {_quote(meta['task'])}/{_quote(meta['verdict'])} is no kind of proof tilesat writes")
+        if meta["objective"] not in OBJECTIVES:
+            raise ProofError(f"proof.json's objective {_quote(meta['objective'])} is not one of {', '.join(OBJECTIVES)}")
+        if meta["optimum"] is not None and meta["optimum"] < 0:
+            raise ProofError(f"proof.json's optimum {meta['optimum']} is negative")
+        if (meta["optimum"] is None) != (meta["packing"] is None):
+            raise ProofError("proof.json must have both an optimum and its packing, or neither")
+    else:
+        if meta["verdict"] not in ("none", "unique"):
+            raise ProofError(f"proof.json's verdict {_quote(meta['verdict'])} is not one tilesat proves ('none' or 'unique')")
+        if (meta["verdict"] == "unique") != (meta["tiling"] is not None):
+            raise ProofError("a proof of 'unique' carries its tiling and a proof of 'none' none; "
+                             f"proof.json has verdict {meta['verdict']!r} and tiling {_quote(meta['tiling'])}")
+    if meta["encoding"] not in ENCODINGS:  # the concrete one: never 'auto'
+        raise ProofError(f"proof.json's encoding {_quote(meta['encoding'])} is not one of {', '.join(ENCODINGS)}")
+    if meta["card"] not in CARD_ENCODINGS:
+        raise ProofError(f"proof.json's card {_quote(meta['card'])} is not one of {', '.join(CARD_ENCODINGS)}")
+    if not re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]):
+        raise ProofError(f"proof.json's sha256 {_quote(meta['sha256'])} is not a SHA-256 digest")
+    claim = stored_claim(meta["verdict"], meta.get("objective"), meta.get("optimum"))
+    if meta["claim"] != claim:
+        raise ProofError(f"proof.json's claim {_quote(meta['claim'])} is not what this proof shows ({claim!r})")
+
+
+def _load(meta: dict, instance_path) -> tuple[str, Instance]:
+    """The instance the proof names (or ``instance_path``), read with the
+    proof's piece and wrap settings, and confirmed by its digest."""
+    path = str(instance_path) if instance_path is not None else meta["instance"]
+    if path is None:
+        raise ProofError("the proof does not name its instance file; pass --instance FILE")
+    try:
+        instance = load_instance(path, pieces=meta["pieces"], wrap=meta["wrap"])
+    except TilesatError as e:
+        raise ProofError(f"cannot load the instance: {e}") from None
+    except (OSError, ValueError) as e:  # a path with a NUL byte, say
+        raise ProofError(f"cannot load the instance {_quote(path)}: {e}") from None
+    if instance.pieces_spec() != meta["pieces"] or instance.board.wrap != meta["wrap"]:
+        raise ProofError(f"proof.json's pieces/wrap {_quote(meta['pieces'])}/{_quote(meta['wrap'])} "
+                         "are not written the way tilesat writes them")
+    if instance_digest(instance) != meta["sha256"]:
+        raise ProofError(f"{path} is not the instance this proof was made for (sha256 differs)")
+    return path, instance
+
+
+def _tiles(data: list, field: str, instance: Instance) -> Tiling:
+    """A tiling from proof.json, read strictly: tiles {"piece": NAME, "cells":
+    [[ROW, COL], ...]} with integer cells on the board."""
+    rows, cols = instance.board.rows, instance.board.cols
+    tiles = []
+    for i, tile in enumerate(data):
+        if not (isinstance(tile, dict) and tile.keys() == {"piece", "cells"}
+                and isinstance(tile["piece"], str) and isinstance(tile["cells"], list)):
+            raise ProofError(f"proof.json's {field}: tile {i} is not {{\"piece\": NAME, \"cells\": [[ROW, COL], ...]}}")
+        for cell in tile["cells"]:
+            if not (isinstance(cell, list) and len(cell) == 2 and all(_is(x, int) for x in cell)):
+                raise ProofError(f"proof.json's {field}: tile {i} has the cell {_quote(cell)}, not [ROW, COL]")
+            if not (0 <= cell[0] < rows and 0 <= cell[1] < cols):
+                raise ProofError(f"proof.json's {field}: tile {i} has the cell {_quote(cell)}, off the {rows}x{cols} board")
+        tiles.append(Tile(tile["piece"], tuple(sorted(tuple(c) for c in tile["cells"]))))
+    return Tiling(tuple(sorted(tiles)))
+
+
+def _checked(instance: Instance, data: list, field: str, partial: bool) -> Tiling:
+    tiling = _tiles(data, field, instance)
+    wrong = problems(instance, tiling, partial)
+    if wrong:
+        raise ProofError(f"proof.json's {field} is not a {'packing' if partial else 'tiling'} of the instance: {wrong[0]}")
+    return tiling
+
+
+def _compiled(build):
+    try:
+        return build()
+    except TilesatError as e:
+        raise ProofError(f"cannot compile the instance: {e}") from None
+
+
+def _tiling_clauses(instance: Instance, meta: dict):
+    """The formula and, for ``unique``, the clause blocking the stored tiling
+    (checked first with the independent checker)."""
+    tiling = _checked(instance, meta["tiling"], "tiling", False) if meta["verdict"] == "unique" else None
+    return _compiled(lambda: _claimed_clauses(instance, meta["encoding"], meta["card"], tiling))
+
+
+def _pack_clauses(instance: Instance, meta: dict):
+    """The packing formula and "a packing worth more than the optimum"; the
+    stored packing must be real and reach the optimum (checked before the
+    optimum sizes any clauses)."""
+    formula, goal = _compiled(lambda: compile_packing(instance, meta["objective"], meta["encoding"], meta["card"]))
+    optimum = meta["optimum"]
+    if optimum is None:
+        return formula, []
+    packing = _checked(instance, meta["packing"], "packing", True)
+    if goal.value_of(packing) != optimum:
+        raise ProofError(f"the packing in proof.json is worth {goal.value_of(packing)}, not the optimum {optimum} it claims")
+    return formula, _compiled(lambda: better_than(formula, goal, optimum, meta["card"]))
+
+
+def _check_drat(nvars: int, clauses: list[list[int]], text: str) -> int:
+    """Check the text DRAT proof against ``clauses`` (the recompiled ones, not
+    the file's); return the number of steps checked."""
+    # dratify reads "d1", "+1" or "1_0" too; tilesat's prover writes none of
+    # them, so the text must be plain tokens: 'd' or an integer
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("c"):
+            bad = next((tok for tok in line.split() if tok != "d" and not _LITERAL.fullmatch(tok)), None)
+            if bad is not None:
+                raise ProofError(f"proof.drat, line {n}: {_quote(bad[:20])} is neither a literal nor 'd'")
+    formula = dratify.CNF(nvars)
+    for clause in clauses:
+        formula.add_dimacs(clause)
+    try:
+        steps = dratify.parse_proof(text)
+        result = dratify.check_proof(formula, steps)
+    except (ValueError, TypeError) as e:
+        raise ProofError(f"proof.drat: {e}") from None
     if not result.ok:
-        raise ProofError(f"the DRAT proof does not check: {result.reason}")
-    return f"proof verified: {meta['claim']} ({path}, {encoding}, {len(clauses)} clauses, {result.steps} proof steps)"
+        raise ProofError(f"the DRAT proof in proof.drat does not check: {result.reason}")
+    return result.steps
