@@ -221,3 +221,64 @@ def test_tampered_proofs_are_rejected(tmp_path):
     res = run("verify-proof", d2, "--instance", other)
     assert res.exit_code == 1 and "not the instance" in res.output
 
+
+def _answer(cnf: Path, out: Path) -> list[int] | None:
+    """Solve an exported CNF with PySAT; write the answer as a solver would."""
+    from pysat.solvers import Solver
+
+    _, clauses = read_dimacs(cnf)
+    with Solver(name="glucose4", bootstrap_with=clauses) as s:
+        model = s.get_model() if s.solve() else None
+    out.write_text("s UNSATISFIABLE\n" if model is None else "s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    return model
+
+
+def test_decode_block_says_no_other_tiling_or_another(tmp_path):
+    # the answer to an 'export --block' CNF is about the blocked tiling:
+    # UNSAT means it is the only one, not that there is none
+    sol, cnf, answer = tmp_path / "sol.json", tmp_path / "b.cnf", tmp_path / "answer.txt"
+    sol.write_text(run("solve", UNIQUE, "--json").output)
+    assert run("export", UNIQUE, "-o", cnf, "--block", sol).exit_code == 0
+    assert _answer(cnf, answer) is None
+    res = run("decode", UNIQUE, answer, "--block", sol)
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("unique: no other tiling") and "no tiling exists" not in res.output
+    data = json.loads(run("decode", UNIQUE, answer, "--block", sol, "--json").output)
+    assert data["verdict"] == "unique" and data["tilings"] == json.loads(sol.read_text())["tilings"]
+    res = run("decode", UNIQUE, answer)  # without --block the same answer means: no tiling
+    assert res.exit_code == 3 and res.output.startswith("none: no tiling exists")
+
+    sol.write_text(run("solve", MULTIPLE, "--json").output)
+    assert run("export", MULTIPLE, "-o", cnf, "--block", sol, "--force").exit_code == 0
+    model = _answer(cnf, answer)
+    assert model is not None
+    res = run("decode", MULTIPLE, answer, "--block", sol)
+    assert res.exit_code == 1 and res.output.startswith("multiple: another tiling"), res.output
+    data = json.loads(run("decode", MULTIPLE, answer, "--block", sol, "--json").output)
+    first, other = data["tilings"]
+    assert data["verdict"] == "multiple" and first == json.loads(sol.read_text())["tilings"][0] and other != first
+
+    # the blocked tiling's own model breaks the blocking clause
+    blocked_model = [v if v in _placement_vars(MULTIPLE, first) else -v for v in range(1, max(map(abs, model)) + 1)]
+    formula = compile_formula(generate_placements(load_instance(MULTIPLE)))
+    from pysat.solvers import Solver
+    with Solver(name="glucose4", bootstrap_with=list(formula.clauses())) as s:
+        assert s.solve(assumptions=[v for v in blocked_model if abs(v) <= formula.nplacements])
+        full = s.get_model()
+    answer.write_text("v " + " ".join(map(str, full)) + " 0\n")
+    assert run("decode", MULTIPLE, answer).exit_code == 0
+    res = run("decode", MULTIPLE, answer, "--block", sol)
+    assert res.exit_code == 2 and "does not satisfy the formula" in res.output
+
+    # a blocked 'tiling' that is not one cannot be 'the only tiling'
+    sol.write_text(json.dumps(first[1:]))
+    answer.write_text("s UNSATISFIABLE\n")
+    res = run("decode", MULTIPLE, answer, "--block", sol)
+    assert res.exit_code == 2 and "the blocked tiling is not a tiling" in res.output
+
+
+def _placement_vars(path: Path, tiling: list[dict]) -> set[int]:
+    placements = generate_placements(load_instance(path))
+    wanted = {(t["piece"], tuple(sorted(tuple(c) for c in t["cells"]))) for t in tiling}
+    return {i + 1 for i in range(len(placements))
+            if (placements.piece_of(i).name, tuple(sorted(tuple(c) for c in placements.coords_of(i)))) in wanted}

@@ -4,7 +4,9 @@
 ``.cnf.xz`` (by the file name) a chunk of clauses at a time, so a 256x256
 board never becomes one Python list of clause strings.  :func:`read_answer`
 reads a solver's output (SAT-competition ``s``/``v`` lines or a bare list of
-literals); :func:`check_model` confirms that a model satisfies the formula.
+literals); :func:`check_model` confirms that a model satisfies the formula, and
+:func:`decode_answer` turns a checked answer into verified tilings and a
+verdict (with ``--block``: whether the blocked tiling is the only one).
 :func:`read_dimacs` reads DIMACS back strictly (proofs rely on it).
 """
 
@@ -21,11 +23,13 @@ from typing import IO, Iterable
 import numpy as np
 
 from . import __version__
+from .encodings import DEFAULT_ENCODING
 from .errors import TilesatError
-from .formula import Formula
-from .instance import format_instance
-from .placements import Placements
-from .tiling import Tiling
+from .formula import DEFAULT_CARD, Formula, compile_formula
+from .instance import Instance, format_instance
+from .placements import Placements, generate_placements
+from .tiling import Tiling, tiling_from_model
+from .verify import problems, verify_tiling
 
 CHUNK = 65536  # clauses formatted at a time
 
@@ -210,19 +214,49 @@ def read_answer(text: str, where: str = "the model", strict: bool = True) -> Ans
     return Answer(status, lits, last)
 
 
-def check_model(formula: Formula, model: list[int], where: str = "the model") -> None:
-    """Raise a clear error if the model names unknown variables or falsifies a clause."""
-    values = np.zeros(formula.nvars + 1, dtype=np.int8)
+def check_model(formula: Formula, model: list[int], where: str = "the model",
+                extra_clauses: Iterable[list[int]] = ()) -> None:
+    """Raise a clear error if the model names unknown variables or falsifies a
+    clause of the formula or of ``extra_clauses`` (a ``--block`` clause)."""
+    extra_clauses = [list(c) for c in extra_clauses]
+    nvars = dimacs_nvars(formula, extra_clauses)
+    values = np.zeros(nvars + 1, dtype=np.int8)
     for lit in model:
         v = abs(lit)
-        if v > formula.nvars:
-            raise TilesatError(f"{where} names variable {v}, but the formula has only {formula.nvars}")
+        if v > nvars:
+            raise TilesatError(f"{where} names variable {v}, but the formula has only {nvars}")
         values[v] = 1 if lit > 0 else -1
     for block in formula.blocks:
         sat = (np.sign(block) * values[np.abs(block)] > 0).any(axis=1)
         if not sat.all():
             bad = block[np.argmin(sat)].tolist()
             raise TilesatError(f"{where} does not satisfy the formula: clause {bad} is false")
-    for clause in formula.extra:
+    for clause in list(formula.extra) + extra_clauses:
         if not any((1 if lit > 0 else -1) * values[abs(lit)] > 0 for lit in clause):
             raise TilesatError(f"{where} does not satisfy the formula: clause {clause} is false")
+
+
+def decode_answer(instance: Instance, answer: Answer, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD,
+                  block: Tiling | None = None, where: str = "the model") -> tuple[str, list[Tiling], Formula]:
+    """What a solver's answer on the exported CNF says, checked: the verdict,
+    the verified tilings and the formula (compiled again, as exported).
+
+    Without ``block``: ``solved`` (one tiling) or ``none``.  With the tiling
+    the CNF forbade (``export --block``): ``multiple`` (the blocked tiling and
+    another) or ``unique`` (UNSAT: the blocked tiling is the only one, so it
+    must itself be a tiling of the instance)."""
+    if answer.status == "unknown":
+        raise TilesatError(f"{where}: no answer in it (no 's SATISFIABLE'/'s UNSATISFIABLE' line and no literals)")
+    placements = generate_placements(instance)
+    formula = compile_formula(placements, encoding, card)
+    extra = []
+    if block is not None:
+        wrong = problems(instance, block)
+        if wrong:
+            raise TilesatError(f"the blocked tiling is not a tiling of {instance.source}: {wrong[0]}")
+        extra = [blocking_clause(placements, block)]
+    if answer.status == "unsat":
+        return ("unique", [block], formula) if block is not None else ("none", [], formula)
+    check_model(formula, answer.model, where=where, extra_clauses=extra)
+    tiling = verify_tiling(instance, tiling_from_model(placements, answer.model)[0])
+    return ("multiple", [block, tiling], formula) if block is not None else ("solved", [tiling], formula)

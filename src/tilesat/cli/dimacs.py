@@ -8,18 +8,18 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..dimacs import blocking_clause, check_model, open_text, placement_map, read_answer, write_dimacs
+from ..dimacs import blocking_clause, decode_answer, open_text, placement_map, read_answer, write_dimacs
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD, compile_formula
 from ..placements import generate_placements
 from ..proof import ProofError, verify_proof
 from ..search import Result
-from ..tiling import Tiling, tiling_from_model
-from ..verify import verify_tiling
+from ..tiling import Tiling
 from . import app
 from .common import (
-    EXIT_NONE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs, _err, _load, _out, friendly,
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,
+    _err, _load, _out, friendly,
 )
 from .search import _json, _report
 
@@ -76,32 +76,34 @@ def decode_cmd(
     card: CardOpt = DEFAULT_CARD,
     pieces: PiecesOpt = None,
     wrap: WrapOpt = None,
+    block: Annotated[Optional[Path], typer.Option("--block", help="The tiling the CNF was exported with --block: UNSAT then means 'no other tiling' (exit 0), SAT 'another tiling' (exit 1), as check-unique.")] = None,
     as_json: JsonOpt = False,
 ):
-    """Turn an external solver's answer on an exported CNF back into a verified tiling."""
+    """Turn an external solver's answer on an exported CNF back into a verified tiling (exit 0; 3 none).
+    With --block: 'no other tiling' (exit 0) or 'another tiling' (exit 1)."""
     instance = _load(file, pieces, wrap)
+    blocked = _read_tiling(block) if block is not None else None
     try:
         text = model.read_text(errors="replace")
     except OSError as e:
         raise TilesatError(f"{model}: cannot read: {e.strerror or e}") from None
     answer = read_answer(text, where=str(model))
-    placements = generate_placements(instance)
-    formula = compile_formula(placements, encoding, card)
-    if answer.status == "unknown":
-        raise TilesatError(f"{model}: no answer in it (no 's SATISFIABLE'/'s UNSATISFIABLE' line and no literals)")
-    tilings = []
-    if answer.status == "sat":
-        check_model(formula, answer.model, where=str(model))
-        tiling, _ = tiling_from_model(placements, answer.model)
-        tilings = [verify_tiling(instance, tiling)]
-    result = Result("solved" if tilings else "none", tilings, None if tilings else "the solver said UNSATISFIABLE",
-                    {"placements": len(placements), "variables": formula.nvars, "clauses": formula.nclauses,
-                     "encoding": encoding, "card": card, "solver": "external", "seconds": 0.0})
+    verdict, tilings, formula = decode_answer(instance, answer, encoding, card, blocked, where=str(model))
+    reason = {"none": "the solver said UNSATISFIABLE",
+              "unique": f"the solver said UNSATISFIABLE with the tiling of {block} forbidden"}.get(verdict)
+    result = Result(verdict, tilings, reason,
+                    {"placements": formula.nplacements, "variables": formula.nvars,
+                     "clauses": formula.nclauses + (block is not None), "encoding": formula.encoding, "card": card,
+                     "solver": "external", "seconds": 0.0})
     if as_json:
         print(_json(result))
     else:
-        _report(instance, result, f"solved: a tiling with {{ntiles}} tiles (decoded from {model})")
-    raise typer.Exit(EXIT_NONE if not tilings else 0)
+        _report(instance, result, {
+            "solved": f"solved: a tiling with {{ntiles}} tiles (decoded from {model})",
+            "unique": f"unique: no other tiling: the one in {block} is the only one (the solver said UNSATISFIABLE)",
+            "multiple": f"multiple: another tiling (decoded from {model}); it differs from the one in {block} at {{ndiff}} cells (marked *)",
+        }.get(verdict, ""))
+    raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE}[verdict])
 
 
 @app.command("verify-proof")
