@@ -11,6 +11,7 @@ over PySAT's unit propagation confirms it.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -406,6 +407,18 @@ def test_missing_or_odd_files_are_rejected(proofs, tmp_path, name):
     (d / name).mkdir()
     _rejected(d, name)
     _rejected(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_fifo_or_a_device_is_not_read(proofs, tmp_path, name):
+    # reading a FIFO would wait for ever, /dev/zero would fill the memory
+    d = _damaged(proofs, tmp_path)
+    (d / name).unlink()
+    os.mkfifo(d / name)
+    _rejected(d, f"{name}: not a regular file")
+    (d / name).unlink()
+    (d / name).symlink_to("/dev/zero")
+    _rejected(d, f"{name}: not a regular file")
 
 
 @pytest.mark.parametrize("kind", ["none", "unique", "pack"])

@@ -221,6 +221,8 @@ def _verify(d: Path, instance_path) -> str:
 def _read_text(path: Path) -> str:
     """A proof file's text (ASCII, as tilesat writes them)."""
     try:
+        if path.exists() and not path.is_file():  # a FIFO or a device would be read for ever
+            raise ProofError(f"{path}: not a regular file")
         data = path.read_bytes()
     except FileNotFoundError:
         if not path.parent.is_dir():
