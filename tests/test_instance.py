@@ -1,5 +1,13 @@
-import pytest
+import os
+import threading
+import time
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tilesat.instance as instance_module
+from tilesat import limits
 from tilesat import TilesatError, format_instance, load_instance, parse_instance, parse_pieces
 from tilesat.instance import INF
 
@@ -68,13 +76,70 @@ def test_load_errors(tmp_path):
 
 
 def test_file_too_large_is_refused_before_reading(tmp_path, monkeypatch):
-    import tilesat.instance as mod
-
     f = tmp_path / "big.txt"
     f.write_text("pieces: I2\n" + "..\n" * 100)
-    monkeypatch.setattr(mod, "MAX_FILE_BYTES", 50)
-    with pytest.raises(TilesatError, match="limited to"):
+    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", 50)
+    monkeypatch.setattr(instance_module, "READ_CHUNK", None)  # any read would fail on it
+    with pytest.raises(TilesatError, match=r"big.txt: larger than 50 bytes; instance files are text grids"):
         load_instance(f)
+
+
+def test_reading_is_bounded_for_files_whose_size_is_unknown(tmp_path, monkeypatch):
+    """A FIFO fed for ever (the size stat gives is 0): read up to the limit, then refused."""
+    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", 3 * 2**20)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+
+    def feed():
+        try:
+            with open(fifo, "w") as f:
+                while not stop.is_set():
+                    f.write("....\n" * 10000)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        with pytest.raises(TilesatError, match="larger than 3.0 MiB"):
+            load_instance(fifo)
+    finally:
+        stop.set()
+    writer.join(5)
+    # exactly at the limit is still read
+    f = tmp_path / "exact.txt"
+    text = "pieces: I2\n" + "..\n" * 10
+    f.write_text(text)
+    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", len(text))
+    assert load_instance(f).board.area == 20
+    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", len(text) - 1)
+    with pytest.raises(TilesatError, match="larger than"):
+        load_instance(f)
+
+
+def test_dev_zero_is_refused_at_once():
+    t0 = time.monotonic()
+    with pytest.raises(TilesatError, match="/dev/zero: not a text file \\(it contains NUL bytes\\)"):
+        load_instance("/dev/zero")
+    assert time.monotonic() - t0 < 2
+
+
+def test_byte_order_mark_is_not_a_header(tmp_path):
+    f = tmp_path / "bom.txt"
+    f.write_bytes("\ufeffpieces: I2\n..\n".encode("utf-8"))
+    assert load_instance(f).board.area == 2
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=300), st.sampled_from([b"", b"pieces: L4\n", b"pieces: I2\n..\n", b"\xef\xbb\xbf"]))
+def test_random_bytes_are_an_instance_or_one_clear_error(tmp_path_factory, data, prefix):
+    f = tmp_path_factory.mktemp("fuzz") / "f.txt"
+    f.write_bytes(prefix + data)
+    try:
+        load_instance(f)
+    except TilesatError as e:
+        assert "\n" not in str(e) and "\x00" not in str(e)
 
 
 def test_parse_pieces_counts():

@@ -19,6 +19,7 @@ from pysat.card import CardEnc, EncType
 
 from .encodings import AUTO, DEFAULT_ENCODING, choose_encoding, get_encoding
 from .errors import TilesatError
+from .limits import check_formula_memory
 from .placements import Placements
 
 #: Cardinality encodings of ``pysat.card`` usable for any bound (``--card``).
@@ -177,6 +178,7 @@ def compile_formula(
     (with ``allow_empty``: the packing constraints, each cell covered at most once)."""
     encoding = resolve_encoding(encoding, placements)
     encode = get_encoding(encoding)
+    check_formula_memory(placements, encoding, check_card_name(card), allow_empty)  # before any clause exists
     P = len(placements)
     top = P + (placements.instance.board.area if allow_empty else 0)
     blocks: list[np.ndarray] = []

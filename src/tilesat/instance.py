@@ -21,13 +21,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import limits
 from .board import WRAPS, Board
 from .errors import TilesatError
 from .pieces import ORIENTATIONS, SET_SIZES, Piece, builtin_names, builtin_piece, parse_drawing, piece_set
 
-#: Instance files larger than this are refused before reading (one clear line,
-#: not a MemoryError): 256 MiB is a 16384x16384 grid, far past what compiles.
-MAX_FILE_BYTES = 256 * 1024 * 1024
+#: Instance files are read in chunks of this size (a NUL byte in one stops the
+#: reading at once: ``/dev/zero``, ``/dev/urandom``, binary files).
+READ_CHUNK = 1024 * 1024
 
 INF = math.inf
 
@@ -241,23 +242,43 @@ def parse_instance(
     return Instance(board, rules, shapes, source)
 
 
-def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: str | None = None) -> Instance:
-    """Read and parse an instance file; every problem is a :class:`TilesatError`."""
-    p = Path(path)
+def read_instance_text(path: str | os.PathLike) -> str:
+    """The text of an instance file, read at most ``limits.MAX_INSTANCE_BYTES``
+    (so ``/dev/zero``, a FIFO or a huge file never read for ever); binary
+    data (NUL bytes, not UTF-8) is refused.  Every problem is a
+    :class:`TilesatError`."""
+    limit = limits.MAX_INSTANCE_BYTES
+    too_large = f"{path}: larger than {limits.format_size(limit)}; instance files are text grids"
     try:
-        size = p.stat().st_size
-        if p.is_dir():
+        if Path(path).is_dir():
             raise TilesatError(f"{path}: is a directory, not an instance file")
-        if size > MAX_FILE_BYTES:
-            raise TilesatError(f"{path}: file is {size / 2**20:.0f} MiB; instance files are limited to {MAX_FILE_BYTES // 2**20} MiB")
-        text = p.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            if os.path.isfile(path) and os.fstat(f.fileno()).st_size > limit:
+                raise TilesatError(too_large)  # a regular file: known without reading it
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = f.read(min(READ_CHUNK, limit + 1 - size))
+                if not chunk:
+                    break
+                if b"\0" in chunk:
+                    raise TilesatError(f"{path}: not a text file (it contains NUL bytes)")
+                chunks.append(chunk)
+                size += len(chunk)
     except TilesatError:
         raise
-    except UnicodeDecodeError:
-        raise TilesatError(f"{path}: not a text file (it is not UTF-8)") from None
     except OSError as e:
         raise TilesatError(f"{path}: cannot read: {e.strerror or e}") from None
-    return parse_instance(text, pieces=pieces, wrap=wrap, source=str(path))
+    if size > limit:
+        raise TilesatError(too_large)
+    try:
+        return b"".join(chunks).decode("utf-8-sig")  # -sig: a leading byte-order mark is not a header
+    except UnicodeDecodeError as e:
+        raise TilesatError(f"{path}: not a text file (byte {e.start} is not UTF-8)") from None
+
+
+def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: str | None = None) -> Instance:
+    """Read and parse an instance file; every problem is a :class:`TilesatError`."""
+    return parse_instance(read_instance_text(path), pieces=pieces, wrap=wrap, source=str(path))
 
 
 def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = ()) -> str:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import TilesatError
 from .instance import Instance
+from .limits import check_memory
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,14 +75,22 @@ class Placements:
 
 
 def _offsets(shape) -> tuple[np.ndarray, np.ndarray]:
-    arr = np.array(shape, dtype=np.int64)
+    arr = np.array(shape, dtype=np.int32)
     return arr[:, 0], arr[:, 1]
 
 
 def generate_placements(instance: Instance) -> Placements:
-    """Every placement of every rule's piece on the instance's open cells."""
+    """Every placement of every rule's piece on the instance's open cells.
+
+    Refuses (one-line :class:`TilesatError`) an instance whose placements and
+    formula would not fit in memory, before allocating them
+    (:func:`tilesat.limits.check_memory`).
+    """
+    check_memory(instance)
     board = instance.board
     R, C = board.rows, board.cols
+    if R * C >= 2**31:
+        raise TilesatError(f"board too large: {R} x {C} cells; cells are numbered with 32-bit integers")
     open_flat = board.open.ravel()
     rule_parts, cell_parts = [], []
     for k, rule in enumerate(instance.rules):
@@ -91,8 +101,10 @@ def generate_placements(instance: Instance) -> Placements:
             dr, dc = _offsets(shape)
             h, w = int(dr.max()) + 1, int(dc.max()) + 1
             # Anchor ranges: everywhere on a wrapped axis, else where it fits.
-            rs = np.arange(R if board.wraps_columns else R - h + 1)
-            cs = np.arange(C if board.wraps_rows else C - w + 1)
+            # int32 throughout (cells are int32): the (anchors x cells) array
+            # is the largest temporary, twice as big in int64.
+            rs = np.arange(R if board.wraps_columns else R - h + 1, dtype=np.int32)
+            cs = np.arange(C if board.wraps_rows else C - w + 1, dtype=np.int32)
             if rs.size == 0 or cs.size == 0:
                 continue
             rr = rs[:, None, None] + dr[None, None, :]
@@ -111,18 +123,20 @@ def generate_placements(instance: Instance) -> Placements:
         if not seen_rows:
             continue
         block = np.concatenate(seen_rows)
+        del seen_rows  # before the sort: keeps one copy of the rule's rows, not two
         block.sort(axis=1)
         if board.wrap != "none":
             # On a cylinder or torus two orientations/anchors can give the
             # same cell set (a domino on a 2-wide cylinder); keep one.
             block = np.unique(block, axis=0)
         rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
-        cell_parts.append(block.astype(np.int32))
+        cell_parts.append(block)
 
     if rule_parts:
         rule = np.concatenate(rule_parts)
         sizes = np.concatenate([np.full(b.shape[0], b.shape[1], dtype=np.int64) for b in cell_parts])
-        cells = np.concatenate([b.ravel() for b in cell_parts])
+        # one rule: its rows as they are (a view), not a copy
+        cells = cell_parts[0].ravel() if len(cell_parts) == 1 else np.concatenate([b.ravel() for b in cell_parts])
     else:
         rule = np.zeros(0, dtype=np.int32)
         sizes = np.zeros(0, dtype=np.int64)
