@@ -339,3 +339,63 @@ def test_huge_board_gets_one_line_quickly_and_small(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: instance too large: 9,000,000 open cells"), proc.stderr
     assert int(peak_file.read_text()) < 2 * 2**20  # kB
     assert elapsed < 60
+
+
+# --- the command line ----------------------------------------------------------------
+
+
+def tilesat(*args, env=None):
+    environ = {k: v for k, v in os.environ.items() if k != limits.ENV_VAR} | (env or {})
+    return subprocess.run([sys.executable, "-m", "tilesat.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, env=environ)
+
+
+def one_error_line(proc) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def small(tmp_path):
+    f = tmp_path / "small.txt"
+    f.write_text(SMALL)
+    return f
+
+
+def test_cli_max_memory(small):
+    line = one_error_line(tilesat("--max-memory", "1M", "solve", small))
+    assert "instance too large: 8 open cells" in line and "the limit is 1.0 MiB (--max-memory)" in line
+    assert tilesat("--max-memory", "10G", "solve", small).returncode == 0
+    line = one_error_line(tilesat("solve", small, env={limits.ENV_VAR: "1M"}))
+    assert "(TILESAT_MAX_MEMORY)" in line
+    assert tilesat("--max-memory", "10G", "solve", small, env={limits.ENV_VAR: "1M"}).returncode == 0
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1G", "4X", ""])
+def test_cli_malformed_max_memory_is_a_usage_error(small, value):
+    line = one_error_line(tilesat("--max-memory", value, "solve", small))
+    assert "--max-memory" in line and "bad size" in line
+
+
+def test_cli_runner_does_not_keep_a_limit(small):
+    """In one process (typer's runner), a command without --max-memory has no
+    limit left over from the command before."""
+    from typer.testing import CliRunner
+
+    from tilesat.cli import app
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["--max-memory", "1M", "solve", str(small)]).exit_code == 2
+    assert runner.invoke(app, ["solve", str(small)]).exit_code == 0
+
+
+def test_cli_endless_or_huge_input_is_one_line(tmp_path):
+    t0 = time.monotonic()
+    assert "/dev/zero: not a text file" in one_error_line(tilesat("solve", "/dev/zero"))
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:
+        f.truncate(100 * 2**20)  # 100 MB (sparse: no disk used)
+    assert one_error_line(tilesat("solve", big)).endswith("big.txt: larger than 64 MiB; instance files are text grids")
+    assert time.monotonic() - t0 < 30
