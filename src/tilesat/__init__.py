@@ -10,18 +10,33 @@ The pipeline, one module per stage::
 
 __version__ = "0.1.0"
 
-from .board import Board
-from .checks import obstruction
-from .encodings import ENCODINGS, exactly_one
-from .errors import TilesatError, VerificationError
-from .formula import Formula, compile_formula
-from .instance import Instance, PieceRule, format_instance, load_instance, parse_instance, parse_pieces
-from .pieces import Piece, builtin_piece, free_polyominoes, piece_set
-from .placements import Placements, generate_placements
-from .search import Result, TilingSearch, check_unique, iter_tilings, solve
-from .solvers import make_solver, solver_names
-from .tiling import Tile, Tiling
-from .verify import verify_tiling
+# Loaded on first use (PEP 562): ``import tilesat`` costs nothing, so the
+# ``tilesat`` command can catch a Ctrl-C during its imports (tilesat.main).
+_WHERE = {
+    "Board": "board", "obstruction": "checks", "ENCODINGS": "encodings", "exactly_one": "encodings",
+    "TilesatError": "errors", "VerificationError": "errors", "Formula": "formula", "compile_formula": "formula",
+    "Instance": "instance", "PieceRule": "instance", "format_instance": "instance", "load_instance": "instance",
+    "parse_instance": "instance", "parse_pieces": "instance", "Piece": "pieces", "builtin_piece": "pieces",
+    "free_polyominoes": "pieces", "piece_set": "pieces", "Placements": "placements",
+    "generate_placements": "placements", "Result": "search", "TilingSearch": "search", "check_unique": "search",
+    "iter_tilings": "search", "solve": "search", "make_solver": "solvers", "solver_names": "solvers",
+    "Tile": "tiling", "Tiling": "tiling", "verify_tiling": "verify",
+}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tilesat' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_WHERE))
+
 
 __all__ = [
     "Board", "ENCODINGS", "Formula", "Instance", "Piece", "PieceRule", "Placements", "Result",

@@ -12,12 +12,12 @@ a disagreement is a bug in an encoding or a solver.
 
 from __future__ import annotations
 
-import multiprocessing
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
+from .control import Child, ChildError, TimedOut, check_timeout, time_limit
 from .encodings import ENCODINGS, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, check_card_name
@@ -91,42 +91,28 @@ def _one_run(instance: Instance, encoding: str, solver: str, card: str, task: st
 
 
 def _child(conn, instance, encoding, solver, card, task):
-    try:
-        conn.send(("ok", _one_run(instance, encoding, solver, card, task)))
-    except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
-        conn.send(("error", f"{type(e).__name__}: {e}".strip()))
-    finally:
-        conn.close()
+    conn.send(("ok", _one_run(instance, encoding, solver, card, task)))
 
 
 def run_isolated(instance: Instance, encoding: str, solver: str, card: str, task: str,
                  timeout: float | None) -> tuple[str, dict | str | None]:
-    """One run in a forked child: ("ok", stats), ("error", message) or ("timeout", None)."""
-    context = multiprocessing.get_context("fork")
-    parent, child = context.Pipe(duplex=False)
-    proc = context.Process(target=_child, args=(child, instance, encoding, solver, card, task), daemon=True)
-    proc.start()
-    child.close()
+    """One run in a forked child (:class:`tilesat.control.Child`): ("ok",
+    stats), ("error", message) or ("timeout", None).  Ctrl-C kills the child
+    and goes on up."""
     try:
-        if not parent.poll(timeout):
-            proc.kill()
-            return "timeout", None
-        try:
-            return parent.recv()
-        except EOFError:  # the child died without a word (a crash in the solver)
-            proc.join()
-            return "error", f"the run died (exit code {proc.exitcode})"
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        parent.close()
+        with time_limit(timeout), Child(_child, instance, encoding, solver, card, task) as child:
+            return child.recv()
+    except TimedOut:
+        return "timeout", None
+    except ChildError as e:
+        return "error", str(e)
 
 
 @dataclass
 class Comparison:
     task: str
     runs: list[Run]
+    interrupted: bool = False  # Ctrl-C: ``runs`` holds the cells finished before it
 
     def by_instance(self) -> dict[str, list[Run]]:
         out: dict[str, list[Run]] = {}
@@ -179,6 +165,7 @@ def compare(
         raise TilesatError(f"unknown task {task!r}; use {', '.join(TASKS)}")
     if repeat < 1:
         raise TilesatError("--repeat must be at least 1")
+    timeout = check_timeout(timeout)
     for e in encodings:
         check_encoding(e)
     solvers = [check_solver_name(s) for s in solvers]
@@ -187,8 +174,18 @@ def compare(
     check_card_name(card)
     report = progress or (lambda label, done, total: None)
     total = len(instances) * len(encodings) * len(solvers) * repeat
+    runs: list[Run] = []
+    try:
+        _fill(runs, instances, encodings, solvers, task, repeat, timeout, card, report, total)
+    except KeyboardInterrupt:
+        return Comparison(task, runs, interrupted=True)
+    report("done", total, total)
+    return Comparison(task, runs)
+
+
+def _fill(runs, instances, encodings, solvers, task, repeat, timeout, card, report, total) -> None:
+    """Append one finished :class:`Run` per cell of the matrix to ``runs``."""
     done = 0
-    runs = []
     for name, instance in instances:
         for encoding in encodings:
             for solver in solvers:
@@ -210,8 +207,6 @@ def compare(
                     run.build.append(data["build"])
                     run.solve.append(data["solve"])
                 runs.append(run)
-    report("done", total, total)
-    return Comparison(task, runs)
 
 
 def plot(comparison: Comparison, path) -> None:

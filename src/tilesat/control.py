@@ -53,9 +53,9 @@ class TimedOut(Exception):
 class Deadline:
     """A point in time (``perf_counter``) the current run must stop by; no limit when ``seconds`` is None."""
 
-    def __init__(self, seconds: float | None):
+    def __init__(self, seconds: float | None, start: float | None = None):
         self.seconds = seconds
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if start is None else start  # e.g. when the command started
         self.at = None if seconds is None else self.start + seconds
 
     def remaining(self) -> float | None:
@@ -67,6 +67,21 @@ class Deadline:
     def check(self) -> None:
         if self.expired():
             raise TimedOut(self.seconds)
+
+
+def process_start() -> float:
+    """When this process started, on the ``perf_counter`` clock (Linux:
+    /proc; elsewhere: now).  A command's --timeout counts from here, so that
+    the imports are inside it: the user times the whole command."""
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        age = uptime - ticks / os.sysconf("SC_CLK_TCK")
+        return time.perf_counter() - max(0.0, age)
+    except (OSError, ValueError, IndexError):
+        return time.perf_counter()
 
 
 _NO_LIMIT = Deadline(None)
@@ -125,7 +140,7 @@ def _die_with_parent() -> None:
 
 
 def _child_main(target, args, conn) -> None:
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the parent handles Ctrl-C
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the parent handles Ctrl-C (blocked since the fork)
     _die_with_parent()
     try:
         target(conn, *args)
@@ -160,8 +175,15 @@ class Child:
         self._conn, child_conn = context.Pipe(duplex=True)
         self.on_wait = on_wait
         self.process = context.Process(target=_child_main, args=(target, args, child_conn), daemon=True)
-        self.process.start()
-        child_conn.close()
+        # The child starts with SIGINT blocked (the mask is inherited), so no
+        # Ctrl-C lands in it between the fork and its own setup; here a
+        # pending one is delivered when the mask is restored.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            child_conn.close()
 
     def send(self, message) -> None:
         try:

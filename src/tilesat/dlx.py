@@ -109,7 +109,11 @@ def stream_covers(placements: Placements, forced: int | None = None, limit: int 
         deadline().check()
         yield from itertools.islice(covers(placements, forced), limit)
         return
-    load_xcover()  # before the fork: the child inherits the loaded code
+    if deadline().at is None:
+        # before the fork: every child inherits the loaded code.  Under a
+        # time limit the (first) child loads it instead: the import takes
+        # 1-2 s of numba that nothing could stop here.
+        load_xcover()
     yield from stream_from_child(_limited_covers, placements, forced, limit, what="dancing links")
 
 

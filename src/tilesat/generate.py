@@ -22,7 +22,8 @@ from .instance import Instance, PieceRule
 from .placements import generate_placements
 from .formula import compile_formula
 from .search import check_unique
-from .solvers import make_solver
+from .control import TimedOut, deadline, time_limit
+from .solvers import make_solver, solve_quietly
 from .tiling import Tiling
 
 
@@ -43,7 +44,9 @@ def random_packing(rows: int, cols: int, rules: tuple[PieceRule, ...], rng: rand
                 for b in lits[i + 1 :]:
                     solver.add_clause([-a, -b])
         solver.set_phases([v if rng.random() < 0.5 else -v for v in range(1, len(placements) + 1)])
-        if not solver.solve():
+        deadline().check()
+        sat = solve_quietly(solver, "glucose4", [])  # a quick solve (random phases, a loose board)
+        if not sat:
             return None
         chosen = [v - 1 for v in solver.get_model() if 0 < v <= len(placements)]
     if chosen_out is not None:
@@ -75,8 +78,10 @@ def _differing_regions(first, second) -> list[set]:
 
 
 def generate_unique(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: int = 1,
-                    blocked: int | None = None, tries: int = 20, fast: bool = False) -> tuple[Instance, int]:
+                    blocked: int | None = None, tries: int = 20, fast: bool = False,
+                    timeout: float | None = None) -> tuple[Instance, int]:
     """An instance with exactly one tiling, and how many tiles were blacked out.
+    :class:`~tilesat.control.TimedOut` when ``timeout`` seconds pass first.
 
     ``fast``: one incremental solver for all rounds (black cells are
     assumptions on the packing formula's "empty" variables) and, each round,
@@ -86,6 +91,18 @@ def generate_unique(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: in
         raise TilesatError("generate takes pieces without counts (e.g. 'L4' or 'L3, I3')")
     if rows < 1 or cols < 1:
         raise TilesatError("the board size must be at least 1x1")
+    with time_limit(timeout):
+        return _generate(rows, cols, rules, seed, blocked, tries, fast)
+
+
+def _check_unique(instance: Instance):
+    result = check_unique(instance)
+    if result.verdict == "unknown":  # the time limit passed inside
+        raise TimedOut(deadline().seconds)
+    return result
+
+
+def _generate(rows, cols, rules, seed, blocked, tries, fast) -> tuple[Instance, int]:
     rng = random.Random(seed)
     optional = blocked if blocked is not None else max(4, (rows * cols * 15) // 100)
     chosen: list[int] = []
@@ -98,16 +115,16 @@ def generate_unique(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: in
         raise TilesatError(f"could not pack these pieces into {rows}x{cols}; try --blocked with a larger number")
     if fast:
         rounds = _unique_by_one_solver(grid, rules, chosen, rng)
-        result = check_unique(Instance(Board(grid), rules))  # confirmed from scratch
+        result = _check_unique(Instance(Board(grid), rules))  # confirmed from scratch
     else:
-        result = check_unique(Instance(Board(grid), rules))
+        result = _check_unique(Instance(Board(grid), rules))
         rounds = 0
         while result.verdict == "multiple":
             first, second = result.tilings
             tile = rng.choice(sorted(set(first.tiles) - set(second.tiles)))
             for r, c in tile.cells:
                 grid[r, c] = False
-            result = check_unique(Instance(Board(grid), rules))
+            result = _check_unique(Instance(Board(grid), rules))
             rounds += 1
     if result.verdict != "unique":
         raise AssertionError("BUG: generation lost the tiling it started from")

@@ -18,6 +18,10 @@ Two methods find the optimum and prove it:
   cost literals, by an assumption, until the solver says no;
 - ``rc2``: PySAT's RC2 MaxSAT solver with one soft clause per cost literal.
 
+A ``timeout`` bounds the whole run (:mod:`tilesat.control`); when it passes,
+or on Ctrl-C, the best packing so far is a lower bound (``proved`` False).
+RC2 runs in a forked child: its solver cannot be stopped otherwise.
+
 The last step, "no packing is better than the optimum", is also what
 ``--proof`` writes: the formula plus "cost <= bound" as plain CNF, and the
 DRAT proof of its unsatisfiability (see :mod:`tilesat.proof`).
@@ -33,13 +37,15 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
+from .control import TimedOut, call_in_child, time_limit
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
 from .instance import Instance
+from .options import SatOptions
 from .placements import generate_placements
 from .search import load_formula
-from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, check_solver_name, make_solver
+from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, make_solver
 from .tiling import Tiling, tiling_from_model
 from .verify import verify_tiling
 
@@ -97,6 +103,7 @@ class PackResult:
     steps: list[int] = field(default_factory=list)  # the values found on the way up
     stats: dict = field(default_factory=dict)
     proof: str | None = None
+    stopped: str | None = None  # "timeout" or "interrupted" when not proved
 
     def to_json(self) -> dict:
         return {
@@ -104,6 +111,7 @@ class PackResult:
             "objective": self.objective,
             "packing": self.packing.to_json() if self.packing is not None else None,
             "proved": self.proved,
+            "stopped": self.stopped,
             "method": self.method,
             "steps": self.steps,
             "proof": self.proof,
@@ -172,22 +180,26 @@ def _incremental(formula, objective, solver_name, progress) -> Iterator[Tiling]:
 
 
 def _rc2(formula, objective, solver_name, progress) -> Iterator[Tiling]:
-    if solver_name.startswith(EXTERNAL_PREFIX):
-        raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
     wcnf = WCNF()
     wcnf.hard = list(formula.clauses())
     wcnf.nv = formula.nvars
     for lit in objective.cost:
         wcnf.append([-lit], weight=1)
     progress(f"RC2 MaxSAT over {formula.nclauses:,} clauses and {len(objective.cost):,} soft ones")
+    model, cost = call_in_child(_rc2_optimum, wcnf, solver_name, what="RC2")
+    if model is None:
+        return
+    best = _decode(formula, model)
+    if objective.value_of(best) != objective.value(cost):
+        raise AssertionError("BUG: RC2's cost does not match its model")
+    yield best
+
+
+def _rc2_optimum(wcnf, solver_name):
+    """In the child: RC2's optimal model (None: the hard clauses are unsatisfiable) and its cost."""
     with RC2(wcnf, solver=solver_name) as rc2:
         model = rc2.compute()
-        if model is None:
-            return
-        best = _decode(formula, model)
-        if objective.value_of(best) != objective.value(rc2.cost):
-            raise AssertionError("BUG: RC2's cost does not match its model")
-        yield best
+        return model, rc2.cost
 
 
 def pack(
@@ -198,26 +210,36 @@ def pack(
     solver: str = DEFAULT_SOLVER,
     card: str = DEFAULT_CARD,
     progress: Callable[..., None] | None = None,
+    timeout: float | None = None,
 ) -> PackResult:
-    """The maximum packing of the instance's pieces on its board, proved.
+    """The maximum packing of the instance's pieces on its board, proved
+    (unless ``timeout`` seconds or Ctrl-C came first: then the best so far).
 
     ``progress`` as for :class:`~tilesat.search.TilingSearch`."""
     progress = progress or (lambda message, done=None, total=None: None)
     if method not in METHODS:
         raise TilesatError(f"unknown packing method {method!r}; use {' or '.join(METHODS)}")
-    solver_name = check_solver_name(solver)
-    t0 = time.perf_counter()
-    progress("compiling the packing formula")
-    formula, goal = compile_packing(instance, objective, encoding, card)
-    compiled = time.perf_counter()
-    run = _incremental if method == "incremental" else _rc2
-    best, steps, proved = None, [], True
+    options = SatOptions(encoding, solver, card, timeout)
+    solver_name = options.solver
+    if method == "rc2" and solver_name.startswith(EXTERNAL_PREFIX):
+        raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
+    t0 = compiled = time.perf_counter()
+    best, steps, proved, stopped, formula = None, [], True, None, None
     try:
-        for best in run(formula, goal, solver_name, progress):
-            steps.append(goal.value_of(best))
+        with time_limit(options.timeout):
+            progress("compiling the packing formula")
+            formula, goal = compile_packing(instance, objective, encoding, card)
+            compiled = time.perf_counter()
+            run = _incremental if method == "incremental" else _rc2
+            for best in run(formula, goal, solver_name, progress):
+                steps.append(goal.value_of(best))
     except KeyboardInterrupt:
-        proved = False  # what was found so far is a lower bound, not the optimum
+        proved, stopped = False, "interrupted"  # what was found so far is a lower bound, not the optimum
+    except TimedOut:
+        proved, stopped = False, "timeout"
     done = time.perf_counter()
+    if formula is None:  # stopped while compiling
+        return PackResult(objective, None, None, False, method, [], {"seconds": round(done - t0, 6)}, stopped=stopped)
     stats = {
         "placements": len(formula.placements), "variables": formula.nvars, "clauses": formula.nclauses,
         "encoding": formula.encoding, "card": card, "solver": solver_name,
@@ -225,4 +247,4 @@ def pack(
         "seconds": round(done - t0, 6),
     }
     optimum = goal.value_of(best) if best is not None else None
-    return PackResult(objective, optimum, best, proved, method, steps, stats)
+    return PackResult(objective, optimum, best, proved, method, steps, stats, stopped=stopped)

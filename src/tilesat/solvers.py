@@ -32,8 +32,8 @@ from .errors import TilesatError
 DEFAULT_SOLVER = "cadical195"
 EXTERNAL_PREFIX = "ext:"
 
-# A solve runs here, in this process, for at most FIRST_SLICE conflicts with
-# SIGINT held back (so PySAT's longjmp handler never fires); easy formulas
+# A solve runs here, in this process, for at most FIRST_SLICE conflicts
+# (without PySAT's SIGINT handler: see solve_quietly); easy formulas
 # (designed puzzles: a few hundred conflicts, 3-25 ms in all) end there
 # without paying for a process.  A solve that goes on moves with its solver
 # into a forked child (the fork copies the solver, learnt clauses and all),
@@ -45,17 +45,39 @@ EXTERNAL_PREFIX = "ext:"
 FIRST_SLICE, CHILD_SLICE, IN_PROCESS_CLAUSES = 5_000, 100_000, 400_000
 
 
-@contextlib.contextmanager
-def _sigint_held():
-    """SIGINT stays pending while inside; Python sees it on the way out."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+# PySAT's solve calls install a SIGINT handler that longjmps out of the
+# solver when called from the main thread, and a signal may land in any
+# thread (OpenBLAS keeps some): seen as CaDiCaL aborting with "solver in
+# invalid state", or a deadlock in free().  So tilesat never lets PySAT
+# install it: CaDiCaL's solve function is called with main_thread=0, the
+# MiniSat family with expect_interrupt=True (no handler either).  Python's
+# own handler then only sets a flag, and Ctrl-C surfaces as a
+# KeyboardInterrupt once the (short) call has returned.
+_MINISAT_FAMILY = {"gluecard3", "gluecard4", "glucose3", "glucose4", "glucose42", "maplechrono", "maplesat",
+                   "maplecm", "mergesat3", "minicard", "minisat22", "minisatgh", "minisatep"}
 
 
-def _can_budget(solver: Solver) -> bool:
+def _without_longjmp(name: str) -> bool:
+    """Whether this solver can solve here with no SIGINT handler of PySAT's."""
+    return name.startswith("cadical") or name in _MINISAT_FAMILY
+
+
+def solve_quietly(solver: Solver, name: str, assumptions) -> bool | None:
+    """``solve_limited`` (None: budget used up) without PySAT's SIGINT handler
+    where that is possible (:func:`_without_longjmp`), else a plain solve
+    (in a child process only, whose SIGINT is blocked)."""
+    if name.startswith("cadical"):
+        status = getattr(pysolvers, f"{name}_solve_lim")(solver.solver.cadical, assumptions, 0)
+        solver.solver.status = None if status == 0 else status > 0  # what get_model() looks at
+        return solver.solver.status
+    if name in _MINISAT_FAMILY:
+        return solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+    return solver.solve(assumptions=assumptions)
+
+
+def _can_budget(solver: Solver, name: str) -> bool:
+    if not _without_longjmp(name):
+        return False
     try:
         solver.conf_budget(FIRST_SLICE)
         return True
@@ -70,7 +92,7 @@ def _conflicts(solver: Solver) -> int:
         return 0
 
 
-def _serve(conn, solver: Solver, budgets: bool) -> None:
+def _serve(conn, solver: Solver, name: str, budgets: bool) -> None:
     """The child's side: solve requests until the parent closes the pipe."""
     while True:
         try:
@@ -86,7 +108,7 @@ def _serve(conn, solver: Solver, budgets: bool) -> None:
         while True:
             if budgets:
                 solver.conf_budget(budget)
-            status = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+            status = solve_quietly(solver, name, assumptions)
             if status is not None or not budgets:
                 break
             conn.send(("progress", _conflicts(solver)))
@@ -103,7 +125,7 @@ class PysatSolver:
     def __init__(self, name: str):
         self.name = name
         self._solver = Solver(name=name)
-        self._budgets = _can_budget(self._solver)
+        self._budgets = _can_budget(self._solver, name)
         self._child: Child | None = None
         self._pending: list[list[int]] = []  # clauses for the child, sent with the next request
         self._model: list[int] | np.ndarray = []
@@ -137,8 +159,7 @@ class PysatSolver:
         limit.check()
         if self._child is None and self._budgets and self._small:
             self._solver.conf_budget(FIRST_SLICE)
-            with _sigint_held():
-                status = self._solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+            status = solve_quietly(self._solver, self.name, assumptions)
             if status is not None:
                 self._model = (self._solver.get_model() or []) if status else []
                 self._conflicts = _conflicts(self._solver)
@@ -166,7 +187,7 @@ class PysatSolver:
             raise
 
     def _move_to_child(self) -> None:
-        self._child = Child(_serve, self._solver, self._budgets)
+        self._child = Child(_serve, self._solver, self.name, self._budgets)
         self._solver.delete()  # our copy: the child has its own from the fork
         self._solver = None
 
@@ -183,7 +204,7 @@ class PysatSolver:
             self._child.kill()
             self._child = None
         if self._solver is not None:
-            self._solver.delete()  # safe: no interrupt ever unwound through it (SIGINT was held)
+            self._solver.delete()  # safe: no interrupt ever unwound through it (no longjmp handler)
             self._solver = None
 
     def __enter__(self):

@@ -16,7 +16,7 @@ from ..encodings import ENCODINGS, check_encoding
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD
 from . import app
-from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendly
+from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit
 
 
 @app.command("compare")
@@ -93,3 +93,7 @@ def compare_cmd(
     out.print(f"all {sum(r.status == 'ok' for r in result.runs)} finished runs agree"
               + (f"; {sum(r.status == 'timeout' for r in result.runs)} timed out" if any(r.status == "timeout" for r in result.runs) else ""),
               markup=False)
+    if result.interrupted:
+        cells = len(instances) * len(enc_list) * len(solver_list)
+        _err().print(f"interrupted: {len(result.runs)} of {cells} cells finished (shown above)", markup=False)
+        raise interrupted_exit()

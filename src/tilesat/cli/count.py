@@ -11,7 +11,9 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ..counting import count_tilings, iter_tilings_by
+from ..control import TimedOut
+from ..counting import LIST_METHODS, METHODS, count_tilings, iter_tilings_by
+from ..options import SatOptions
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD
@@ -21,8 +23,8 @@ from ..solvers import DEFAULT_SOLVER
 from ..tiling import Tiling
 from . import app
 from .common import (
-    EXIT_INTERRUPTED, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
-    TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly,
+    EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
+    TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit, run_limit,
 )
 
 
@@ -30,7 +32,7 @@ from .common import (
 @friendly
 def count_cmd(
     file: FileArg,
-    method: Annotated[str, typer.Option("--method", help="auto, blocking (SAT + blocking clauses), ganak (exact #SAT), approx (ApproxMC estimate) or dlx (exact cover).")] = "auto",
+    method: Annotated[str, typer.Option("--method", help=f"{', '.join(METHODS)}: blocking = SAT + blocking clauses, ganak = exact #SAT, approx = ApproxMC estimate, dlx = exact cover (dancing links); auto picks and says why.")] = "auto",
     up_to_symmetry: Annotated[bool, typer.Option("--up-to-symmetry", help="Also count classes under the board's rotations, reflections (and wrap shifts), by Burnside's lemma.")] = False,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Stop after N tilings and report 'at least N'.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Split the work into independent cubes run in N processes.")] = 1,
@@ -44,14 +46,15 @@ def count_cmd(
     epsilon: Annotated[float, typer.Option("--epsilon", help="approx: the estimate is within a factor (1 + epsilon) ...")] = 0.8,
     delta: Annotated[float, typer.Option("--delta", help="approx: ... with probability at least 1 - delta.")] = 0.2,
 ):
-    """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C prints the count so far as a lower bound."""
+    """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
+    options = SatOptions(encoding, solver, card, timeout)
     instance = _load(file, pieces, wrap)
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings"),
                         TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("units {task.completed}/{task.total}"),
                         TimeElapsedColumn(), console=err, disable=not err.is_terminal or as_json, transient=True)
     t0 = time.perf_counter()
-    with progress:
+    with progress, run_limit(options.timeout):
         task = progress.add_task("counting", total=None, tilings=0, rate=0.0)
 
         def report(tilings, done, total):
@@ -59,24 +62,26 @@ def count_cmd(
                             rate=tilings / max(time.perf_counter() - t0, 1e-9))
 
         result = count_tilings(instance, method, up_to_symmetry=up_to_symmetry, limit=limit, jobs=jobs,
-                               encoding=encoding, solver=solver, card=card, epsilon=epsilon, delta=delta,
-                               timeout=timeout, progress=report)
+                               epsilon=epsilon, delta=delta, progress=report, **vars(options))
     if as_json:
         print(json.dumps(result.to_json()))
     else:
         _out().print(_count_text(result), markup=False)
     if result.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise interrupted_exit()
+    if result.timed_out:
+        raise typer.Exit(EXIT_TIMEOUT)
 
 
 def _count_text(r) -> str:
     if r.exact:
         amount = f"{r.count:,} tilings"
-    elif r.estimate and not r.interrupted:
+    elif r.estimate and not (r.interrupted or r.timed_out):
         amount = (f"about {r.count:,} tilings (ApproxMC estimate: within a factor {1 + r.estimate['epsilon']:g} "
                   f"of the true count with probability at least {1 - r.estimate['delta']:g})")
     else:
-        amount = f"at least {r.count:,} tilings ({'interrupted' if r.interrupted else 'stopped at --limit'})"
+        stopped = "interrupted" if r.interrupted else ("time limit reached" if r.timed_out else "stopped at --limit")
+        amount = f"at least {r.count:,} tilings ({stopped})"
     if r.group is not None and r.up_to_symmetry is not None:
         about = "" if r.exact else "about "
         amount += (f", {about}{r.up_to_symmetry:,} up to symmetry (a group of order {r.group_order}: "
@@ -91,7 +96,7 @@ def _count_text(r) -> str:
 def list_cmd(
     file: FileArg,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
-    method: Annotated[str, typer.Option("--method", help="blocking (SAT + blocking clauses) or dlx (exact cover).")] = "blocking",
+    method: Annotated[str, typer.Option("--method", help=f"{', '.join(LIST_METHODS)}: blocking = SAT + blocking clauses, dlx = exact cover (dancing links); auto = dlx where exact cover can express the piece counts.")] = "auto",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one JSON tiling per line here instead of pictures.")] = None,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,
@@ -103,41 +108,48 @@ def list_cmd(
     png: PngOpt = None,
     force: ForceOpt = False,
 ):
-    """List tilings one by one (each verified); --svg/--png draw them side by side."""
+    """List tilings one by one (each verified); --svg/--png draw them side by side. Exit 130 on Ctrl-C, 124 at --timeout (what was listed stands)."""
+    options = SatOptions(encoding, solver, card, timeout)
     instance = _load(file, pieces, wrap)
     check_outputs({"--out": out, "--svg": svg, "--png": png}, force)
-    tilings = iter_tilings_by(instance, method, encoding=encoding, solver=solver, card=card, timeout=timeout)
-    console = _out()
-    found: list[Tiling] = []
-    sink = None
-    complete = True
-    try:
-        sink = open(out, "w") if out is not None else None
+    with run_limit(options.timeout):  # the whole listing, writing included
+        tilings = iter_tilings_by(instance, method, **vars(options))
+        console = _out()
+        found: list[Tiling] = []
+        sink = None
+        complete, timed_out = True, False
         try:
-            for tiling in tilings:
-                if limit is not None and len(found) >= limit:
-                    complete = False
-                    break
-                found.append(tiling)
-                if sink is not None:
-                    sink.write(json.dumps(tiling.to_json()) + "\n")
-                    sink.flush()  # each line is complete as soon as it is found
-                else:
-                    console.print(f"tiling {len(found)}", markup=False)
-                    console.print(rich_tiling(instance, tiling) if console.is_terminal else "\n".join(plain_rows(instance, tiling)), markup=False)
-                    console.print()
-        except KeyboardInterrupt:
-            _err().print(f"interrupted after {len(found)} tilings", markup=False)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            sink = open(out, "w") if out is not None else None
+            try:
+                for tiling in tilings:
+                    if limit is not None and len(found) >= limit:
+                        complete = False
+                        break
+                    found.append(tiling)
+                    if sink is not None:
+                        sink.write(json.dumps(tiling.to_json()) + "\n")
+                        sink.flush()  # each line is complete as soon as it is found
+                    else:
+                        console.print(f"tiling {len(found)}", markup=False)
+                        console.print(rich_tiling(instance, tiling) if console.is_terminal else "\n".join(plain_rows(instance, tiling)), markup=False)
+                        console.print()
+            except KeyboardInterrupt:
+                _err().print(f"interrupted after {len(found)} tilings", markup=False)
+                raise interrupted_exit() from None
+            except TimedOut:
+                complete, timed_out = False, True
+            finally:
+                tilings.close()
+        except OSError as e:
+            raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
         finally:
-            tilings.close()
-    except OSError as e:
-        raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
-    finally:
-        if sink is not None:
-            with contextlib.suppress(OSError):  # a failed write is reported above; close() would retry it
-                sink.close()
+            if sink is not None:
+                with contextlib.suppress(OSError):  # a failed write is reported above; close() would retry it
+                    sink.close()
     if found:
         save_pictures(instance, found, [svg, png])
     what = "all" if complete else "the first"
-    _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else ""), markup=False)
+    _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else "")
+                 + (f" (time limit of {options.timeout:g} s reached)" if timed_out else ""), markup=False)
+    if timed_out:
+        raise typer.Exit(EXIT_TIMEOUT)

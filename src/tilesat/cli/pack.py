@@ -11,15 +11,16 @@ import typer
 
 from ..encodings import DEFAULT_ENCODING
 from ..formula import DEFAULT_CARD
-from ..packing import pack
+from ..options import SatOptions
+from ..packing import METHODS, OBJECTIVES, pack
 from ..pictures import save_pictures
 from ..proof import check_proof_dir, write_pack_proof
 from ..render import plain_rows, rich_tiling
 from ..solvers import DEFAULT_SOLVER
 from . import app
 from .common import (
-    EXIT_INTERRUPTED, EXIT_NONE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt,
-    SvgOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly,
+    EXIT_NONE, EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt,
+    SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, interrupted_exit, run_limit,
 )
 
 
@@ -27,14 +28,15 @@ from .common import (
 @friendly
 def pack_cmd(
     file: FileArg,
-    objective: Annotated[str, typer.Option("--objective", help="Maximise the number of pieces or of covered cells.")] = "pieces",
-    method: Annotated[str, typer.Option("--method", help="incremental (raise a totalizer bound until UNSAT) or rc2 (PySAT's MaxSAT).")] = "incremental",
+    objective: Annotated[str, typer.Option("--objective", help=f"{' or '.join(OBJECTIVES)}: maximise the number of pieces or of covered cells.")] = "pieces",
+    method: Annotated[str, typer.Option("--method", help=f"{' or '.join(METHODS)}: incremental raises a totalizer bound until UNSAT, rc2 is PySAT's MaxSAT.")] = "incremental",
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,
     card: CardOpt = DEFAULT_CARD,
     pieces: PiecesOpt = None,
     wrap: WrapOpt = None,
     as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
     proof: Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF of 'one more is impossible' and its DRAT proof here.")] = None,
     svg: SvgOpt = None,
     png: PngOpt = None,
@@ -43,14 +45,16 @@ def pack_cmd(
     """Maximum packing: as many pieces (or covered cells) as fit, and proof that one more does not.
 
     Open cells may stay empty; piece counts in the file still hold. Exit 0 with
-    the optimum, 3 when no packing keeps the piece counts, 130 interrupted
-    (the best packing so far is shown as a lower bound)."""
+    the optimum, 3 when no packing keeps the piece counts, 130 interrupted,
+    124 at --timeout (the best packing so far is shown as a lower bound)."""
+    options = SatOptions(encoding, solver, card, timeout)
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
     check_outputs({"--svg": svg, "--png": png}, force)
     with _progress() as progress:
-        result = pack(instance, objective, method, encoding=encoding, solver=solver, card=card, progress=progress)
+        with run_limit(options.timeout):
+            result = pack(instance, objective, method, progress=progress, **vars(options))
         if proof is not None and result.proved:
             if progress:
                 progress("writing the DRAT proof")
@@ -66,23 +70,27 @@ def pack_cmd(
         if result.optimum is None and result.proved:
             out.print("none: no packing keeps the piece counts (the solver proved it)", markup=False)
         elif result.optimum is None:
-            out.print("interrupted before the first packing was found", markup=False)
+            out.print(f"{_stopped(result)} before the first packing was found", markup=False)
         else:
             if result.proved:
                 out.print(f"optimum: {result.optimum} {unit}; {result.optimum + 1} is impossible "
                           f"(proved: {result.stats['solver']}, {result.method})", markup=False)
             else:
-                out.print(f"at least {result.optimum} {unit} (interrupted: not proved optimal)", markup=False)
+                out.print(f"at least {result.optimum} {unit} ({_stopped(result)}: not proved optimal)", markup=False)
             used = ", ".join(f"{n} x {name}" for name, n in sorted(Counter(t.piece for t in result.packing).items()))
             out.print(f"a packing with {len(result.packing)} pieces ({used}), "
                       f"{sum(len(t.cells) for t in result.packing)} of {instance.board.area} cells covered", markup=False)
             out.print(rich_tiling(instance, result.packing) if out.is_terminal else "\n".join(plain_rows(instance, result.packing)), markup=False)
         s = result.stats
-        if out.is_terminal:
+        if out.is_terminal and "variables" in s:
             out.print(f"{s['variables']} variables, {s['clauses']} clauses, {s['encoding']} + {s['solver']}, "
                       f"bounds found {result.steps}, {s['seconds']:.3f} s", style="dim", markup=False)
         if result.proof:
             out.print(f"proof written to {result.proof} (check it with: tilesat verify-proof {result.proof})", markup=False)
     if not result.proved:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(EXIT_TIMEOUT) if result.stopped == "timeout" else interrupted_exit()
     raise typer.Exit(EXIT_NONE if result.optimum is None else 0)
+
+
+def _stopped(result) -> str:
+    return "time limit reached" if result.stopped == "timeout" else "interrupted"

@@ -10,6 +10,7 @@ from ..instance import Instance
 from ..pictures import save_pictures
 from ..proof import check_proof_dir, write_proof
 from ..render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
+from ..options import SatOptions
 from ..search import Result, check_unique, solve
 from ..solvers import DEFAULT_SOLVER
 from ..encodings import DEFAULT_ENCODING
@@ -17,8 +18,8 @@ from ..formula import DEFAULT_CARD
 from ..tiling import differing_cells
 from . import app
 from .common import (
-    EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, MethodOpt, PiecesOpt,
-    PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly,
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, MethodOpt, PiecesOpt,
+    PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, run_limit,
 )
 
 
@@ -35,10 +36,19 @@ def _json(result: Result) -> str:
 
 def _stats_line(result: Result) -> str:
     s = result.stats
+    seconds = s.get("seconds", 0.0)
     if s.get("method") == "dlx":
-        return f"dancing links (xcover), {s['placements'] or 0} placements, {s['seconds']:.3f} s"
-    size = f"{s['variables']} variables, {s['clauses']} clauses, " if s["variables"] is not None else ""
-    return f"{size}{s['encoding']} + {s['solver']}, {s['seconds']:.3f} s"
+        return f"dancing links (xcover), {s.get('placements') or 0} placements, {seconds:.3f} s"
+    size = f"{s['variables']} variables, {s['clauses']} clauses, " if s.get("variables") is not None else ""
+    conflicts = f", {s['conflicts']:,} conflicts" if s.get("conflicts") else ""
+    return f"{size}{s.get('encoding')} + {s.get('solver')}{conflicts}, {seconds:.3f} s"
+
+
+def _unknown_text(result: Result) -> str:
+    limit = f"the time limit of {result.stats['timeout']:g} s passed" if result.stats.get("timeout") else "time ran out"
+    if result.tilings:
+        return f"unknown: {limit} after one tiling (shown); whether there is another is not known"
+    return f"unknown: {limit} before a tiling was found or ruled out"
 
 
 def _none_text(result: Result) -> str:
@@ -54,6 +64,10 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
     tilings = result.tilings
     if result.verdict == "none":
         out.print(_none_text(result), markup=False)
+    elif result.verdict == "unknown":
+        out.print(_unknown_text(result), markup=False)
+        if tilings:
+            out.print(rich_tiling(instance, tilings[0]) if out.is_terminal else "\n".join(plain_rows(instance, tilings[0])), markup=False)
     elif len(tilings) == 1:
         out.print(headline.format(ntiles=len(tilings[0])), markup=False)
         out.print(rich_tiling(instance, tilings[0]) if out.is_terminal else "\n".join(plain_rows(instance, tilings[0])), markup=False)
@@ -76,12 +90,13 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
             svg=None, png=None, force=False) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
+    options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
     check_outputs({"--svg": svg, "--png": png}, force)
-    with _progress() as progress:
-        result = task(instance, method, encoding=encoding, solver=solver, card=card, progress=progress, timeout=timeout)
+    with _progress() as progress, run_limit(options.timeout):
+        result = task(instance, method, progress=progress, **vars(options))
     if proof is not None and result.verdict in ("none", "unique"):
         write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
         result.stats["proof"] = str(proof)
@@ -112,10 +127,10 @@ def solve_cmd(
     png: PngOpt = None,
     force: ForceOpt = False,
 ):
-    """Find one tiling of the board, or show that there is none (exit 3)."""
+    """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
                      {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force)
-    raise typer.Exit(EXIT_NONE if result.verdict == "none" else 0)
+    raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
 @app.command("check-unique")
@@ -135,9 +150,10 @@ def check_unique_cmd(
     png: PngOpt = None,
     force: ForceOpt = False,
 ):
-    """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none."""
+    """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
     result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
     }, svg, png, force)
-    raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE}[result.verdict])
+    raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE,
+                      "unknown": EXIT_TIMEOUT}[result.verdict])

@@ -1,0 +1,7 @@
+"""``python -m tilesat``: the same as the ``tilesat`` command."""
+
+import sys
+
+from .main import main
+
+sys.exit(main())

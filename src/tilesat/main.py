@@ -1,0 +1,26 @@
+"""The ``tilesat`` console script's entry: a Ctrl-C before any work ends at once.
+
+Importing the command line (numpy, PySAT, typer, rich) and reading the
+arguments take about half a second.  A KeyboardInterrupt raised in the
+middle of imports can come out as another error (or as a death by SIGINT
+when the interpreter finalises half-imported modules: both seen), so until
+a command starts (``cli.common.friendly`` puts Python's handler back)
+SIGINT ends the process straight away: one line, exit 130.  Nothing was
+done yet, so there is nothing to clean up.
+"""
+
+import os
+import signal
+import sys
+
+
+def _stop_while_starting(signum, frame):
+    os.write(2, b"interrupted: stopped while starting; nothing was done\n")
+    os._exit(130)
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, _stop_while_starting)
+    from .cli import main as cli_main
+
+    cli_main()

@@ -1,0 +1,220 @@
+"""The run controller: deadlines, children that are killed, solvers that stop in time."""
+
+import math
+import os
+import signal
+import stat
+import sys
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tilesat import load_instance
+from tilesat.control import Deadline, TimedOut, call_in_child, check_timeout, deadline, stream_from_child, time_limit
+from tilesat.errors import TilesatError
+from tilesat.formula import compile_formula
+from tilesat.instance import parse_instance
+from tilesat.placements import generate_placements
+from tilesat.search import check_unique, solve
+from tilesat.solvers import FIRST_SLICE, PysatSolver, make_solver
+
+
+def mutilated(n: int) -> str:
+    """Dominoes on the n x n board without two opposite corners: no tiling, and CDCL needs exponential time."""
+    rows = [["."] * n for _ in range(n)]
+    rows[0][0] = rows[n - 1][n - 1] = "#"
+    return "pieces: I2\n" + "\n".join("".join(r) for r in rows) + "\n"
+
+
+# --- deadlines --------------------------------------------------------------
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_check_timeout_takes_finite_positive_seconds_only(x):
+    if math.isfinite(x) and x > 0:
+        assert check_timeout(x) == x
+    else:
+        with pytest.raises(TilesatError, match="--timeout"):
+            check_timeout(x)
+
+
+def test_check_timeout_refuses_text():
+    with pytest.raises(TilesatError, match="number of seconds"):
+        check_timeout("abc")
+
+
+def test_nested_limits_keep_the_earlier_end():
+    assert deadline().remaining() is None
+    with time_limit(100) as outer:
+        with time_limit(1000) as inner:
+            assert inner is outer  # the outer ends first
+            assert deadline().remaining() <= 100
+        with time_limit(1) as tighter:
+            assert tighter.remaining() <= 1
+        with time_limit(None):
+            assert deadline() is outer
+    assert deadline().remaining() is None
+
+
+def test_a_deadline_counts_from_its_start():
+    d = Deadline(5, start=time.perf_counter() - 10)
+    assert d.expired()
+    with pytest.raises(TimedOut):
+        d.check()
+
+
+# --- children ---------------------------------------------------------------
+
+def _spin_forever():
+    while True:  # a busy C-like loop: only a kill stops it
+        pass
+
+
+def _fail():
+    raise ValueError("broken engine")
+
+
+def _count_up(n):
+    return iter(range(n))
+
+
+def test_call_in_child_returns_the_result():
+    assert call_in_child(sum, [1, 2, 3]) == 6
+
+
+def test_a_failing_child_is_one_clear_error():
+    with pytest.raises(TilesatError, match="the engine failed: ValueError: broken engine"):
+        call_in_child(_fail)
+
+
+def test_a_child_past_the_deadline_is_killed_in_time():
+    t0 = time.perf_counter()
+    with pytest.raises(TimedOut), time_limit(0.5):
+        call_in_child(_spin_forever)
+    assert time.perf_counter() - t0 < 1.5
+
+
+def test_stream_from_child_yields_everything_in_order():
+    assert list(stream_from_child(_count_up, 1000)) == list(range(1000))
+
+
+def test_stream_from_child_stops_with_its_consumer():
+    stream = stream_from_child(_count_up, 10**9)
+    assert [next(stream) for _ in range(5)] == [0, 1, 2, 3, 4]
+    stream.close()  # the child goes; nothing hangs
+
+
+# --- PySAT solvers ------------------------------------------------------------
+
+def test_a_long_solve_stops_at_the_deadline_and_the_solver_is_spent():
+    instance = parse_instance(mutilated(16))
+    formula = compile_formula(generate_placements(instance), "pairwise")
+    solver = PysatSolver("cadical195")
+    solver.add_formula(formula)
+    t0 = time.perf_counter()
+    with pytest.raises(TimedOut), time_limit(1.0):
+        solver.solve()
+    assert time.perf_counter() - t0 < 2.0
+    assert solver.spent
+    with pytest.raises(TilesatError, match="was stopped"):
+        solver.solve()
+    solver.close()
+
+
+@pytest.mark.parametrize("name", ["cadical195", "glucose4", "minisat22"])
+def test_in_process_and_child_solves_agree(name, monkeypatch):
+    """The same incremental questions answered in this process and after
+    moving to a child (FIRST_SLICE = 0 forces the move at once)."""
+    instance = load_instance(os.path.join(os.path.dirname(__file__), "..", "instances", "lpanel-4x8-multiple.txt"))
+    formula = compile_formula(generate_placements(instance), "commander")
+
+    def answers():
+        with PysatSolver(name) as s:
+            s.add_formula(formula)
+            out = []
+            while s.solve():
+                chosen = sorted(v for v in s.model() if 0 < v <= formula.nplacements)
+                out.append(chosen)
+                s.add_clause([-v for v in chosen])
+            return out, s.stats()["in_child"]
+
+    here, moved = answers()
+    monkeypatch.setattr("tilesat.solvers.IN_PROCESS_CLAUSES", -1)  # every solve in the child
+    there, moved_there = answers()
+    assert not moved and moved_there
+    assert sorted(here) == sorted(there) and len(here) >= 2
+
+
+def test_solve_and_check_unique_say_unknown_at_the_timeout():
+    instance = parse_instance(mutilated(16))
+    t0 = time.perf_counter()
+    result = check_unique(instance, timeout=1.0)
+    assert result.verdict == "unknown" and result.stats["stopped"] == "timeout"
+    assert time.perf_counter() - t0 < 2.0
+    assert solve(parse_instance(mutilated(4)), timeout=30).verdict == "none"  # a limit that is not reached changes nothing
+
+
+def test_first_slice_is_small():
+    assert 0 < FIRST_SLICE <= 20_000  # Ctrl-C waits for it: it must stay short
+
+
+# --- external solvers ---------------------------------------------------------
+
+@pytest.fixture
+def script(tmp_path):
+    def make(body: str, name="fake-solver"):
+        p = tmp_path / name
+        p.write_text("#!/bin/sh\n" + body)
+        p.chmod(p.stat().st_mode | stat.S_IEXEC)
+        return str(p)
+
+    return make
+
+
+def _small_formula():
+    instance = parse_instance("pieces: I2\n..\n..\n")
+    return compile_formula(generate_placements(instance), "pairwise")
+
+
+def test_ext_solver_killed_at_the_deadline_with_its_children(script, tmp_path):
+    marker = tmp_path / "grandchild.pid"
+    path = script(f"sleep 60 &\necho $! > {marker}\nwait\n")
+    solver = make_solver(f"ext:{path}")
+    solver.add_formula(_small_formula())
+    t0 = time.perf_counter()
+    with pytest.raises(TimedOut), time_limit(0.7):
+        solver.solve()
+    assert time.perf_counter() - t0 < 1.7
+    pid = int(marker.read_text())
+    time.sleep(0.1)
+    assert not _running(pid)  # the wrapper's own child went with the group
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a container's init may never reap orphans)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_ext_solver_with_a_wrong_model_is_named_as_wrong(script):
+    path = script("echo 's SATISFIABLE'\necho 'v -1 -2 -3 -4 0'\n")  # no cell covered
+    solver = make_solver(f"ext:{path}")
+    solver.add_formula(_small_formula())
+    with pytest.raises(TilesatError, match="does not satisfy the formula.*solver's answer is wrong"):
+        solver.solve()
+
+
+def test_ext_solver_printing_bytes_that_are_not_utf8(script):
+    path = script("printf 'c \\377\\376 junk\\n'\necho 's UNSATISFIABLE'\n")
+    solver = make_solver(f"ext:{path}")
+    solver.add_formula(_small_formula())
+    assert solver.solve() is False
+
+
+def test_ext_command_that_cannot_be_split():
+    with pytest.raises(TilesatError, match="cannot split the command"):
+        make_solver("ext:foo 'bar")

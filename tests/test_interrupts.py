@@ -1,0 +1,122 @@
+"""Real processes, real signals: Ctrl-C and --timeout stop every command in time.
+
+A real ``tilesat`` subprocess gets SIGINT at random moments during a solve,
+a count, a list and a pack (the moments are drawn from a fixed seed, so a
+failure repeats); each time it must exit 130 within two seconds, with no
+traceback and no hang.  Before the run controller one interrupt in about
+twelve hung in ``free()`` inside CaDiCaL.
+"""
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from test_control import mutilated
+
+INSTANCES = Path(__file__).resolve().parent.parent / "instances"
+CLI = [sys.executable, "-m", "tilesat"]
+
+
+@pytest.fixture(scope="module")
+def boards(tmp_path_factory):
+    d = tmp_path_factory.mktemp("boards")
+    (d / "mut16.txt").write_text(mutilated(16))
+    (d / "mut14.txt").write_text(mutilated(14))
+    (d / "v5.txt").write_text("pieces: V5\n" + "................\n" * 16)
+    return d
+
+
+def _commands(boards):
+    return [
+        ["solve", boards / "mut16.txt"],  # CaDiCaL, no tiling to find
+        ["count", boards / "mut14.txt", "--method", "ganak"],  # ganak: no Python until it is done
+        ["list", INSTANCES / "pentomino-6x10.txt", "--method", "blocking"],  # the listing that once hung
+        ["list", INSTANCES / "pentomino-6x10.txt", "--method", "dlx"],
+        ["pack", boards / "v5.txt"],  # incremental totalizer
+        ["pack", boards / "v5.txt", "--method", "rc2"],
+    ]
+
+
+def _run_and_interrupt(args, delay):
+    proc = subprocess.Popen(CLI + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"tilesat {' '.join(map(str, args))} hung after SIGINT at {delay:.2f} s")
+    return proc.returncode, time.perf_counter() - sent, out, err
+
+
+@pytest.mark.slow
+def test_sigint_at_random_moments_exits_130_within_two_seconds(boards):
+    rng = random.Random(12)
+    commands = _commands(boards)
+    runs = 0
+    for i in range(24):
+        args = commands[i % len(commands)]
+        delay = rng.uniform(0.2, 2.5)  # during start-up, compiling, loading and solving
+        code, took, out, err = _run_and_interrupt(args, delay)
+        assert "Traceback" not in err, err
+        # 130; rarely (seen once in ~100 runs) the interpreter ends by SIGINT
+        # after the command's own message, which a shell also reports as 130
+        assert code in (130, -signal.SIGINT), (args, delay, code, err)
+        assert took < 2.0, (args, delay, took)
+        assert "interrupted" in err or "interrupted" in out, (args, err, out)
+        runs += 1
+    assert runs >= 20
+
+
+def test_interrupted_count_says_what_it_had(boards):
+    code, _, out, err = _run_and_interrupt(["count", INSTANCES / "pentomino-6x10.txt", "--json"], 2.5)
+    assert code == 130
+    data = json.loads(out)
+    assert data["stopped"] == "interrupted" and not data["exact"] and data["count"] >= 0
+
+
+def _timed(args):
+    t0 = time.perf_counter()
+    proc = subprocess.run(CLI + [str(a) for a in args], capture_output=True, text=True, timeout=60)
+    return proc, time.perf_counter() - t0
+
+
+def test_solve_with_timeout_answers_unknown_124_in_time(boards):
+    proc, took = _timed(["solve", boards / "mut16.txt", "--timeout", "2"])
+    assert proc.returncode == 124, proc.stderr
+    assert proc.stdout.startswith("unknown: the time limit of 2 s passed")
+    assert took < 3.0
+    proc, _ = _timed(["check-unique", boards / "mut16.txt", "--timeout", "1", "--json"])
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 124 and data["verdict"] == "unknown" and data["stats"]["stopped"] == "timeout"
+
+
+@pytest.mark.parametrize("args, check", [
+    (["count", "{mut14}", "--method", "ganak", "--json"], lambda out: json.loads(out)["stopped"] == "timeout"),
+    (["count", "{pent}", "--method", "blocking", "--json"],
+     lambda out: (d := json.loads(out))["stopped"] == "timeout" and not d["exact"]),
+    (["list", "{pent}"], lambda out: True),
+    (["pack", "{v5}", "--json"], lambda out: (d := json.loads(out))["stopped"] == "timeout" and not d["proved"]),
+    (["pack", "{v5}", "--method", "rc2", "--json"], lambda out: json.loads(out)["stopped"] == "timeout"),
+])
+def test_every_searching_command_honours_timeout(boards, args, check):
+    names = {"{mut14}": boards / "mut14.txt", "{pent}": INSTANCES / "pentomino-6x10.txt", "{v5}": boards / "v5.txt"}
+    proc, took = _timed([names.get(a, a) for a in args] + ["--timeout", "1.5"])
+    assert proc.returncode == 124, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert check(proc.stdout), proc.stdout
+    assert took < 3.0
+
+
+@pytest.mark.parametrize("value", ["nan", "0", "-1", "inf"])
+def test_bad_timeouts_are_usage_errors(boards, value):
+    proc, _ = _timed(["solve", boards / "mut16.txt", "--timeout", value])
+    assert proc.returncode == 2 and "--timeout" in proc.stderr and "Traceback" not in proc.stderr
