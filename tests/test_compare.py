@@ -86,3 +86,38 @@ def test_outputs_are_not_overwritten(tmp_path):
     (tmp_path / "x.csv").write_text("keep")
     res = run("compare", INSTANCES / "lpanel-8x8.txt", "--csv", tmp_path / "x.csv")
     assert res.exit_code == 2 and (tmp_path / "x.csv").read_text() == "keep"
+
+
+def test_ctrl_c_keeps_the_finished_rows():
+    """Was: compare dropped every finished row when interrupted."""
+    instance = load_instance(INSTANCES / "lpanel-6x6.txt")
+    calls = []
+
+    def progress(label, done, total):
+        calls.append(done)
+        if done == 2:
+            raise KeyboardInterrupt
+
+    result = compare([("six", instance)], ["pairwise", "ladder", "bitwise"], ["cadical195"], "unique",
+                     progress=progress)
+    assert result.interrupted
+    assert [r.encoding for r in result.runs] == ["pairwise", "ladder"]
+    assert all(r.status == "ok" and r.verdict == "unique" for r in result.runs)
+
+
+def test_ctrl_c_in_the_cli_prints_the_table_and_exits_130(monkeypatch):
+    import tilesat.compare as module
+
+    real = module.run_isolated
+    seen = []
+
+    def interrupt_on_third(*args, **kwargs):
+        seen.append(1)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "run_isolated", interrupt_on_third)
+    res = run("compare", INSTANCES / "lpanel-6x6.txt", "--encodings", "pairwise,ladder,bitwise", "--solvers", "cadical195")
+    assert res.exit_code == 130
+    assert "pairwise" in res.output and "ladder" in res.output and "2 of 3 cells finished" in res.output

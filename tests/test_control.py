@@ -218,3 +218,16 @@ def test_ext_solver_printing_bytes_that_are_not_utf8(script):
 def test_ext_command_that_cannot_be_split():
     with pytest.raises(TilesatError, match="cannot split the command"):
         make_solver("ext:foo 'bar")
+
+
+def test_a_long_solve_reports_its_conflicts_while_it_runs(monkeypatch):
+    """The progress display stays live: CaDiCaL in the child reports its conflicts between slices."""
+    monkeypatch.setattr("tilesat.solvers.CHILD_SLICE", 2_000)
+    from tilesat.search import TilingSearch
+
+    messages = []
+    with TilingSearch(parse_instance(mutilated(16)), progress=lambda m, done=None, total=None: messages.append(m)) as s:
+        with pytest.raises(TimedOut), time_limit(1.5):
+            s.next()
+    counts = [int(m.split("· ")[1].split()[0].replace(",", "")) for m in messages if "conflicts" in m]
+    assert len(counts) >= 2 and counts == sorted(counts) and counts[-1] > counts[0]

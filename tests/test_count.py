@@ -239,3 +239,45 @@ def test_every_method_counts_like_the_oracle(instance, encoding):
             assert r.exact and r.count == len(truth), (method, jobs)
             if free:
                 assert r.up_to_symmetry == classes, (method, jobs, r.group)
+
+
+# --- honest options (issue 12) -------------------------------------------
+
+@pytest.mark.parametrize("method, option, value", [
+    ("dlx", "--solver", "glucose4"), ("dlx", "--encoding", "ladder"), ("dlx", "--card", "totalizer"),
+    ("ganak", "--solver", "glucose4"), ("approx", "--solver", "minisat22"),
+])
+def test_options_a_method_cannot_use(tmp_path, method, option, value):
+    """Was: --solver glucose4 silently ignored by dancing links while the JSON reported it."""
+    res = count(tmp_path, "pieces: L3\n" + "......\n" * 2, "--method", method, option, value)
+    assert res.exit_code == 2
+    line = res.output.strip()
+    assert line.startswith(f"error: {option}: --method {method} does not use it; it is for --method")
+    assert "blocking" in line and "\n" not in line
+
+
+def test_solver_option_is_used_by_auto(tmp_path):
+    data = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 2, "--solver", "glucose4").output)
+    assert data["method"] == "blocking" and data["solver"] == "glucose4" and data["count"] == 4
+
+
+def test_dlx_reports_its_own_engine(tmp_path):
+    data = json.loads(count(tmp_path, "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2,
+                            "--method", "dlx").output)
+    assert data["solver"] == "xcover"
+
+
+def test_jobs_are_capped_by_the_units(tmp_path):
+    """Was: --jobs 1000 started 1000 processes for a handful of units."""
+    data = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 2, "--method", "dlx", "--jobs", "1000").output)
+    assert data["count"] == 4 and data["exact"]  # 2 x 3n: 2^n
+    assert data["jobs"] == data["units"] <= 20
+
+
+def test_list_auto_picks_dancing_links_for_exact_cover(tmp_path):
+    f = tmp_path / "p.txt"
+    f.write_text("pieces: pentominoes:1\n" + ("." * 20 + "\n") * 3)
+    out = tmp_path / "t.jsonl"
+    res = runner.invoke(app, ["list", str(f), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert len(out.read_text().splitlines()) == 8  # the 3x20 rectangle's 8 tilings (2 up to symmetry)
