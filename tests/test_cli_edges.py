@@ -155,3 +155,126 @@ def test_check_outputs_only_ever_raises_one_line_errors(name, option, force):
         assert path.name.lower().endswith(option.replace("--", "."))
     assert path.parent.is_dir() and not path.is_dir()
     assert force or not os.path.lexists(path)
+
+
+# --- the process: stdout failing or closed, usage errors, help ------------------------------------
+
+
+def tilesat(*args, **kwargs) -> subprocess.CompletedProcess:
+    """The real command, as a user runs it (exit statuses and pipes are the point)."""
+    return subprocess.run([sys.executable, "-m", "tilesat.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, **kwargs)
+
+
+def assert_one_error_line(stderr: str) -> str:
+    assert "Traceback" not in stderr, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    return lines[0]
+
+
+@needs_dev_full
+@pytest.mark.parametrize("args", [
+    ["pieces"],
+    ["check-unique", SMALL],
+    ["check-unique", SMALL, "--json"],
+    ["tromino", "3"],
+    ["--help"],
+])
+def test_stdout_on_a_full_disk_is_one_line(args):
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([sys.executable, "-m", "tilesat.cli", *map(str, args)], stdout=full,
+                             stderr=subprocess.PIPE, text=True, timeout=120)
+    assert res.returncode == 2
+    assert "No space left on device" in assert_one_error_line(res.stderr)
+
+
+def run_into_closed_pipe(*args, read_lines: int = 0) -> subprocess.CompletedProcess:
+    """Run tilesat with stdout a pipe that the reader closes after ``read_lines`` lines."""
+    proc = subprocess.Popen([sys.executable, "-m", "tilesat.cli", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    for _ in range(read_lines):
+        assert proc.stdout.readline()
+    proc.stdout.close()  # as `| head -N` does once it has its lines
+    stderr = proc.stderr.read()
+    return subprocess.CompletedProcess(proc.args, proc.wait(timeout=120), None, stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ["check-unique", INSTANCES / "lpanel-12x12.txt"],  # unique: exit 0 if it could print, never 1
+    ["check-unique", INSTANCES / "lpanel-12x12.txt", "--json"],
+    ["pieces"],
+    ["info", SMALL],
+])
+def test_a_closed_pipe_ends_quietly_with_141(args):
+    res = run_into_closed_pipe(*args)
+    assert res.returncode == 141, res.stderr
+    assert res.stderr == ""
+
+
+def test_head_after_one_line_ends_quietly_with_141():
+    # 2^9 rows of 2^9 numbers: far more than a pipe holds, so the writer meets the closed pipe
+    res = run_into_closed_pipe("tromino", "9", read_lines=1)
+    assert res.returncode == 141, res.stderr
+    assert "Traceback" not in res.stderr and "Broken pipe" not in res.stderr
+
+
+def test_head_in_a_shell_pipeline():
+    out = subprocess.run(["bash", "-c", f'"{sys.executable}" -m tilesat.cli tromino 9 | head -1 >/dev/null; '
+                                        'echo "${PIPESTATUS[0]}"'], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "141", out.stderr
+    assert out.stderr == ""
+
+
+@pytest.mark.parametrize("args, words", [
+    (["count", SMALL, "--jobs", "0"], "--jobs"),
+    (["count", SMALL, "--limit", "abc"], "--limit"),
+    (["solve", SMALL, "--frobnicate"], "--frobnicate"),
+    (["solve"], "Missing argument"),
+    (["frobnicate"], "No such command 'frobnicate'"),
+    (["tromino"], "Missing argument"),
+])
+def test_usage_errors_are_one_line(args, words):
+    line = one_error_line(run(*args))
+    assert words in line and line.endswith(" --help')")  # where to read more
+
+
+def test_usage_error_from_the_real_command():
+    res = tilesat("count", SMALL, "--jobs", "0")
+    assert res.returncode == 2 and res.stdout == ""
+    assert "--jobs" in assert_one_error_line(res.stderr)
+
+
+@given(st.sampled_from(["--limit", "--jobs", "--epsilon", "--delta", "--timeout"]),
+       st.text(alphabet=string.printable, min_size=1, max_size=12))
+def test_any_option_value_gives_one_line_or_runs(option, value):
+    # on a missing file: whatever the value, the answer is exactly one line 'error: ...' and exit 2
+    res = run("count", "/nonexistent/board.txt", option, value)
+    one_error_line(res)
+
+
+def test_help_still_works_and_shows_flags_plainly():
+    commands = ["solve", "check-unique", "count", "list", "pack", "compare", "export", "decode", "verify-proof",
+                "generate", "tromino", "info", "pieces"]
+    for args in [["--help"]] + [[c, "--help"] for c in commands]:
+        res = run(*args)
+        assert res.exit_code == 0, (args, res.output)
+        assert "Usage" in res.output and "<bool>" not in res.output, (args, res.output)
+    assert "--json " in run("solve", "--help").output
+
+
+def test_no_command_shows_the_help_as_a_usage_error():
+    res = run()
+    assert res.exit_code == 2 and "Usage" in res.output and "check-unique" in res.output
+
+
+def test_method_help_names_the_library_methods():
+    from tilesat.search import SEARCH_METHODS
+
+    text = " ".join(run("solve", "--help").output.split())
+    assert all(name in text for name in SEARCH_METHODS)
+
+
+def test_python_dash_m_and_version():
+    res = tilesat("--version")
+    assert res.returncode == 0 and res.stdout.startswith("tilesat ")

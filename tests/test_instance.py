@@ -84,30 +84,36 @@ def test_file_too_large_is_refused_before_reading(tmp_path, monkeypatch):
         load_instance(f)
 
 
-def test_reading_is_bounded_for_files_whose_size_is_unknown(tmp_path, monkeypatch):
-    """A FIFO fed for ever (the size stat gives is 0): read up to the limit, then refused."""
-    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", 3 * 2**20)
+def _fifo_fed_with(tmp_path, data: bytes, times: int):
+    """A FIFO that a thread fills with ``data`` ``times`` times (its size,
+    for stat, is 0: only reading tells)."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    stop = threading.Event()
 
     def feed():
         try:
-            with open(fifo, "w") as f:
-                while not stop.is_set():
-                    f.write("....\n" * 10000)
-        except BrokenPipeError:
+            with open(fifo, "wb") as f:
+                for _ in range(times):
+                    f.write(data)
+        except BrokenPipeError:  # the reader stopped: what a bounded reader does
             pass
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
-    try:
-        with pytest.raises(TilesatError, match="larger than 3.0 MiB"):
-            load_instance(fifo)
-    finally:
-        stop.set()
+    return fifo, writer
+
+
+def test_reading_is_bounded_for_files_whose_size_is_unknown(tmp_path, monkeypatch):
+    """A FIFO (or /dev/zero, a pipe) is read up to the limit, then refused; fed
+    4 MiB here (not for ever, so that old code fails instead of eating memory)."""
+    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", 3 * 2**20)
+    fifo, writer = _fifo_fed_with(tmp_path, b"....\n" * 2**14, 52)  # 80 KiB x 52 > 4 MiB
+    with pytest.raises(TilesatError, match="fifo: larger than 3.0 MiB; instance files are text grids"):
+        load_instance(fifo)
     writer.join(5)
-    # exactly at the limit is still read
+
+
+def test_exactly_the_limit_is_read(tmp_path, monkeypatch):
     f = tmp_path / "exact.txt"
     text = "pieces: I2\n" + "..\n" * 10
     f.write_text(text)
@@ -118,11 +124,15 @@ def test_reading_is_bounded_for_files_whose_size_is_unknown(tmp_path, monkeypatc
         load_instance(f)
 
 
-def test_dev_zero_is_refused_at_once():
+def test_nul_bytes_stop_the_reading_at_once(tmp_path, monkeypatch):
+    """/dev/zero as the reader sees it, bounded: refused after the first chunk
+    (the writer is left with nearly all of its 8 MiB)."""
+    fifo, writer = _fifo_fed_with(tmp_path, bytes(2**16), 128)
     t0 = time.monotonic()
-    with pytest.raises(TilesatError, match="/dev/zero: not a text file \\(it contains NUL bytes\\)"):
-        load_instance("/dev/zero")
+    with pytest.raises(TilesatError, match=r"fifo: not a text file \(it contains NUL bytes\)"):
+        load_instance(fifo)
     assert time.monotonic() - t0 < 2
+    writer.join(5)
 
 
 def test_byte_order_mark_is_not_a_header(tmp_path):

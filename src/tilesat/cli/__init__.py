@@ -1,10 +1,12 @@
 """The ``tilesat`` command: a thin layer over the library.
 
 Exit statuses: 0 success (``unique`` for check-unique), 1 ``multiple``,
-2 bad input or usage, 3 ``none`` (no tiling), 130 interrupted.
+2 bad input or usage, 3 ``none`` (no tiling), 130 interrupted, 141 standard
+output closed early (``| head``).
 
 One module per group of commands; each registers its commands on ``app``
-when imported (at the end of this file).
+when imported (at the end of this file).  The process-level edges (usage
+errors, a failing or closed stdout) are handled once, in ``TilesatGroup.main``.
 """
 
 from __future__ import annotations
@@ -13,12 +15,71 @@ import sys
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from .. import __version__
 from .. import limits
 from ..errors import TilesatError
+from .common import EXIT_USAGE, _err, stdout_failed
+
+# typer's public BadParameter derives from the (vendored, in typer >= 0.26)
+# click's ClickException, the base of every usage error: found this way, no
+# private module is imported
+_CLICK_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+def _plain_flags(params) -> list:
+    """A flag shows as ``--json``, not ``--json <bool>`` (typer 0.29 labels flags with their type)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class TilesatGroup(TyperGroup):
+    """The command group, with one line ``error: ...`` (exit 2) for every usage
+    error, in place of click's box, and a failing stdout handled once."""
+
+    def get_params(self, ctx):
+        return _plain_flags(super().get_params(ctx))
+
+    def resolve_command(self, ctx, args):
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:  # its options, --help included (made and kept on first use)
+            _plain_flags(command.get_params(ctx))
+        return name, command, rest
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:  # a caller that handles errors itself
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        args = sys.argv[1:] if args is None else list(args)
+        status = 0
+        try:
+            if not args:  # no command: the help, as a usage error
+                super().main(["--help"], prog_name, complete_var, standalone_mode=False, **extra)
+                status = EXIT_USAGE
+            else:
+                status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            sys.stdout.flush()  # a closed pipe or a full disk shows here, not in Python's exit
+        except _CLICK_ERROR as e:
+            _err().print(f"error: {_usage_message(e)}", markup=False)
+            status = EXIT_USAGE
+        except typer.Abort:  # end of input at a prompt
+            _err().print("error: aborted", markup=False)
+            status = EXIT_USAGE
+        except OSError as e:  # stdout, outside any command (--help | head)
+            status = stdout_failed(e)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+def _usage_message(e) -> str:
+    ctx = getattr(e, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return f"{e.format_message()}{hint}".replace("\n", " ")
+
 
 app = typer.Typer(
+    cls=TilesatGroup,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -55,6 +116,7 @@ def main_callback(
 
 
 def main() -> None:
+    """The ``tilesat`` console script (exits with the command's status)."""
     app(prog_name="tilesat")
 
 

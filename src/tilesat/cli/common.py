@@ -4,8 +4,11 @@ consoles, the progress display, loading an instance, output checks."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
+import select
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -17,15 +20,23 @@ from ..encodings import ENCODINGS
 from ..errors import TilesatError
 from ..formula import CARD_ENCODINGS
 from ..instance import Instance, load_instance
+from ..search import SEARCH_METHODS
 
 EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
+
+def one_of(words) -> str:
+    """'a, b or c': for help texts built from the library's own lists of names."""
+    words = list(words)
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
 
 FileArg = Annotated[Path, typer.Argument(help="Instance file (header lines, then a grid of '.' and '#').", show_default=False)]
 PiecesOpt = Annotated[Optional[str], typer.Option("--pieces", help="Override the file's 'pieces:' header, e.g. 'L4' or 'pentominoes:1'.")]
 WrapOpt = Annotated[Optional[str], typer.Option("--wrap", help="Override 'wrap:': none, rows, columns or both.")]
 EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: auto (pairwise on tight boards, else commander), {', '.join(ENCODINGS)}.")]
 SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
-MethodOpt = Annotated[str, typer.Option("--method", help="auto (dancing links when each piece is used at most once, else SAT), sat or dlx (dancing links, xcover).")]
+MethodOpt = Annotated[str, typer.Option("--method", help=f"{one_of(SEARCH_METHODS)}: auto is dancing links when each piece is used at most once, else SAT; dlx is dancing links (xcover).")]
 CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds an external (ext:COMMAND) solver may run.")]
@@ -35,16 +46,68 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing outp
 ProofOpt = Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF and its DRAT proof here when the verdict rests on unsatisfiability.")]
 
 
-def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich's default exits with status 1 (check-unique's "multiple"):
+        # hand the closed pipe to ``friendly`` instead, which ends quietly with 141
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
+def _out(width: int | None = None) -> Console:
+    return _Console(highlight=False, soft_wrap=True, width=width)
 
 
 def _err() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def stdout_fails() -> bool:
+    """Is standard output the stream that failed?  A pipe whose reader has
+    gone shows an error condition on poll; a full disk fails again when
+    flushed (the data is still buffered)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests' runner)
+        return False
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        if any(events & select.POLLERR for _, events in poller.poll(0)):
+            return True
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the data still buffered does not fail
+    again (with a second message) when Python flushes it at exit."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (tests' runner): nothing to flush at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def stdout_failed(error: OSError) -> int:
+    """Standard output failed: a closed pipe (``| head``) ends quietly with
+    the conventional SIGPIPE status, anything else (a full disk) is one line.
+    Returns the exit status."""
+    _silence_stdout()
+    if error.errno == errno.EPIPE:
+        return EXIT_BROKEN_PIPE
+    _err().print(f"error: cannot write the output: {error.strerror or error}", markup=False)
+    return EXIT_USAGE
+
+
 def friendly(fn):
-    """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130."""
+    """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130;
+    a failing stdout -> ``stdout_failed``."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -61,6 +124,10 @@ def friendly(fn):
             had = f"found {found} tiling{'s' if found != 1 else ''} before stopping" if found else "no tiling found yet"
             _err().print(f"interrupted: {had}; no verdict", markup=False)
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except OSError as e:
+            if not stdout_fails():  # another file or pipe (a solver's): not ours to explain
+                raise
+            raise typer.Exit(stdout_failed(e)) from None
 
     return wrapper
 
@@ -96,10 +163,6 @@ def _progress():
 KNOWN_ENDINGS = {"--svg": (".svg",), "--png": (".png",), "--plot": (".png", ".svg", ".pdf")}
 
 
-def _one_of(words) -> str:
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
-
-
 def check_outputs(outputs: dict[str, Optional[Path]], force: bool) -> None:
     """Before any work, so that a run never ends in an unwritable path:
     ``outputs`` maps each option (``"--svg"``) to its path or None.
@@ -112,7 +175,7 @@ def check_outputs(outputs: dict[str, Optional[Path]], force: bool) -> None:
             continue
         endings = KNOWN_ENDINGS.get(option)
         if endings and not str(path).lower().endswith(endings):
-            raise TilesatError(f"{option} {path}: the file name must end in {_one_of(endings)}")
+            raise TilesatError(f"{option} {path}: the file name must end in {one_of(endings)}")
         try:
             _check_output(option, path, force)
         except (OSError, ValueError) as e:  # a name too long, a NUL byte, ...
