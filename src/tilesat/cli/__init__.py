@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from .. import limits
 from ..errors import TilesatError
-from .common import EXIT_USAGE, _err, stdout_failed
+from .common import EXIT_INTERRUPTED, EXIT_USAGE, _err, interrupt_reported, stdout_failed
 
 # typer's public BadParameter derives from the (vendored, in typer >= 0.26)
 # click's ClickException, the base of every usage error: found this way, no
@@ -60,6 +60,9 @@ class TilesatGroup(TyperGroup):
                 status = EXIT_USAGE
             else:
                 status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            if status == EXIT_INTERRUPTED and not interrupt_reported():
+                # Ctrl-C while typer was still reading the arguments: typer says nothing
+                _err().print("interrupted: stopped while starting; nothing was done", markup=False)
             sys.stdout.flush()  # a closed pipe or a full disk shows here, not in Python's exit
         except _CLICK_ERROR as e:
             _err().print(f"error: {_usage_message(e)}", markup=False)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import signal
+import threading
 import os
 import select
 import sys
@@ -16,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+from ..control import Deadline, check_timeout, process_start, time_limit
 from ..encodings import ENCODINGS
 from ..errors import TilesatError
 from ..formula import CARD_ENCODINGS
@@ -24,6 +27,13 @@ from ..search import SEARCH_METHODS
 
 EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
+EXIT_TIMEOUT = 124  # as timeout(1): --timeout passed before a verdict
+STARTED = process_start()  # --timeout counts from here: the user times the whole command
+
+
+def run_limit(timeout: float | None):
+    """The command's time limit, counted from its start (imports included)."""
+    return time_limit(Deadline(check_timeout(timeout), start=STARTED))
 
 def one_of(words) -> str:
     """'a, b or c': for help texts built from the library's own lists of names."""
@@ -39,7 +49,7 @@ SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver nam
 MethodOpt = Annotated[str, typer.Option("--method", help=f"{one_of(SEARCH_METHODS)}: auto is dancing links when each piece is used at most once, else SAT; dlx is dancing links (xcover).")]
 CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
-TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds an external (ext:COMMAND) solver may run.")]
+TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take, whatever the method or solver; then the verdict is 'unknown' (exit 124) with what was found.")]
 SvgOpt = Annotated[Optional[Path], typer.Option("--svg", help="Also draw the tiling(s) as SVG here.")]
 PngOpt = Annotated[Optional[Path], typer.Option("--png", help="Also draw the tiling(s) as PNG here.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")]
@@ -105,12 +115,27 @@ def stdout_failed(error: OSError) -> int:
     return EXIT_USAGE
 
 
+_REPORTED = []  # an interruption's message was printed (by a command)
+
+
+def interrupt_reported() -> bool:
+    return bool(_REPORTED)
+
+
+def interrupted_exit() -> typer.Exit:
+    """Exit 130 for a command that has said what it had when interrupted."""
+    _REPORTED.append(True)
+    return typer.Exit(EXIT_INTERRUPTED)
+
+
 def friendly(fn):
     """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130;
     a failing stdout -> ``stdout_failed``."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # from here Ctrl-C says what the command had
         try:
             return fn(*args, **kwargs)
         except TilesatError as e:
@@ -123,6 +148,7 @@ def friendly(fn):
             found = len(getattr(e, "tilings", []))
             had = f"found {found} tiling{'s' if found != 1 else ''} before stopping" if found else "no tiling found yet"
             _err().print(f"interrupted: {had}; no verdict", markup=False)
+            _REPORTED.append(True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except OSError as e:
             if not stdout_fails():  # another file or pipe (a solver's): not ours to explain
@@ -146,14 +172,15 @@ def _progress():
         return
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
-        stage = {"message": None, "task": bar.add_task("starting", total=None)}
+        stage = {"key": None, "task": bar.add_task("starting", total=None)}
 
         def update(message, done=None, total=None):
-            if message != stage["message"]:  # a new stage: a new task, its clock from zero
+            key = message.split(" · ")[0]  # "solving for tiling 1 · 120,000 conflicts": same stage, new figures
+            if key != stage["key"]:  # a new stage: a new task, its clock from zero
                 bar.remove_task(stage["task"])
-                stage["message"], stage["task"] = message, bar.add_task(message, total=total, completed=done or 0)
+                stage["key"], stage["task"] = key, bar.add_task(message, total=total, completed=done or 0)
             else:
-                bar.update(stage["task"], completed=done or 0)
+                bar.update(stage["task"], description=message, completed=done or 0)
 
         yield update
 
