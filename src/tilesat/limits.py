@@ -370,6 +370,12 @@ def _per_literal(encoding: str, n: int) -> float:
     return _formula_bytes(size, n, size.aux) / n
 
 
+@cache
+def _leanest(n: int) -> str:
+    """The encoding needing the fewest bytes at a cell with n candidates."""
+    return min(EXACTLY_ONE_SIZES, key=lambda name: _per_literal(name, n))
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What an instance is expected to need, with the figures of the message."""
@@ -405,15 +411,14 @@ def placement_bounds(instance: "Instance") -> tuple[int, int, int]:
     """
     board = instance.board
     R, C, area = board.rows, board.cols, board.area
+    wrap_r, wrap_c = board.wraps_columns, board.wraps_rows
     placements = cells = degree = 0
     for rule in instance.rules:
         if rule.max == 0:
             continue
         size = rule.piece.size
         for h, w in _orientation_boxes(rule.piece.cells, rule.orient):
-            rows = R if board.wraps_columns else max(R - h + 1, 0)
-            cols = C if board.wraps_rows else max(C - w + 1, 0)
-            n = min(rows * cols, area)
+            n = min((R if wrap_r else max(R - h + 1, 0)) * (C if wrap_c else max(C - w + 1, 0)), area)
             placements += n
             cells += n * size
             degree += size if n else 0
@@ -429,8 +434,7 @@ def estimate_run(instance: "Instance", encoding: str | None = None) -> Estimate:
     placements, cells, degree = placement_bounds(instance)
     if degree == 0:
         return Estimate(instance.board.area, 0, 0, 0, encoding or "any", True)  # nothing fits: no formula
-    names = EXACTLY_ONE_SIZES if encoding in (None, "auto") else (encoding,)
-    best = min(names, key=lambda name: _per_literal(name, degree))
+    best = _leanest(degree) if encoding in (None, "auto") else encoding
     clauses = -(-cells // degree) * exactly_one_size(best, degree).clauses
     nbytes = (BYTES_PER_PLACEMENT * placements + BYTES_PER_PLACEMENT_CELL * cells
               + int(cells * _per_literal(best, degree)) + _load_bytes(clauses))
