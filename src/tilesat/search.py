@@ -21,6 +21,7 @@ from .dlx import dlx_problem, stream_covers
 from .encodings import DEFAULT_ENCODING
 from .formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
 from .instance import Instance
+from .limits import check_memory
 from .options import SatOptions
 from .placements import Placements, generate_placements
 from .errors import TilesatError
@@ -78,6 +79,7 @@ class TilingSearch:
         self.exhausted = self.reason is not None
 
     def _compile(self, instance, encoding, card):
+        check_memory(instance)  # before the board checks too: they alone take 20 s on a 3000x3000 board
         self.reason = obstruction(instance)
         self.placements: Placements | None = None
         self.formula: Formula | None = None
@@ -263,6 +265,7 @@ def _first_by_sat(instance, count, options: SatOptions, progress, found: list, s
 
 def _first_by_dlx(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
     t0 = time.perf_counter()
+    check_memory(instance)
     reason, placements = obstruction(instance), None
     stats.update(placements=None, variables=None, clauses=None, encoding=None, card=None, solver="xcover")
     if reason is None:
