@@ -42,7 +42,7 @@ EXTERNAL_PREFIX = "ext:"
 # each reporting its conflicts; the parent waits and kills it at the
 # deadline or on Ctrl-C.  Formulas above IN_PROCESS_CLAUSES go to the child
 # at once: there even a few conflicts can take longer than Ctrl-C may wait.
-FIRST_SLICE, CHILD_SLICE, IN_PROCESS_CLAUSES = 5_000, 100_000, 400_000
+FIRST_SLICE, CHILD_SLICE, IN_PROCESS_CLAUSES = 1_000, 100_000, 400_000
 
 
 # PySAT's solve calls install a SIGINT handler that longjmps out of the

@@ -13,6 +13,7 @@ import numpy as np
 import typer
 
 from ..board import Board
+from ..control import TimedOut, check_timeout
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from ..generate import generate_unique
@@ -23,7 +24,10 @@ from ..solvers import DEFAULT_SOLVER
 from ..tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from ..verify import verify_tiling
 from . import app
-from .common import EncodingOpt, ForceOpt, PngOpt, SolverOpt, SvgOpt, _err, check_outputs, friendly, writing
+from .common import (
+    EXIT_TIMEOUT, EncodingOpt, ForceOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err, check_outputs, friendly,
+    interrupted_exit, run_limit, writing,
+)
 
 
 @app.command("generate")
@@ -34,9 +38,11 @@ def generate_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same board.")] = 1,
     blocked: Annotated[Optional[int], typer.Option("--blocked", min=0, help="How many random cells may start black (default 15%).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the instance here instead of printing it.")] = None,
+    timeout: TimeoutOpt = None,
     force: ForceOpt = False,
 ):
-    """Make a board with exactly one tiling (a puzzle), in the instance format."""
+    """Make a board with exactly one tiling (a puzzle), in the instance format. Exit 124 at --timeout, 130 on Ctrl-C (nothing written)."""
+    check_timeout(timeout)
     m = re.fullmatch(r"(\d+)[xX](\d+)", size.strip())
     if not m:
         raise TilesatError(f"--size {size!r}: use ROWSxCOLS, e.g. 12x12")
@@ -46,7 +52,16 @@ def generate_cmd(
     check_outputs({"--out": out}, force)
     rules = parse_pieces(pieces)
     t0 = time.perf_counter()
-    instance, rounds = generate_unique(rows, cols, rules, seed=seed, blocked=blocked)
+    try:
+        with run_limit(timeout):
+            instance, rounds = generate_unique(rows, cols, rules, seed=seed, blocked=blocked)
+    except TimedOut:
+        _err().print(f"unknown: the time limit of {timeout:g} s passed before the board was unique; nothing written",
+                     markup=False)
+        raise typer.Exit(EXIT_TIMEOUT) from None
+    except KeyboardInterrupt:
+        _err().print("interrupted: no unique board yet; nothing written", markup=False)
+        raise interrupted_exit() from None
     seconds = time.perf_counter() - t0
     text = format_instance(instance, [
         f"Made by tilesat generate --size {rows}x{cols} --pieces '{pieces}' --seed {seed}"
