@@ -150,7 +150,9 @@ def _incremental(formula, objective, solver_name, progress) -> Iterator[Tiling]:
     """Each better packing in turn; returning means the last one is optimal."""
     with make_solver(solver_name) as solver:
         load_formula(solver, formula, solver_name, progress)
-        progress("solving for a first packing")
+        stage = ["solving for a first packing"]
+        progress(stage[0])
+        solver.on_conflicts = lambda n: progress(f"{stage[0]} · {n:,} conflicts")  # live during long solves
         if not solver.solve():
             return
         best = _decode(formula, solver.model())
@@ -166,7 +168,8 @@ def _incremental(formula, objective, solver_name, progress) -> Iterator[Tiling]:
             for clause in totalizer.cnf.clauses:
                 solver.add_clause(clause)
             while bound >= 0:
-                progress(f"found {value}; looking for {value + 1}")
+                stage[0] = f"found {value}; looking for {value + 1}"
+                progress(stage[0])
                 if not solver.solve([-totalizer.rhs[bound]]):
                     return
                 best = _decode(formula, solver.model())
