@@ -231,3 +231,10 @@ def test_a_long_solve_reports_its_conflicts_while_it_runs(monkeypatch):
             s.next()
     counts = [int(m.split("· ")[1].split()[0].replace(",", "")) for m in messages if "conflicts" in m]
     assert len(counts) >= 2 and counts == sorted(counts) and counts[-1] > counts[0]
+
+
+def test_timed_out_survives_pickling():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(TimedOut(2.5, found=[1, 2])))
+    assert (e.seconds, e.found, str(e)) == (2.5, [1, 2], "time limit of 2.5 s reached")

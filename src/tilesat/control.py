@@ -49,6 +49,9 @@ class TimedOut(Exception):
         self.seconds = seconds
         self.found = found
 
+    def __reduce__(self):  # crosses process boundaries (count --jobs workers) intact
+        return TimedOut, (self.seconds, self.found)
+
 
 class Deadline:
     """A point in time (``perf_counter``) the current run must stop by; no limit when ``seconds`` is None."""
