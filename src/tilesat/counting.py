@@ -48,6 +48,7 @@ from .encodings import DEFAULT_ENCODING
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
 from .instance import INF, Instance
+from .limits import check_memory
 from .options import SatOptions
 from .placements import Placements, generate_placements
 from .search import TilingSearch, iter_tilings
@@ -332,6 +333,7 @@ def count_tilings(
         raise TilesatError("--jobs must be at least 1")
     options = SatOptions(encoding, solver, card, timeout)
     solver, timeout = options.solver, options.timeout
+    check_memory(instance)  # before choosing a method: the region count alone is slow on huge boards
     if limit is not None and (up_to_symmetry or jobs > 1):
         raise TilesatError("--limit counts raw tilings in one process: it cannot go with --up-to-symmetry or --jobs")
     why = "chosen with --method"
@@ -468,6 +470,7 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
     if method not in LIST_METHODS:
         raise TilesatError(f"unknown list method {method!r}; available: {', '.join(LIST_METHODS)}")
     options = SatOptions(encoding, solver, card, timeout)
+    check_memory(instance)
     if method == "auto":
         method, _ = choose_list_method(instance, options)
     if method == "blocking":
