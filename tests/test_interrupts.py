@@ -8,6 +8,7 @@ twelve hung in ``free()`` inside CaDiCaL.
 """
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -133,3 +134,18 @@ def test_interrupted_generate_says_so(tmp_path):
     code, took, _, err = _run_and_interrupt(["generate", "--size", "30x30", "--seed", "3"], 1.5)
     assert code in (130, -signal.SIGINT) and took < 2.0
     assert "no tiling found" not in err and ("no unique board yet" in err or "while starting" in err)
+
+
+@pytest.mark.parametrize("args", [
+    ["list", INSTANCES / "pentomino-6x10.txt"],
+    ["compare", INSTANCES / "lpanel-6x6.txt", "--encodings", "pairwise,ladder", "--solvers", "cadical195"],
+])
+def test_a_pipe_closed_early_ends_quietly_with_141(args):
+    """Was: list said 'cannot write None: Broken pipe' (exit 2); compare exited 1, the code of a disagreement."""
+    read, write = os.pipe()
+    os.close(read)  # closed before anything is written: every write fails, whatever the timing
+    proc = subprocess.run(CLI + [str(a) for a in args], stdout=write, stderr=subprocess.PIPE, timeout=60)
+    os.close(write)
+    err = proc.stderr.decode()
+    assert proc.returncode == 141, err
+    assert "Traceback" not in err and "error" not in err

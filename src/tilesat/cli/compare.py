@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -50,7 +49,7 @@ def compare_cmd(
                          lambda label, done, total: progress.update(bar, description=label, completed=done, total=total))
     out = _out()
     if not out.is_terminal:
-        out = Console(highlight=False, soft_wrap=True, width=200)  # a pipe or file: no 80-column squeeze
+        out = _out(width=200)  # a pipe or file: no 80-column squeeze
     table = Table("instance", "encoding", "solver", "variables", "clauses", "literals", "build s",
                   "solve s (median [min-max])", "total s", "x best", "verdict",
                   title=f"tilesat compare --task {task} ({repeat} run{'s' if repeat > 1 else ''} each)",

@@ -141,6 +141,8 @@ def list_cmd(
             finally:
                 tilings.close()
         except OSError as e:
+            if out is None:
+                raise  # standard output: friendly says it (a closed pipe ends quietly, 141)
             raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
         finally:
             if sink is not None:
