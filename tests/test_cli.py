@@ -195,3 +195,12 @@ def test_ctrl_c_stops_cleanly_and_says_what_it_had(monkeypatch):
     res = run("check-unique", INSTANCES / "lpanel-4x8-multiple.txt")
     assert res.exit_code == 130
     assert res.output.strip() == "interrupted: found 1 tiling before stopping; no verdict"
+
+
+def test_info_marks_an_encoding_too_large_for_the_memory_limit_and_sizes_the_rest():
+    res = run("--max-memory", "200M", "info", INSTANCES / "tromino-128x128-hole.txt", "--json")
+    assert res.exit_code == 0, res.output
+    sizes = json.loads(res.output)["encodings"]
+    refused = [name for name, s in sizes.items() if s["clauses"] is None]
+    assert refused and "too large" in sizes[refused[0]]["refused"]
+    assert any(s["clauses"] for s in sizes.values())

@@ -168,9 +168,9 @@ def compare(
     timeout = check_timeout(timeout)
     for e in encodings:
         check_encoding(e)
-    solvers = [check_solver_name(s) for s in solvers]
-    if any(s.startswith(EXTERNAL_PREFIX) for s in solvers):
+    if any(s.startswith(EXTERNAL_PREFIX) for s in solvers):  # before looking the command up
         raise TilesatError("compare runs PySAT solvers; compare external ones with export and your own timing")
+    solvers = [check_solver_name(s) for s in solvers]
     check_card_name(card)
     report = progress or (lambda label, done, total: None)
     total = len(instances) * len(encodings) * len(solvers) * repeat

@@ -40,7 +40,11 @@ def info_cmd(
     }
     sizes = {}
     for name in ENCODINGS:
-        f = compile_formula(placements, name, card)
+        try:
+            f = compile_formula(placements, name, card)
+        except TilesatError as e:  # this encoding would not fit in memory (tilesat.limits); the others may
+            sizes[name] = {"variables": None, "clauses": None, "literals": None, "refused": str(e)}
+            continue
         sizes[name] = {"variables": f.nvars, "clauses": f.nclauses, "literals": f.nliterals}
     data = {
         "board": {"rows": board.rows, "cols": board.cols, "wrap": board.wrap, "open": board.area,
@@ -75,7 +79,10 @@ def info_cmd(
               markup=False)
     t = Table("encoding", "variables", "clauses", "literals", title=f"formula (counts with {card})", title_justify="left")
     for name, s in sizes.items():
-        t.add_row(name, str(s["variables"]), str(s["clauses"]), str(s["literals"]))
+        if s["variables"] is None:
+            t.add_row(name, "too large", "for the", "memory limit")
+        else:
+            t.add_row(name, str(s["variables"]), str(s["clauses"]), str(s["literals"]))
     out.print(t)
     for name, reason in checks.items():
         out.print(f"check {name}: {'ok' if reason is None else 'IMPOSSIBLE: ' + reason}", markup=False)
