@@ -77,6 +77,17 @@ def test_sigint_at_random_moments_exits_130_within_two_seconds(boards):
     assert runs >= 20
 
 
+@pytest.mark.slow
+def test_solve_on_the_mutilated_board_interrupted_20_times(boards):
+    """The issue's case: 1 in 12 interrupts hung in free() inside CaDiCaL before."""
+    rng = random.Random(16)
+    for _ in range(20):
+        delay = rng.uniform(0.2, 2.0)
+        code, took, _, err = _run_and_interrupt(["solve", boards / "mut16.txt"], delay)
+        assert code in (130, -signal.SIGINT) and took < 2.0, (delay, code, took, err)
+        assert "Traceback" not in err
+
+
 def test_interrupted_count_says_what_it_had(boards):
     code, _, out, err = _run_and_interrupt(["count", INSTANCES / "pentomino-6x10.txt", "--json"], 2.5)
     assert code == 130
