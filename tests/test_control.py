@@ -238,3 +238,15 @@ def test_timed_out_survives_pickling():
 
     e = pickle.loads(pickle.dumps(TimedOut(2.5, found=[1, 2])))
     assert (e.seconds, e.found, str(e)) == (2.5, [1, 2], "time limit of 2.5 s reached")
+
+
+def _verdict_in_a_child(text):
+    return check_unique(parse_instance(text)).verdict
+
+
+def test_a_solve_inside_a_child_runs_there(monkeypatch):
+    """A daemonic child may not start processes: a solve in one (compare's runs) stays in it.
+    Was: 'daemonic processes are not allowed to have children' on compare's long runs."""
+    monkeypatch.setattr("tilesat.solvers.IN_PROCESS_CLAUSES", -1)  # would move to a child at once
+    assert call_in_child(_verdict_in_a_child, mutilated(6)) == "none"
+    assert call_in_child(_verdict_in_a_child, "pieces: I2\n....\n....\n") == "multiple"

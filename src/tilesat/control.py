@@ -244,7 +244,9 @@ def _call_target(conn, fn, args):
 def call_in_child(fn: Callable, *args, on_wait: Callable[[float], None] | None = None, what: str = "the engine"):
     """``fn(*args)`` in a forked child, its (picklable) result returned here,
     under the current deadline and Ctrl-C.  A failure in the child is a
-    :class:`TilesatError` naming ``what``."""
+    :class:`TilesatError` naming ``what``.  Inside a child already, here."""
+    if not may_start_children():
+        return fn(*args)
     with Child(_call_target, fn, args, on_wait=on_wait) as child:
         try:
             return child.recv()[1]
@@ -255,7 +257,10 @@ def call_in_child(fn: Callable, *args, on_wait: Callable[[float], None] | None =
 def stream_from_child(fn: Callable, *args, what: str = "the engine") -> Iterator:
     """The items of the iterable ``fn(*args)``, produced in a forked child and
     streamed back in batches (see :func:`_stream_target`); stops the child
-    when the consumer stops, on Ctrl-C and at the deadline."""
+    when the consumer stops, on Ctrl-C and at the deadline.  Inside a child already, here."""
+    if not may_start_children():
+        yield from fn(*args)
+        return
     with Child(_stream_target, fn, args) as child:
         while True:
             try:
@@ -284,6 +289,13 @@ def _stream_target(conn, fn, args) -> None:
     if batch:
         conn.send(batch)
     conn.send(None)
+
+
+def may_start_children() -> bool:
+    """False inside a :class:`Child` (a daemonic process may not start
+    processes): code there runs its engines in-process, and the parent that
+    started it is the one that stops it."""
+    return not multiprocessing.current_process().daemon
 
 
 def in_child_process() -> bool:

@@ -25,7 +25,7 @@ import numpy as np
 import pysolvers
 from pysat.solvers import Solver, SolverNames
 
-from .control import Child, ChildError, TimedOut, deadline, wait_step
+from .control import Child, ChildError, TimedOut, deadline, may_start_children, wait_step
 from .dimacs import check_model, read_answer, write_dimacs
 from .errors import TilesatError
 
@@ -164,6 +164,14 @@ class PysatSolver:
                 self._model = (self._solver.get_model() or []) if status else []
                 self._conflicts = _conflicts(self._solver)
                 return bool(status)
+        if self._child is None and not may_start_children():
+            # already in a child that our parent kills at its deadline: solve here, to the end
+            if self._budgets:
+                self._solver.conf_budget(-1)
+            status = solve_quietly(self._solver, self.name, assumptions)
+            self._model = (self._solver.get_model() or []) if status else []
+            self._conflicts = _conflicts(self._solver)
+            return bool(status)
         if self._child is None:
             self._move_to_child()
         try:
