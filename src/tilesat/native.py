@@ -1,0 +1,684 @@
+"""The ``native`` engine: a compiled exact-cover enumerator for tilings.
+
+A depth-first search in numba over bitboards, in the style of the bitboard
+pentomino solvers: the covered cells are a bitset of uint64 words (one word
+up to 64 open cells, any number of words beyond); at each step the first
+empty cell (in scan order, along the narrower side of the board) must be
+covered, so the only candidates are the placements whose first cell it is.
+Piece counts are native: a remaining count per rule, and the search gives up
+a branch when
+
+* the cells left cannot hold the pieces still required (``min``), or the
+  pieces still allowed cannot fill the cells left (all ``max`` finite);
+* an empty region next to the piece just placed has an area that the
+  remaining pieces cannot make: not a multiple of the gcd of their sizes, or
+  smaller than the smallest (pentominoes: every region a multiple of 5).
+
+The search keeps its whole state (depth, candidate cursor per level, board,
+counts) in arrays, so :func:`tilings` takes solutions in batches and resumes
+where the last batch stopped; :func:`count` runs it without recording them.
+
+Why compiled: the same search in pure Python counts the 6x10 pentomino
+tilings in minutes; numba does it in well under a second (figures in
+scripts/bench_native.py).  The first call compiles (or loads the cache);
+call :func:`warm_up` before forking so that children inherit the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numba
+import numpy as np
+
+from .errors import TilesatError
+from .instance import INF, Instance
+from .placements import Placements, generate_placements
+
+#: Solutions recorded per compiled call when listing tilings.
+BATCH = 1024
+
+#: A flood fill stops after this many cells and calls the region "big" (not
+#: checked).  Checking only small regions is sound (it only prunes less) and
+#: bounds the cost per node; set from the 6x10 pentomino measurements.
+REGION_CAP = 64
+
+#: "Any number" as a remaining count (never reached: a board has fewer cells).
+UNBOUNDED = 1 << 40
+
+# Indices of the search's scalar state in ``Search.scalars``.
+DEPTH, NEED, LEFT, ROOM, DONE, STARTED, STAMP, NODES = range(8)
+
+
+def problem(instance: Instance) -> str | None:
+    """Why this engine cannot count this instance, or None when it can.
+
+    The enumerator takes every board, wrap, orientation and piece count; it
+    visits each tiling, so its time grows with the count (the lead's ``auto``
+    decides when that is the fastest way)."""
+    return None
+
+
+# --- the tables the compiled search reads ---------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Tables:
+    """An instance's placements as the compiled search wants them.
+
+    Open cells are renumbered 0..N-1 in scan order (bits of the board);
+    ``cand[cand_ptr[c]:cand_ptr[c + 1]]`` are the placements whose first bit
+    is ``c``; placement ``p`` sets ``pw_bits[j]`` in word ``pw_word[j]`` for
+    ``j`` in ``pw_ptr[p]:pw_ptr[p + 1]``; ``pnb`` lists the open cells next
+    to it (not its own), ``nb`` the open neighbours of each cell."""
+
+    placements: Placements
+    n: int
+    words: int
+    cand_ptr: np.ndarray
+    cand: np.ndarray
+    pw_ptr: np.ndarray
+    pw_word: np.ndarray
+    pw_bits: np.ndarray
+    prule: np.ndarray
+    psize: np.ndarray
+    pnb_ptr: np.ndarray
+    pnb: np.ndarray
+    nb_ptr: np.ndarray
+    nb: np.ndarray
+    skip: np.ndarray  # skip[i]: the end of cand[i]'s run of one piece at its cell
+    mask: np.ndarray  # each placement's word, when the board is one word
+    uniform: int  # the common size of all pieces (0: sizes differ)
+    base: np.ndarray  # the words at the start: blocked cells set (one-word layout)
+    nbmask: np.ndarray  # one word: the cells next to each placement
+    grid: bool  # one word holding every cell of the grid: the fast search
+    shape: np.ndarray  # one word: L, M, wrap along a line, wrap across lines, first/last-of-line masks
+    rsize: np.ndarray
+    rmin: np.ndarray
+    rmax: np.ndarray  # UNBOUNDED for "any number"
+    max_depth: int
+
+
+def _scan_order(board) -> tuple[np.ndarray, int, int, bool, bool]:
+    """Flat indices of all cells in the order the search fills them: along
+    the narrower side first (6x10: column by column, 6 cells each), which
+    keeps the boundary between filled and empty cells short; with the
+    length of a line, the number of lines, and whether each wraps."""
+    R, C = board.rows, board.cols
+    idx = np.arange(R * C).reshape(R, C)
+    if R < C:
+        return idx.T.ravel(), R, C, board.wraps_columns, board.wraps_rows
+    return idx.ravel(), C, R, board.wraps_rows, board.wraps_columns
+
+
+def _neighbours(board, bit: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of each numbered cell's numbered edge-neighbours (honouring wrap)."""
+    R, C = board.rows, board.cols
+    rr, cc = np.divmod(np.arange(R * C), C)
+    pairs = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r2, c2 = rr + dr, cc + dc
+        if board.wraps_columns:
+            r2 = r2 % R
+        if board.wraps_rows:
+            c2 = c2 % C
+        ok = (r2 >= 0) & (r2 < R) & (c2 >= 0) & (c2 < C)
+        src = np.flatnonzero(ok)
+        dst = r2[ok] * C + c2[ok]
+        pairs.append(np.stack([bit[src], bit[dst]], axis=1))
+    pairs = np.concatenate(pairs)
+    pairs = pairs[(pairs[:, 0] >= 0) & (pairs[:, 1] >= 0) & (pairs[:, 0] != pairs[:, 1])]
+    pairs = np.unique(pairs, axis=0)  # a 2-wide wrap reaches the same cell twice
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pairs[:, 0], minlength=n), out=ptr[1:])
+    return ptr, pairs[:, 1].astype(np.int32)
+
+
+def _bits_mask(bits) -> np.uint64:
+    out = 0
+    for b in bits:
+        out |= 1 << int(b)
+    return np.uint64(out)
+
+
+def build_tables(placements: Placements) -> Tables:
+    instance = placements.instance
+    board = instance.board
+    order, L, M, wrap_line, wrap_across = _scan_order(board)
+    # One word: every cell of the grid is a bit (blocked ones set from the
+    # start), so that regions grow by shifts.  Else only open cells are bits.
+    grid = board.rows * board.cols <= 64
+    if not grid:
+        order = order[board.open.ravel()[order]]
+    n = order.size
+    words = max(1, (n + 63) // 64)
+    bit = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    bit[order] = np.arange(n)
+    base = np.zeros(words, dtype=np.uint64)
+    if grid:
+        base[0] = _bits_mask(bit[~board.open.ravel()])
+    P = len(placements)
+    sizes = np.diff(placements.indptr)
+    owner = np.repeat(np.arange(P, dtype=np.int64), sizes)
+    pbits = bit[placements.cells]
+    order = np.lexsort((pbits, owner))  # by placement, then bit
+    pbits, owner = pbits[order], owner[order]
+
+    # candidates: placements by their first bit
+    first = pbits[placements.indptr[:-1]] if P else np.zeros(0, dtype=np.int64)
+    cand = np.argsort(first, kind="stable").astype(np.int32)
+    cand_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(first, minlength=n), out=cand_ptr[1:])
+
+    # each placement's bits, one (word, mask) pair per word it touches
+    key = owner * words + (pbits >> 6)
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, dtype=np.int64)
+    masks = np.left_shift(np.uint64(1), (pbits & 63).astype(np.uint64))
+    pw_bits = np.bitwise_or.reduceat(masks, starts) if key.size else np.zeros(0, dtype=np.uint64)
+    pw_word = (key[starts] % words).astype(np.int32)
+    pw_ptr = np.zeros(P + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[starts], minlength=P), out=pw_ptr[1:])
+
+    # the open cells next to each placement, not its own (where regions are checked)
+    nb_ptr, nb = _neighbours(board, bit, n)
+    deg = np.diff(nb_ptr)
+    cnt = deg[pbits]
+    who = np.repeat(owner, cnt)
+    start_of = np.repeat(nb_ptr[pbits] - np.r_[0, np.cumsum(cnt)[:-1]], cnt) if cnt.size else np.zeros(0, dtype=np.int64)
+    near = nb[np.arange(cnt.sum()) + start_of] if cnt.size else np.zeros(0, dtype=np.int32)
+    pair = who * n + near
+    own = owner * n + pbits
+    pair = np.unique(pair[~np.isin(pair, own)])
+    pnb = (pair % n).astype(np.int32)
+    pnb_ptr = np.zeros(P + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair // n, minlength=P), out=pnb_ptr[1:])
+
+    # where each run of one rule's candidates at one cell ends (a piece used up skips it)
+    group = first[cand] * max(len(instance.rules), 1) + placements.rule[cand]
+    ends = np.flatnonzero(np.r_[group[1:] != group[:-1], True]) + 1 if P else np.zeros(0, dtype=np.int64)
+    skip = np.repeat(ends, np.diff(np.r_[0, ends])).astype(np.int64)
+    mask = pw_bits.copy() if grid else np.zeros(0, dtype=np.uint64)
+    rules = instance.rules
+    rsize = np.array([len(r.piece.cells) for r in rules], dtype=np.int64)
+    rmin = np.array([r.min for r in rules], dtype=np.int64)
+    rmax = np.array([UNBOUNDED if r.max == INF else int(r.max) for r in rules], dtype=np.int64)
+    smallest = int(sizes.min()) if P else 1
+    live = {int(x) for x in rsize[rmax > 0]}
+    if grid:
+        nbmask = np.zeros(P, dtype=np.uint64)
+        np.bitwise_or.at(nbmask, pair // n, np.left_shift(np.uint64(1), (pair % n).astype(np.uint64)))
+        first_pos = _bits_mask(range(0, n, L))
+        last_pos = _bits_mask(range(L - 1, n, L))
+        shape = np.array([L, M, wrap_line, wrap_across and M > 1, first_pos, last_pos], dtype=np.uint64)
+    else:
+        nbmask, shape = np.zeros(0, dtype=np.uint64), np.zeros(6, dtype=np.uint64)
+    return Tables(
+        placements, n, words, cand_ptr, cand, pw_ptr, pw_word, pw_bits,
+        placements.rule.astype(np.int32), sizes.astype(np.int64), pnb_ptr, pnb, nb_ptr, nb,
+        skip, mask, live.pop() if len(live) == 1 else 0, base, nbmask, grid, shape,
+        rsize, rmin, rmax, n // max(smallest, 1) + 2,
+    )
+
+
+# --- the compiled search ---------------------------------------------------
+#
+# Two copies of one search: ``_search1`` for boards of at most 64 open cells
+# (the board is one uint64 held in a register: 6x10 pentominoes ran 2-3x
+# faster than through the general word lists) and ``_search`` for any size.
+# Both keep their whole state in arrays between calls; see :class:`Search`.
+
+# the index of the lowest set bit by a de Bruijn multiplication (numba has no ctz)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_INDEX[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
+
+
+@numba.njit(cache=True)
+def _gcd(a, b):
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@numba.njit(cache=True)
+def _lowest_bit(x):
+    low = x & (~x + np.uint64(1))
+    return _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
+
+
+@numba.njit(cache=True)
+def _available_sizes(rem, rsize, uniform):
+    """The gcd and the smallest of the sizes of the pieces still available."""
+    if uniform:
+        return uniform, uniform
+    g = 0
+    smallest = 1 << 30
+    for k in range(rem.size):
+        if rem[k] > 0:
+            g = _gcd(g, rsize[k])
+            if rsize[k] < smallest:
+                smallest = rsize[k]
+    return g, smallest
+
+
+@numba.njit(cache=True)
+def _regions_ok(p, covered, words, rem, rsize, uniform, pnb_ptr, pnb, nb_ptr, nb, vis, stack, sc, cap):
+    """False when an empty region next to placement p (just placed) has an
+    area the pieces still available cannot make.  ``covered`` is the board's
+    words (``words`` > 1) or, with ``words == 1``, ``covered[0]``."""
+    g, smallest = _available_sizes(rem, rsize, uniform)
+    if g <= 1 and smallest <= 1:
+        return True
+    if g == 0:
+        return False  # no piece left, yet (the caller knows) cells are left
+    base = sc[STAMP] + 1  # the fills of this check are stamped base, base + 1, ...
+    for j in range(pnb_ptr[p], pnb_ptr[p + 1]):
+        s = pnb[j]
+        if vis[s] >= base or (covered[s >> 6] >> np.uint64(s & 63)) & np.uint64(1):
+            continue
+        sc[STAMP] += 1
+        stamp = sc[STAMP]
+        vis[s] = stamp
+        stack[0] = s
+        top = 1
+        area = 0
+        whole = True
+        while top > 0:
+            if area == cap:
+                whole = False
+                break
+            top -= 1
+            c = stack[top]
+            area += 1
+            for i in range(nb_ptr[c], nb_ptr[c + 1]):
+                d = nb[i]
+                if vis[d] != stamp and not (covered[d >> 6] >> np.uint64(d & 63)) & np.uint64(1):
+                    if vis[d] >= base:
+                        whole = False  # an earlier fill of this check stopped in this region
+                    vis[d] = stamp
+                    stack[top] = d
+                    top += 1
+        # a region cut short by the cap is not judged (sound: it only prunes less)
+        if whole and (area % g != 0 or area < smallest):
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@numba.njit(cache=True)
+def _spread(x, full, shape):
+    """x and its edge-neighbours, on the one-word grid (``shape``: line
+    length L, lines M, wrap along a line, wrap across lines, the masks of
+    the first and last cells of the lines)."""
+    L, M = shape[0], shape[1]
+    first, last = shape[4], shape[5]
+    one = np.uint64(1)
+    out = x | ((x << one) & ~first) | ((x >> one) & ~last)
+    if shape[2]:  # a line wraps: its last and first cells touch
+        out |= ((x & last) >> (L - one)) | ((x & first) << (L - one))
+    if M > one:
+        out |= ((x << L) & full) | (x >> L)
+        if shape[3]:  # the last line touches the first
+            out |= (x >> (L * (M - one))) | ((x << (L * (M - one))) & full)
+    return out & full
+
+
+@numba.njit(cache=True)
+def _regions_ok1(near, covered, full, shape, rem, rsize, uniform, cap, cand_ptr, cand, mask, prule, exact):
+    """:func:`_regions_ok` on the one-word grid: each empty region touching
+    ``near`` grows by shifts; one still growing after ``cap`` steps is big
+    and not judged (sound: it only prunes less)."""
+    g, smallest = _available_sizes(rem, rsize, uniform)
+    if g <= 1 and smallest <= 1:
+        return True
+    if g == 0:
+        return False
+    empty = ~covered & full
+    seed = near & empty
+    while seed:
+        region = seed & (~seed + np.uint64(1))
+        whole = False
+        for _ in range(cap):
+            grown = _spread(region, full, shape) & empty
+            if grown == region:
+                whole = True
+                break
+            region = grown
+        if whole:
+            area = _popcount(region)
+            if area % g != 0 or area < smallest:
+                return False
+            if exact and area < 2 * smallest and not _one_piece(region, cand_ptr, cand, mask, prule, rem):
+                return False  # room for one piece only, and none left has this shape here
+        seed &= ~region
+    return True
+
+
+@numba.njit(cache=True)
+def _one_piece(region, cand_ptr, cand, mask, prule, rem):
+    """Whether a placement of a piece still available covers exactly ``region``."""
+    c = _lowest_bit(region)
+    for i in range(cand_ptr[c], cand_ptr[c + 1]):
+        p = cand[i]
+        if mask[p] == region and rem[prule[p]] > 0:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _search1(cand_ptr, cand, skip, mask, prule, psize, nbmask, shape, rsize, rmin, uniform,
+             regions, cap, cov, rem, used, sc, cell_at, idx_at, chosen, vis, stack, out, out_len, record, limit):
+    """The search on one word (at most 64 open cells).  Runs (or resumes)
+    until it ends or, with ``record``, until ``limit`` tilings are in
+    ``out``; returns how many it found this call."""
+    if sc[DONE]:
+        return 0
+    n = cand_ptr.size - 1
+    full = ~np.uint64(0) if n == 64 else (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    covered = cov[0]
+    need, left, room = sc[NEED], sc[LEFT], sc[ROOM]
+    found = 0
+    if not sc[STARTED]:
+        sc[STARTED] = 1
+        if covered == full:  # the forced placement covers everything
+            sc[DONE] = 1
+            if need == 0:
+                if record:
+                    out_len[0] = 0
+                return 1
+            return 0
+        sc[DEPTH] = 0
+        c = _lowest_bit(~covered & full)
+        cell_at[0] = c
+        idx_at[0] = cand_ptr[c]
+    d = sc[DEPTH]
+    while True:
+        i = idx_at[d]
+        end = cand_ptr[cell_at[d] + 1]
+        descended = False
+        while i < end:
+            p = cand[i]
+            k = prule[p]
+            if rem[k] == 0:
+                i = skip[i]  # the rest of this piece's placements here
+                continue
+            i += 1
+            m = mask[p]
+            if covered & m:
+                continue
+            size = psize[p]
+            new_need = need - size if used[k] < rmin[k] else need
+            new_left = left - size
+            if new_need > new_left or room - size < new_left:
+                continue
+            covered |= m
+            rem[k] -= 1
+            used[k] += 1
+            if regions and new_left > 0:
+                if not _regions_ok1(nbmask[p], covered, full, shape, rem, rsize, uniform, cap, cand_ptr, cand, mask, prule, regions > 1):
+                    covered ^= m
+                    rem[k] += 1
+                    used[k] -= 1
+                    continue
+            if new_left == 0:  # every cell covered, every minimum met (need <= left = 0): a tiling
+                chosen[d] = p
+                if record:
+                    out[found, :d + 1] = chosen[:d + 1]
+                    out_len[found] = d + 1
+                found += 1
+                covered ^= m
+                rem[k] += 1
+                used[k] -= 1
+                if record and found == limit:
+                    idx_at[d] = i
+                    sc[DEPTH] = d
+                    sc[NEED], sc[LEFT], sc[ROOM] = need, left, room
+                    cov[0] = covered
+                    return found
+                continue
+            chosen[d] = p
+            idx_at[d] = i
+            sc[NODES] += 1
+            need, left, room = new_need, new_left, room - size
+            d += 1
+            c = _lowest_bit(~covered & full)
+            cell_at[d] = c
+            idx_at[d] = cand_ptr[c]
+            descended = True
+            break
+        if descended:
+            continue
+        if d == 0:
+            sc[DONE] = 1
+            cov[0] = covered
+            return found
+        d -= 1
+        p = chosen[d]
+        k = prule[p]
+        covered ^= mask[p]
+        rem[k] += 1
+        used[k] -= 1
+        size = psize[p]
+        if used[k] < rmin[k]:
+            need += size
+        left += size
+        room += size
+
+
+@numba.njit(cache=True)
+def _search(cand_ptr, cand, skip, pw_ptr, pw_word, pw_bits, prule, psize, pnb_ptr, pnb, nb_ptr, nb, rsize, rmin,
+            uniform, regions, cap, covered, rem, used, sc, cell_at, idx_at, chosen, vis, stack,
+            out, out_len, record, limit):
+    """:func:`_search1` on any number of words (placement p sets
+    ``pw_bits[j]`` in word ``pw_word[j]``, ``j`` in ``pw_ptr[p]:pw_ptr[p + 1]``)."""
+    if sc[DONE]:
+        return 0
+    n = nb_ptr.size - 1
+    need, left, room = sc[NEED], sc[LEFT], sc[ROOM]
+    found = 0
+    if not sc[STARTED]:
+        sc[STARTED] = 1
+        c = _first_empty(covered, 0, n)
+        if c == n:
+            sc[DONE] = 1
+            if need == 0:
+                if record:
+                    out_len[0] = 0
+                return 1
+            return 0
+        sc[DEPTH] = 0
+        cell_at[0] = c
+        idx_at[0] = cand_ptr[c]
+    d = sc[DEPTH]
+    while True:
+        i = idx_at[d]
+        c = cell_at[d]
+        end = cand_ptr[c + 1]
+        descended = False
+        while i < end:
+            p = cand[i]
+            k = prule[p]
+            if rem[k] == 0:
+                i = skip[i]
+                continue
+            i += 1
+            fits = True
+            for j in range(pw_ptr[p], pw_ptr[p + 1]):
+                if covered[pw_word[j]] & pw_bits[j]:
+                    fits = False
+                    break
+            if not fits:
+                continue
+            size = psize[p]
+            new_need = need - size if used[k] < rmin[k] else need
+            new_left = left - size
+            if new_need > new_left or room - size < new_left:
+                continue
+            _toggle(p, covered, pw_ptr, pw_word, pw_bits)
+            rem[k] -= 1
+            used[k] += 1
+            if regions and new_left > 0 and not _regions_ok(p, covered, covered.size, rem, rsize, uniform,
+                                                            pnb_ptr, pnb, nb_ptr, nb, vis, stack, sc, cap):
+                _toggle(p, covered, pw_ptr, pw_word, pw_bits)
+                rem[k] += 1
+                used[k] -= 1
+                continue
+            chosen[d] = p
+            if new_left == 0:
+                if record:
+                    out[found, :d + 1] = chosen[:d + 1]
+                    out_len[found] = d + 1
+                found += 1
+                _toggle(p, covered, pw_ptr, pw_word, pw_bits)
+                rem[k] += 1
+                used[k] -= 1
+                if record and found == limit:
+                    idx_at[d] = i
+                    sc[DEPTH] = d
+                    sc[NEED], sc[LEFT], sc[ROOM] = need, left, room
+                    return found
+                continue
+            idx_at[d] = i
+            need, left, room = new_need, new_left, room - size
+            d += 1
+            c2 = _first_empty(covered, c, n)
+            cell_at[d] = c2
+            idx_at[d] = cand_ptr[c2]
+            descended = True
+            break
+        if descended:
+            continue
+        if d == 0:
+            sc[DONE] = 1
+            return found
+        d -= 1
+        p = chosen[d]
+        k = prule[p]
+        _toggle(p, covered, pw_ptr, pw_word, pw_bits)
+        rem[k] += 1
+        used[k] -= 1
+        size = psize[p]
+        if used[k] < rmin[k]:
+            need += size
+        left += size
+        room += size
+
+
+@numba.njit(cache=True)
+def _toggle(p, covered, pw_ptr, pw_word, pw_bits):
+    for j in range(pw_ptr[p], pw_ptr[p + 1]):
+        covered[pw_word[j]] ^= pw_bits[j]
+
+
+@numba.njit(cache=True)
+def _first_empty(covered, c, n):
+    while c < n and (covered[c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
+        c += 1
+    return c
+
+
+# --- the Python face -------------------------------------------------------
+
+class Search:
+    """One resumable search over an instance's tilings (with ``forced``:
+    those holding that placement)."""
+
+    def __init__(self, tables: Tables, forced: int | None = None, regions: bool = True, cap: int = REGION_CAP,
+                 general: bool = False):
+        t = self.t = tables
+        self.forced = forced
+        self.regions, self.cap = regions, cap
+        self.general = general  # the any-size search even on one word (tests compare the two)
+        self.covered = t.base.copy()
+        self.rem = t.rmax.copy()
+        self.used = np.zeros_like(self.rem)
+        self.sc = np.zeros(8, dtype=np.int64)
+        self.sc[NEED] = int((t.rmin * t.rsize).sum())
+        self.sc[LEFT] = t.placements.instance.board.area
+        bounded = bool((t.rmax < UNBOUNDED).all())
+        self.sc[ROOM] = int((t.rmax * t.rsize).sum()) if bounded else UNBOUNDED * 4
+        self.cell_at = np.zeros(t.max_depth, dtype=np.int64)
+        self.idx_at = np.zeros(t.max_depth, dtype=np.int64)
+        self.chosen = np.zeros(t.max_depth, dtype=np.int64)
+        self.vis = np.zeros(t.n, dtype=np.int64)
+        self.stack = np.zeros(t.n + 1, dtype=np.int64)
+        if forced is not None:
+            if not 0 <= forced < len(t.placements):
+                raise TilesatError(f"forced placement {forced} out of range 0..{len(t.placements) - 1}")
+            k, size = int(t.prule[forced]), int(t.psize[forced])
+            self.covered[t.pw_word[t.pw_ptr[forced]:t.pw_ptr[forced + 1]]] |= t.pw_bits[t.pw_ptr[forced]:t.pw_ptr[forced + 1]]
+            if self.used[k] < t.rmin[k]:
+                self.sc[NEED] -= size
+            self.used[k] += 1
+            self.rem[k] -= 1
+            self.sc[LEFT] -= size
+            self.sc[ROOM] -= size
+            if self.sc[NEED] > self.sc[LEFT] or self.sc[ROOM] < self.sc[LEFT]:
+                self.sc[DONE] = 1
+
+    def _run(self, out, out_len, record: bool, limit: int) -> int:
+        t = self.t
+        if t.grid and not self.general:
+            found = _search1(t.cand_ptr, t.cand, t.skip, t.mask, t.prule, t.psize,
+                             t.nbmask, t.shape, t.rsize, t.rmin, t.uniform, self.regions, self.cap,
+                             self.covered, self.rem, self.used, self.sc, self.cell_at, self.idx_at,
+                             self.chosen, self.vis, self.stack, out, out_len, record, limit)
+        else:
+            found = _search(t.cand_ptr, t.cand, t.skip, t.pw_ptr, t.pw_word, t.pw_bits, t.prule, t.psize,
+                            t.pnb_ptr, t.pnb, t.nb_ptr, t.nb, t.rsize, t.rmin, t.uniform, self.regions,
+                            self.cap, self.covered, self.rem, self.used, self.sc, self.cell_at, self.idx_at,
+                            self.chosen, self.vis, self.stack, out, out_len, record, limit)
+        return int(found)
+
+    def count(self) -> int:
+        dummy = np.zeros((1, 1), dtype=np.int64)
+        return self._run(dummy, np.zeros(1, dtype=np.int64), False, 0)
+
+    def batches(self, batch: int = BATCH) -> Iterator[np.ndarray]:
+        out = np.zeros((batch, self.t.max_depth), dtype=np.int64)
+        out_len = np.zeros(batch, dtype=np.int64)
+        while not self.sc[DONE]:
+            k = self._run(out, out_len, True, batch)
+            for i in range(k):
+                sol = out[i, :out_len[i]].copy()
+                yield sol if self.forced is None else np.append(sol, self.forced)
+
+
+def _tables(instance: Instance, placements: Placements | None) -> Tables:
+    if placements is None:
+        placements = generate_placements(instance)
+    elif placements.instance is not instance:
+        raise TilesatError("the placements belong to another instance")
+    return build_tables(placements)
+
+
+def count(instance: Instance, placements: Placements | None = None, forced: int | None = None) -> int:
+    """The exact number of tilings (with ``forced``: of those holding that
+    placement), counted without materialising them."""
+    return Search(_tables(instance, placements), forced).count()
+
+
+def tilings(instance: Instance, placements: Placements | None = None,
+            forced: int | None = None) -> Iterator[np.ndarray]:
+    """The placement indices of every tiling (with ``forced``: of those
+    holding it, which is then the last index), in search order; not
+    verified here."""
+    yield from Search(_tables(instance, placements), forced).batches()
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) the search on a tiny instance, so
+    that forked children inherit the code instead of each loading it."""
+    from .instance import parse_instance
+
+    inst = parse_instance("pieces: L3:0..1, I2\n...\n.#.\n")
+    list(tilings(inst))
+    count(inst)
