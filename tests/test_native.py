@@ -1,0 +1,185 @@
+"""The native engine (issue 13): a compiled exact-cover enumerator.  Known
+counts, the brute-force oracle on random instances, the other exact methods,
+forced placements, resumed batches, and the one-word search against the
+any-size one."""
+
+import numpy as np
+import pytest
+from hypothesis import given, reject, settings
+from hypothesis import strategies as st
+from oracle import TooHard, brute_force_tilings
+from test_property import _args, instances
+
+from tilesat import native, verify_tiling
+from tilesat.counting import count_tilings
+from tilesat.instance import parse_instance
+from tilesat.placements import generate_placements
+from tilesat.tiling import Tiling
+
+
+def rect(pieces, rows, cols, extra=""):
+    return parse_instance(f"pieces: {pieces}\n{extra}" + ("." * cols + "\n") * rows)
+
+
+def fib(n):
+    a, b = 1, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def both_searches(instance, forced=None):
+    """The count by the one-word search (when it applies) and by the any-size one."""
+    tables = native.build_tables(generate_placements(instance))
+    return native.Search(tables, forced).count(), native.Search(tables, forced, general=True).count()
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_dominoes_2xn_fibonacci(n):
+    assert both_searches(rect("I2", 2, n)) == (fib(n), fib(n))
+
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_l_trominoes_2x3n(n):
+    assert both_searches(rect("L3", 2, 3 * n)) == (2**n, 2**n)
+
+
+def test_boards_beyond_one_word():
+    # 2x33 = 66 cells: the any-size search on two words (L-trominoes: 2**11)
+    inst = rect("L3", 2, 33)
+    assert not native.build_tables(generate_placements(inst)).grid
+    assert native.count(inst) == 2**11
+    # 9x8 = 72 cells with 8 blocked: 64 open cells, not the whole grid in a word
+    inst = parse_instance("pieces: I2\n" + "#......#\n" * 8 + "........\n")
+    assert native.count(inst) == count_tilings(inst, "ganak").count
+
+
+def test_small_known_counts():
+    assert native.count(rect("I2", 4, 6)) == 281
+    assert native.count(rect("pentominoes:1", 3, 20)) == 8
+    assert native.count(rect("tetrominoes:2", 5, 8)) == 3106  # issue 13: two of each tetromino
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rows,cols,raw", [(4, 15, 1472), (5, 12, 4040), (6, 10, 9356)])
+def test_pentomino_rectangles(rows, cols, raw):
+    assert native.count(rect("pentominoes:1", rows, cols)) == raw
+
+
+@pytest.mark.slow
+def test_dominoes_8x8():
+    assert native.count(rect("I2", 8, 8)) == 12_988_816
+
+
+def test_pieces_that_cannot_fill_the_board():
+    assert native.count(rect("I2", 3, 3)) == 0  # odd area
+    assert native.count(rect("I2:0..3", 2, 4)) == 0  # 2x4 needs 4 dominoes, at most 3 allowed
+    assert native.count(rect("I2:0..4", 2, 4)) == 5
+    assert native.count(rect("I2:5..", 2, 4)) == 0  # 5 dominoes do not fit
+
+
+def test_piece_counts_are_kept():
+    # 2x4 with dominoes and monominoes, at least 3 dominoes, at most 1 monomino: by the oracle
+    inst = rect("I2:3.., I1:0..1", 2, 4)
+    grid, wrap, pieces = _args(inst)
+    assert native.count(inst) == len(brute_force_tilings(grid, wrap, pieces))
+
+
+def test_problem_says_none():
+    assert native.problem(rect("pentominoes:1", 6, 10)) is None
+
+
+def test_forced_counts_add_up_over_a_cell():
+    inst = rect("pentominoes:1", 4, 15)
+    P = generate_placements(inst)
+    ptr, ids = P.by_cell()
+    over_cell = ids[ptr[0]:ptr[1]]  # every tiling holds exactly one placement on cell 0
+    assert sum(native.count(inst, P, forced=int(p)) for p in over_cell) == 1472
+    x = P.of_rule([r.name for r in inst.rules].index("X5"))
+    assert sum(native.count(inst, P, forced=int(p)) for p in x) == 1472
+    for p in x[:3]:
+        for t in native.tilings(inst, P, forced=int(p)):
+            assert int(p) in t.tolist()
+
+
+def test_forced_out_of_range_is_an_error():
+    from tilesat.errors import TilesatError
+
+    inst = rect("I2", 2, 2)
+    with pytest.raises(TilesatError, match="out of range"):
+        native.count(inst, forced=99)
+
+
+def test_a_forced_placement_covering_everything():
+    inst = rect("I2", 1, 2)
+    assert native.count(inst, forced=0) == 1
+    assert [t.tolist() for t in native.tilings(inst, forced=0)] == [[0]]
+
+
+def test_tilings_are_verified_and_resume_across_batches():
+    inst = rect("tetrominoes:2", 5, 8)
+    P = generate_placements(inst)
+    whole = [tuple(sorted(t.tolist())) for t in native.tilings(inst, P)]
+    assert len(whole) == len(set(whole)) == 3106
+    tables = native.build_tables(P)
+    for general in (False, True):
+        small = [tuple(sorted(t.tolist())) for t in native.Search(tables, general=general).batches(batch=7)]
+        assert small == whole if not general else set(small) == set(whole)
+    for chosen in whole[:50]:
+        verify_tiling(inst, Tiling.from_placements(P, list(chosen)))
+
+
+def test_placements_of_another_instance_are_refused():
+    from tilesat.errors import TilesatError
+
+    a, b = rect("I2", 2, 2), rect("I2", 2, 2)
+    with pytest.raises(TilesatError):
+        native.count(a, generate_placements(b))
+
+
+def test_region_pruning_only_prunes():
+    # with and without the region check (and with tiny caps) the same count
+    inst = rect("pentominoes:1", 3, 20)
+    tables = native.build_tables(generate_placements(inst))
+    counts = {native.Search(tables, regions=r, cap=c, general=g).count()
+              for r in (False, True) for c in (0, 1, 2, 5, None) for g in (False, True)}
+    assert counts == {8}
+
+
+# --- random instances: the oracle and the other methods ------------------
+
+def as_key(placements, chosen):
+    return frozenset((placements.piece_of(int(i)).name, frozenset(placements.coords_of(int(i)))) for i in chosen)
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances(), st.booleans())
+def test_tilings_are_the_oracles(instance, general):
+    grid, wrap, pieces = _args(instance)
+    try:
+        truth = brute_force_tilings(grid, wrap, pieces, node_limit=50_000)
+    except TooHard:
+        reject()
+    P = generate_placements(instance)
+    tables = native.build_tables(P)
+    found = [as_key(P, t) for t in native.Search(tables, general=general).batches(batch=3)]
+    assert len(found) == len(set(found))
+    assert set(found) == {frozenset((name, frozenset(tile)) for name, tile in t) for t in truth}
+    assert native.Search(tables, general=general).count() == len(truth)
+    # forced: the tilings holding each placement of the first open cell add up
+    cell = int(instance.board.open_cells[0])
+    ptr, ids = P.by_cell()
+    assert sum(native.Search(tables, int(p), general=general).count() for p in ids[ptr[cell]:ptr[cell + 1]]) == len(truth)
+
+
+@settings(max_examples=15, deadline=None)
+@given(instances())
+def test_counts_like_the_other_exact_methods(instance):
+    grid, wrap, pieces = _args(instance)
+    try:
+        truth = brute_force_tilings(grid, wrap, pieces, node_limit=50_000)
+    except TooHard:
+        reject()
+    if len(truth) > 200:
+        reject()  # blocking makes one SAT call per tiling
+    assert native.count(instance) == count_tilings(instance, "blocking").count == count_tilings(instance, "ganak").count
