@@ -38,8 +38,8 @@ where it fails.  The argument uses only that the graph is a subgraph of the
 lattice, so fixed orientations (only horizontal dominoes) and several domino
 rules (parallel edges: entries add up) are covered too.
 
-Exact arithmetic: ``det K`` modulo several primes below 2**31 (products fit
-in int64) by banded Gaussian elimination with partial pivoting, then the
+Exact arithmetic: ``det K`` modulo several primes below 2**26 (products fit
+exactly in float64) by banded Gaussian elimination with partial pivoting, then the
 Chinese remainder theorem; Hadamard's bound on ``|det K|`` says how many
 primes suffice.  Cells are numbered along the narrower side of the board, so
 the matrix is banded with width about ``min(rows, cols) / 2``: elimination
@@ -219,8 +219,8 @@ def _is_prime(n: int) -> bool:
 
 
 def _primes(k: int) -> np.ndarray:
-    """The k largest primes below 2**31 (cached)."""
-    candidate = _PRIMES[-1] - 2 if _PRIMES else 2**31 - 1
+    """The k largest primes below 2**26 (cached; see _det_mod_primes for the size)."""
+    candidate = _PRIMES[-1] - 2 if _PRIMES else 2**26 - 1
     while len(_PRIMES) < k:
         if _is_prime(candidate):
             _PRIMES.append(candidate)
@@ -245,7 +245,7 @@ def _abs_det(n: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarray) -> 
         0.5 * np.log2(np.bincount(rows, weights=sq, minlength=n)).sum(),
         0.5 * np.log2(np.bincount(cols, weights=sq, minlength=n)).sum(),
     )
-    nprimes = int(math.ceil((bits + 2) / 30)) + 1  # each prime exceeds 2**30; one spare for rounding
+    nprimes = int(math.ceil((bits + 2) / 25)) + 1  # each prime exceeds 2**25; one spare for rounding
     primes = _primes(nprimes)
     lower = int(max(0, (rows - cols).max()))
     upper = int(max(0, (cols - rows).max()))
@@ -263,25 +263,34 @@ def _abs_det(n: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarray) -> 
 
 @numba.njit(cache=True)
 def _det_mod_primes(n, kl, ku, rows, cols, vals, primes):
-    # numba: a 40x40 board (n = 800, ~28 primes) runs ~28 * 800 * 20 * 40 = 18M
-    # modular multiply-adds: minutes in Python loops, milliseconds compiled.
-    # LAPACK-style band storage (as dgbtrf): A[i, j] = band[j, i - j + kl + ku];
-    # partial pivoting fills at most kl more diagonals above.
+    # numba: a 40x40 board (n = 800, 35 primes) is ~35 * 800 * 20 * 40 = 22M
+    # modular multiply-adds: minutes in Python loops, 0.08 s compiled.
+    # LAPACK-style band storage (as dgbtrf): A[i, j] = band[j, i - j + kl + ku],
+    # so the update of column j runs down contiguous memory; partial pivoting
+    # fills at most kl more diagonals above.  Residues are kept as float64 with
+    # p < 2**26: a product is below 2**52, exact, and x mod p is
+    # x - p * floor(x / p) in a few vectorisable instructions instead of an
+    # integer division (3.3x faster than int64 % p on 60x60: 0.51 s vs 1.67 s).
     width = 2 * kl + ku + 1
     out = np.zeros(primes.size, dtype=np.int64)
-    band = np.zeros((n, width), dtype=np.int64)
+    band = np.zeros((n, width), dtype=np.float64)
+    f = np.zeros(kl + 1, dtype=np.float64)
+    diag = kl + ku
     for t in range(primes.size):
         p = primes[t]
-        band[:, :] = 0
+        pf = float(p)
+        pinv = 1.0 / pf
+        band[:, :] = 0.0
         for e in range(rows.size):
-            band[cols[e], rows[e] - cols[e] + kl + ku] = vals[e] % p
+            band[cols[e], rows[e] - cols[e] + diag] = vals[e] % p
         det = 1
         for k in range(n):
             last_row = min(n - 1, k + kl)
             last_col = min(n - 1, k + kl + ku)
+            below = diag - k  # A[i, k] = band[k, i + below]
             piv = -1
             for i in range(k, last_row + 1):
-                if band[k, i - k + kl + ku] != 0:
+                if band[k, i + below] != 0.0:
                     piv = i
                     break
             if piv < 0:
@@ -289,22 +298,37 @@ def _det_mod_primes(n, kl, ku, rows, cols, vals, primes):
                 break
             if piv != k:
                 for j in range(k, last_col + 1):
-                    a = band[j, k - j + kl + ku]
-                    band[j, k - j + kl + ku] = band[j, piv - j + kl + ku]
-                    band[j, piv - j + kl + ku] = a
+                    a = band[j, k - j + diag]
+                    band[j, k - j + diag] = band[j, piv - j + diag]
+                    band[j, piv - j + diag] = a
                 det = p - det if det != 0 else 0
-            pivot = band[k, kl + ku]
+            pivot = int(band[k, diag])
             det = det * pivot % p
             inv = _inverse_mod(pivot, p)
-            for i in range(k + 1, last_row + 1):
-                f = band[k, i - k + kl + ku] * inv % p
-                if f == 0:
+            m = last_row - k
+            for s in range(m):  # the multipliers A[i, k] / A[k, k], i = k+1..last_row
+                f[s] = _reduce(band[k, k + 1 + s + below] * inv, pf, pinv)
+            for j in range(k + 1, last_col + 1):
+                y = band[j, k - j + diag]  # A[k, j]
+                if y == 0.0:
                     continue
-                for j in range(k + 1, last_col + 1):
-                    d = i - j + kl + ku
-                    band[j, d] = (band[j, d] - f * band[j, k - j + kl + ku]) % p
+                top = k + 1 - j + diag  # A[k+1, j]
+                for s in range(m):
+                    band[j, top + s] = _reduce(band[j, top + s] - f[s] * y, pf, pinv)
         out[t] = det
     return out
+
+
+@numba.njit(cache=True, inline="always")
+def _reduce(x, pf, pinv):
+    # x (an integer-valued float, |x| < 2**52) mod p in [0, p): floor(x / p) is
+    # off by at most one, so one correction each way suffices
+    r = x - pf * np.floor(x * pinv)
+    if r < 0.0:
+        r += pf
+    elif r >= pf:
+        r -= pf
+    return r
 
 
 @numba.njit(cache=True)
