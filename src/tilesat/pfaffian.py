@@ -54,7 +54,7 @@ import numba
 import numpy as np
 
 from .errors import TilesatError
-from .instance import INF, Instance
+from .instance import Instance
 from .placements import Placements, generate_placements
 
 DOMINO_SHAPES = {((0, 0), (0, 1)), ((0, 0), (1, 0))}
