@@ -183,3 +183,12 @@ def test_counts_like_the_other_exact_methods(instance):
     if len(truth) > 200:
         reject()  # blocking makes one SAT call per tiling
     assert native.count(instance) == count_tilings(instance, "blocking").count == count_tilings(instance, "ganak").count
+
+
+def test_disconnected_pieces_turn_region_pruning_off():
+    """Was: 1 tiling instead of 2: the region check assumed every piece lies
+    in one region, but ``D`` (#.#) spans two (found by hypothesis)."""
+    inst = parse_instance("shape: D #.#\npieces: I2, D\n....\n")
+    assert native.count(inst) == 2
+    inst = parse_instance("shape: D #.#\npieces: D, I2\n....\n....\n....\n")
+    assert native.count(inst) == count_tilings(inst, "ganak").count
