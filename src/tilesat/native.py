@@ -72,8 +72,8 @@ class Tables:
     Open cells are renumbered 0..N-1 in scan order (bits of the board);
     ``cand[cand_ptr[c]:cand_ptr[c + 1]]`` are the placements whose first bit
     is ``c``; placement ``p`` sets ``pw_bits[j]`` in word ``pw_word[j]`` for
-    ``j`` in ``pw_ptr[p]:pw_ptr[p + 1]``; ``pnb`` lists the open cells next
-    to it (not its own), ``nb`` the open neighbours of each cell."""
+    ``j`` in ``pw_ptr[p]:pw_ptr[p + 1]``; ``nb`` lists the neighbours of
+    each cell."""
 
     placements: Placements
     n: int
@@ -85,11 +85,10 @@ class Tables:
     pw_bits: np.ndarray
     prule: np.ndarray
     psize: np.ndarray
-    pnb_ptr: np.ndarray
-    pnb: np.ndarray
     nb_ptr: np.ndarray
     nb: np.ndarray
-    skip: np.ndarray  # skip[i]: the end of cand[i]'s run of one piece at its cell
+    pc_ptr: np.ndarray  # placement p's cells (bits): pcells[pc_ptr[p]:pc_ptr[p + 1]]
+    pcells: np.ndarray
     mask: np.ndarray  # each placement's word, when the board is one word
     uniform: int  # the common size of all pieces (0: sizes differ)
     connected: bool  # every piece edge-connected: region pruning is sound
@@ -156,17 +155,22 @@ WINDOW = 8
 WINDOW_ENTRIES = 4_000_000
 
 
-def _window_lists(first, cand, mask, rule, n):
+def _window_lists(first, cand, owner, pbits, rule, n):
     """For each cell c and state w of the ``window`` cells after it, the
     candidates at c whose cells there are all empty in w (in cand's order),
     and where each run of one rule's candidates in each list ends."""
     P = cand.size
     window = WINDOW
-    while window > 0 and P << window > WINDOW_ENTRIES:
+    while window > 0 and (P + n) << window > WINDOW_ENTRIES:
         window -= 2
     W = 1 << window
     c = first[cand]
-    ahead = ((mask[cand] >> c.astype(np.uint64)) >> np.uint64(1)) & np.uint64(W - 1)
+    # each placement's cells among the window after its first cell, as bits
+    rel = pbits - first[owner] - 1
+    inside = (rel >= 0) & (rel < window)
+    ahead_of = np.zeros(P, dtype=np.uint64)
+    np.bitwise_or.at(ahead_of, owner[inside], np.left_shift(np.uint64(1), rel[inside].astype(np.uint64)))
+    ahead = ahead_of[cand]
     fits = (ahead[:, None] & np.arange(W, dtype=np.uint64)[None, :]) == 0  # (P, W)
     j, w = np.nonzero(fits)
     key = c[j] * W + w
@@ -235,24 +239,9 @@ def build_tables(placements: Placements) -> Tables:
     pw_ptr = np.zeros(P + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner[starts], minlength=P), out=pw_ptr[1:])
 
-    # the open cells next to each placement, not its own (where regions are checked)
+    # each cell's open neighbours: regions grow along them on many words
     nb_ptr, nb = _neighbours(board, bit, n)
-    deg = np.diff(nb_ptr)
-    cnt = deg[pbits]
-    who = np.repeat(owner, cnt)
-    start_of = np.repeat(nb_ptr[pbits] - np.r_[0, np.cumsum(cnt)[:-1]], cnt) if cnt.size else np.zeros(0, dtype=np.int64)
-    near = nb[np.arange(cnt.sum()) + start_of] if cnt.size else np.zeros(0, dtype=np.int32)
-    pair = who * n + near
-    own = owner * n + pbits
-    pair = np.unique(pair[~np.isin(pair, own)])
-    pnb = (pair % n).astype(np.int32)
-    pnb_ptr = np.zeros(P + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pair // n, minlength=P), out=pnb_ptr[1:])
 
-    # where each run of one rule's candidates at one cell ends (a piece used up skips it)
-    group = first[cand] * max(len(instance.rules), 1) + placements.rule[cand]
-    ends = np.flatnonzero(np.r_[group[1:] != group[:-1], True]) + 1 if P else np.zeros(0, dtype=np.int64)
-    skip = np.repeat(ends, np.diff(np.r_[0, ends])).astype(np.int64)
     mask = pw_bits.copy() if grid else np.zeros(0, dtype=np.uint64)
     rules = instance.rules
     rsize = np.array([len(r.piece.cells) for r in rules], dtype=np.int64)
@@ -264,14 +253,14 @@ def build_tables(placements: Placements) -> Tables:
         first_pos = _bits_mask(range(0, n, L))
         last_pos = _bits_mask(range(L - 1, n, L))
         shape = np.array([L, M, wrap_line, wrap_across and M > 1, first_pos, last_pos], dtype=np.uint64)
-        window, wptr, wcand, wskip = _window_lists(first, cand, mask, placements.rule, n)
     else:
         shape = np.zeros(6, dtype=np.uint64)
-        window, wptr, wcand, wskip = 0, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+    window, wptr, wcand, wskip = _window_lists(first, cand, owner, pbits, placements.rule, n)
     return Tables(
         placements, n, words, cand_ptr, cand, pw_ptr, pw_word, pw_bits,
-        placements.rule.astype(np.int32), sizes.astype(np.int64), pnb_ptr, pnb, nb_ptr, nb,
-        skip, mask, live.pop() if len(live) == 1 else 0, all(_connected(r.piece.cells) for r in rules), base, grid, window, wptr, wcand, wskip, shape,
+        placements.rule.astype(np.int32), sizes.astype(np.int64), nb_ptr, nb,
+        placements.indptr, pbits, mask, live.pop() if len(live) == 1 else 0,
+        all(_connected(r.piece.cells) for r in rules), base, grid, window, wptr, wcand, wskip, shape,
         rsize, rmin, rmax, n // max(smallest, 1) + 2,
     )
 
@@ -301,64 +290,6 @@ def _gcd(a, b):
 def _lowest_bit(x):
     low = x & (~x + np.uint64(1))
     return _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> np.uint64(58)]
-
-
-@numba.njit(cache=True, inline="always")
-def _available_sizes(rem, rsize, uniform):
-    """The gcd and the smallest of the sizes of the pieces still available."""
-    if uniform:
-        return uniform, uniform
-    g = 0
-    smallest = 1 << 30
-    for k in range(rem.size):
-        if rem[k] > 0:
-            g = _gcd(g, rsize[k])
-            if rsize[k] < smallest:
-                smallest = rsize[k]
-    return g, smallest
-
-
-@numba.njit(cache=True, inline="always")
-def _regions_ok(p, covered, words, rem, rsize, uniform, pnb_ptr, pnb, nb_ptr, nb, vis, stack, sc, cap):
-    """False when an empty region next to placement p (just placed) has an
-    area the pieces still available cannot make.  ``covered`` is the board's
-    words (``words`` > 1) or, with ``words == 1``, ``covered[0]``."""
-    g, smallest = _available_sizes(rem, rsize, uniform)
-    if g <= 1 and smallest <= 1:
-        return True
-    if g == 0:
-        return False  # no piece left, yet (the caller knows) cells are left
-    base = sc[STAMP] + 1  # the fills of this check are stamped base, base + 1, ...
-    for j in range(pnb_ptr[p], pnb_ptr[p + 1]):
-        s = pnb[j]
-        if vis[s] >= base or (covered[s >> 6] >> np.uint64(s & 63)) & np.uint64(1):
-            continue
-        sc[STAMP] += 1
-        stamp = sc[STAMP]
-        vis[s] = stamp
-        stack[0] = s
-        top = 1
-        area = 0
-        whole = True
-        while top > 0:
-            if area == cap:
-                whole = False
-                break
-            top -= 1
-            c = stack[top]
-            area += 1
-            for i in range(nb_ptr[c], nb_ptr[c + 1]):
-                d = nb[i]
-                if vis[d] != stamp and not (covered[d >> 6] >> np.uint64(d & 63)) & np.uint64(1):
-                    if vis[d] >= base:
-                        whole = False  # an earlier fill of this check stopped in this region
-                    vis[d] = stamp
-                    stack[top] = d
-                    top += 1
-        # a region cut short by the cap is not judged (sound: it only prunes less)
-        if whole and (area % g != 0 or area < smallest):
-            return False
-    return True
 
 
 @numba.njit(cache=True, inline="always")
@@ -535,19 +466,27 @@ def _search1(cand_ptr, cand, window, wptr, wcand, wskip, mask, prule, psize, sha
 
 
 @numba.njit(cache=True)
-def _search(cand_ptr, cand, skip, pw_ptr, pw_word, pw_bits, prule, psize, pnb_ptr, pnb, nb_ptr, nb, rsize, rmin,
-            uniform, regions, cap, covered, rem, used, sc, cell_at, idx_at, chosen, vis, stack,
-            out, out_len, record, limit):
+def _search(cand_ptr, cand, window, wptr, wcand, wskip, pw_ptr, pw_word, pw_bits, pc_ptr, pcells, prule, psize,
+            nb_ptr, nb, rsize, rmin, uniform, regions, cap, covered, rem, used, sc, cell_at, idx_at, chosen,
+            vis, stack, out, out_len, record, limit):
     """:func:`_search1` on any number of words (placement p sets
-    ``pw_bits[j]`` in word ``pw_word[j]``, ``j`` in ``pw_ptr[p]:pw_ptr[p + 1]``)."""
+    ``pw_bits[j]`` in word ``pw_word[j]``, ``j`` in ``pw_ptr[p]:pw_ptr[p + 1]``;
+    its cells are ``pcells[pc_ptr[p]:pc_ptr[p + 1]]``); regions grow cell by
+    cell along the neighbour lists ``nb``, at most ``cap`` cells."""
     if sc[DONE]:
         return 0
     n = nb_ptr.size - 1
+    words = covered.size
+    one = np.uint64(1)
+    wmask = (one << np.uint64(window)) - one
     need, left, room = sc[NEED], sc[LEFT], sc[ROOM]
+    stamp = sc[STAMP]
     found = 0
     if not sc[STARTED]:
         sc[STARTED] = 1
-        c = _first_empty(covered, 0, n)
+        c = 0
+        while c < n and (covered[c >> 6] >> np.uint64(c & 63)) & one:
+            c += 1
         if c == n:
             sc[DONE] = 1
             if need == 0:
@@ -557,18 +496,26 @@ def _search(cand_ptr, cand, skip, pw_ptr, pw_word, pw_bits, prule, psize, pnb_pt
             return 0
         sc[DEPTH] = 0
         cell_at[0] = c
-        idx_at[0] = cand_ptr[c]
+        idx_at[0] = -1  # the list is chosen on entering the level
     d = sc[DEPTH]
     while True:
-        i = idx_at[d]
         c = cell_at[d]
-        end = cand_ptr[c + 1]
+        # the candidate list for the state of the window after c (the same
+        # on entering the level and on coming back to it)
+        b = c + 1
+        wi, off = b >> 6, b & 63
+        state = covered[wi] >> np.uint64(off) if wi < words else np.uint64(0)
+        if off + window > 64 and wi + 1 < words:
+            state |= covered[wi + 1] << np.uint64(64 - off)
+        ls = (c << window) + np.int64(state & wmask)
+        i = idx_at[d] if idx_at[d] >= 0 else wptr[ls]
+        end = wptr[ls + 1]
         descended = False
         while i < end:
-            p = cand[i]
+            p = wcand[i]
             k = prule[p]
             if rem[k] == 0:
-                i = skip[i]
+                i = wskip[i]
                 continue
             i += 1
             fits = True
@@ -583,36 +530,84 @@ def _search(cand_ptr, cand, skip, pw_ptr, pw_word, pw_bits, prule, psize, pnb_pt
             new_left = left - size
             if new_need > new_left or room - size < new_left:
                 continue
-            _toggle(p, covered, pw_ptr, pw_word, pw_bits)
+            for j in range(pw_ptr[p], pw_ptr[p + 1]):
+                covered[pw_word[j]] ^= pw_bits[j]
             rem[k] -= 1
             used[k] += 1
-            if regions and new_left > 0 and not _regions_ok(p, covered, covered.size, rem, rsize, uniform,
-                                                            pnb_ptr, pnb, nb_ptr, nb, vis, stack, sc, cap):
-                _toggle(p, covered, pw_ptr, pw_word, pw_bits)
-                rem[k] += 1
-                used[k] -= 1
-                continue
+            c2 = c
+            while c2 < n and (covered[c2 >> 6] >> np.uint64(c2 & 63)) & one:
+                c2 += 1
+            if regions and new_left > 0:
+                # the region of the next cell to fill (as on one word)
+                g, smallest = uniform, uniform
+                if not uniform:
+                    g, smallest = 0, 1 << 30
+                    for k2 in range(rem.size):
+                        if rem[k2] > 0:
+                            g = _gcd(g, rsize[k2])
+                            smallest = min(smallest, rsize[k2])
+                bad = g == 0
+                if g > 1 or smallest > 1:
+                    stamp += 1
+                    vis[c2] = stamp
+                    stack[0] = c2
+                    top, area, whole = 1, 0, True
+                    while top > 0:
+                        if area == cap:
+                            whole = False
+                            break
+                        top -= 1
+                        x = stack[top]
+                        area += 1
+                        for e in range(nb_ptr[x], nb_ptr[x + 1]):
+                            y = nb[e]
+                            if vis[y] != stamp and not (covered[y >> 6] >> np.uint64(y & 63)) & one:
+                                vis[y] = stamp
+                                stack[top] = y
+                                top += 1
+                    if whole:
+                        if area % g != 0 or area < smallest:
+                            bad = True
+                        elif area < 2 * smallest:
+                            bad = True  # room for one piece only: is any piece left this shape?
+                            for j in range(cand_ptr[c2], cand_ptr[c2 + 1]):
+                                q = cand[j]
+                                if psize[q] == area and rem[prule[q]] > 0:
+                                    same = True
+                                    for e in range(pc_ptr[q], pc_ptr[q + 1]):
+                                        if vis[pcells[e]] != stamp:
+                                            same = False
+                                            break
+                                    if same:
+                                        bad = False
+                                        break
+                if bad:
+                    for j in range(pw_ptr[p], pw_ptr[p + 1]):
+                        covered[pw_word[j]] ^= pw_bits[j]
+                    rem[k] += 1
+                    used[k] -= 1
+                    continue
             chosen[d] = p
             if new_left == 0:
                 if record:
                     out[found, :d + 1] = chosen[:d + 1]
                     out_len[found] = d + 1
                 found += 1
-                _toggle(p, covered, pw_ptr, pw_word, pw_bits)
+                for j in range(pw_ptr[p], pw_ptr[p + 1]):
+                    covered[pw_word[j]] ^= pw_bits[j]
                 rem[k] += 1
                 used[k] -= 1
                 if record and found == limit:
                     idx_at[d] = i
                     sc[DEPTH] = d
-                    sc[NEED], sc[LEFT], sc[ROOM] = need, left, room
+                    sc[NEED], sc[LEFT], sc[ROOM], sc[STAMP] = need, left, room, stamp
                     return found
                 continue
             idx_at[d] = i
             need, left, room = new_need, new_left, room - size
             d += 1
-            c2 = _first_empty(covered, c, n)
             cell_at[d] = c2
-            idx_at[d] = cand_ptr[c2]
+            idx_at[d] = -1
             descended = True
             break
         if descended:
@@ -623,7 +618,8 @@ def _search(cand_ptr, cand, skip, pw_ptr, pw_word, pw_bits, prule, psize, pnb_pt
         d -= 1
         p = chosen[d]
         k = prule[p]
-        _toggle(p, covered, pw_ptr, pw_word, pw_bits)
+        for j in range(pw_ptr[p], pw_ptr[p + 1]):
+            covered[pw_word[j]] ^= pw_bits[j]
         rem[k] += 1
         used[k] -= 1
         size = psize[p]
@@ -631,19 +627,6 @@ def _search(cand_ptr, cand, skip, pw_ptr, pw_word, pw_bits, prule, psize, pnb_pt
             need += size
         left += size
         room += size
-
-
-@numba.njit(cache=True, inline="always")
-def _toggle(p, covered, pw_ptr, pw_word, pw_bits):
-    for j in range(pw_ptr[p], pw_ptr[p + 1]):
-        covered[pw_word[j]] ^= pw_bits[j]
-
-
-@numba.njit(cache=True, inline="always")
-def _first_empty(covered, c, n):
-    while c < n and (covered[c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
-        c += 1
-    return c
 
 
 # --- the Python face -------------------------------------------------------
@@ -694,8 +677,9 @@ class Search:
                              self.covered, self.rem, self.used, self.sc, self.cell_at, self.idx_at,
                              self.chosen, self.vis, self.stack, out, out_len, record, limit)
         else:
-            found = _search(t.cand_ptr, t.cand, t.skip, t.pw_ptr, t.pw_word, t.pw_bits, t.prule, t.psize,
-                            t.pnb_ptr, t.pnb, t.nb_ptr, t.nb, t.rsize, t.rmin, t.uniform, self.regions,
+            found = _search(t.cand_ptr, t.cand, t.window, t.wptr, t.wcand, t.wskip, t.pw_ptr, t.pw_word,
+                            t.pw_bits, t.pc_ptr, t.pcells, t.prule, t.psize,
+                            t.nb_ptr, t.nb, t.rsize, t.rmin, t.uniform, self.regions,
                             self.cap, self.covered, self.rem, self.used, self.sc, self.cell_at, self.idx_at,
                             self.chosen, self.vis, self.stack, out, out_len, record, limit)
         return int(found)
