@@ -50,7 +50,11 @@ def test_l_trominoes_2x3n(tmp_path, n, encoding, method):
 
 def test_auto_says_which_method_and_why(tmp_path):
     data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4).output)
-    assert data["method"] == "ganak" and "ganak" in data["why"] and data["count"] == 281
+    assert data["method"] == "pfaffian" and "Kasteleyn" in data["why"] and data["count"] == 281
+    data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4, "--up-to-symmetry").output)
+    assert data["method"] == "ganak" and data["count"] == 281  # the determinant counts raw tilings only
+    data = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 4).output)
+    assert data["method"] == "ganak" and "ganak" in data["why"]
     data = json.loads(count(tmp_path, "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2).output)
     assert data["method"] == "dlx" and "exact-cover" in data["why"] and data["count"] == 8
     data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2).output)

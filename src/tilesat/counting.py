@@ -29,6 +29,7 @@ sum over orbits of (1/|Stab(p)|) sum over h in Stab(p) of fix_h(tilings with p)
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import os
 import sys
@@ -57,12 +58,21 @@ from .symmetry import Symmetry, symmetry_group
 from .tiling import Tiling
 from .verify import verify_tiling
 
-METHODS = ("auto", "blocking", "ganak", "approx", "dlx")
+# Engines that count a whole instance at once, without listing: a module
+# with ``problem(instance)`` (why it cannot, or None) and ``count(instance,
+# placements)``.  Adding one is a module and a line here.
+COUNTERS = {"pfaffian": "tilesat.pfaffian"}
+METHODS = ("auto", "blocking", "ganak", "approx", "dlx") + tuple(COUNTERS)
 ENUMERATORS = ("blocking", "dlx")
 LIST_METHODS = ("auto",) + ENUMERATORS
 # The SAT options each method uses: a method given one it cannot use says so.
 USES = {"blocking": ("encoding", "solver", "card"), "ganak": ("encoding", "card"), "approx": ("encoding", "card"),
-        "dlx": ()}
+        "dlx": (), **{name: () for name in COUNTERS}}
+
+
+def counter_engine(name: str):
+    """The module of a whole-instance counting engine, imported on first use (numba code loads slowly)."""
+    return importlib.import_module(COUNTERS[name])
 
 
 def refuse_unused(options: SatOptions, method: str) -> None:
@@ -108,12 +118,17 @@ class CountResult:
 
 # --- which method ---------------------------------------------------------
 
-def choose_method(instance: Instance, limit: int | None, options: SatOptions | None = None) -> tuple[str, str]:
+def choose_method(instance: Instance, limit: int | None, options: SatOptions | None = None,
+                  up_to_symmetry: bool = False) -> tuple[str, str]:
     """(method, why) for ``--method auto``: among the methods that can use
     the SAT options given (``options``), the fastest for the instance."""
     asked = set(options.asked()) if options else set()
     if "solver" in asked:
         return "blocking", "--solver given: blocking is the method that uses a SAT solver"
+    dominoes = all(r.piece.size == 2 for r in instance.rules) and instance.board.wrap == "none"  # before importing numba
+    if (limit is None and not asked and not up_to_symmetry and dominoes
+            and counter_engine("pfaffian").problem(instance) is None):
+        return "pfaffian", "dominoes on a planar board: Kasteleyn's determinant counts them without search"
     dlx_ok = dlx_problem(instance) is None and not asked
     if limit is not None:
         if dlx_ok:
@@ -197,6 +212,9 @@ class Context:
 
     def run(self, unit: Unit, on_tiling: Callable[[], None] = lambda: None, limit: int | None = None) -> list[int]:
         """Tilings fixed by each of ``unit.syms`` (the identity: all), in the unit."""
+        if self.method in COUNTERS:  # the whole instance at once (no symmetry, no units)
+            engine = counter_engine(self.method)
+            return [call_in_child(engine.count, self.instance, self.placements, what=self.method)]
         if self.method in ENUMERATORS:
             fixed = [0] * len(unit.syms)
             syms = [self.group[i] for i in unit.syms]
@@ -338,14 +356,20 @@ def count_tilings(
         raise TilesatError("--limit counts raw tilings in one process: it cannot go with --up-to-symmetry or --jobs")
     why = "chosen with --method"
     if method == "auto":
-        method, why = choose_method(instance, limit, options)
+        method, why = choose_method(instance, limit, options, up_to_symmetry)
     elif method == "dlx" and (problem := dlx_problem(instance)):
         raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
+    elif method in COUNTERS and (problem := counter_engine(method).problem(instance)):
+        raise TilesatError(f"--method {method}: {problem}")
     refuse_unused(options, method)
+    if method in COUNTERS and up_to_symmetry:
+        raise TilesatError(f"--up-to-symmetry: --method {method} counts raw tilings only; use dlx, ganak or blocking")
     if method == "dlx":
         solver = "xcover"
-    elif method in ("ganak", "approx"):
+    elif method in ("ganak", "approx") or method in COUNTERS:
         solver = method
+    if method in COUNTERS:
+        jobs = 1  # one computation, no units to share out
     if limit is not None and method not in ENUMERATORS:
         raise TilesatError(f"--limit stops an enumeration; --method {method} counts without listing")
     if not (epsilon > 0 and 0 < delta < 1):
