@@ -294,8 +294,21 @@ def _run_compiled(plan: Plan) -> int:
     return total
 
 
+def _area_splits(instance: Instance, placements: Placements) -> bool:
+    """Whether the area is a multiple of the gcd of the sizes of the pieces
+    that have placements.  Why: the DP would find out only at the last cell,
+    after exploring every frontier (21 s for trominoes on a 5x14 cylinder)."""
+    sizes = {instance.rules[k].piece.size for k in np.unique(placements.rule).tolist()}
+    area = instance.board.area
+    return area % math.gcd(*sizes) == 0 if sizes else area == 0
+
+
 def count(instance: Instance, placements: Placements | None = None) -> int:
     """The exact number of tilings (Python int: counts exceed 2**63)."""
+    if placements is None:
+        placements = generate_placements(instance)
+    if not _area_splits(instance, placements):
+        return 0
     plan = make_plan(instance, placements)
     if plan.key_bits > KEY_BITS:
         return _run_python(plan)  # problem() refuses these; the reference still counts them
