@@ -28,6 +28,9 @@ from tilesat.symmetry import symmetry_group
 
 
 def rect(pieces: str, rows: int, cols: int):
+    if (rows, cols) == (8, 8):  # Scott's problem: the central 2x2 blocked
+        grid = ["........"] * 3 + ["...##..."] * 2 + ["........"] * 3
+        return parse_instance(f"pieces: {pieces}\n" + "\n".join(grid) + "\n")
     return parse_instance(f"pieces: {pieces}\n" + ("." * cols + "\n") * rows)
 
 
@@ -62,6 +65,7 @@ ROWS = [
     ("4x15 pentominoes, classes", "pentominoes:1", 4, 15, True, (1472, 368)),
     ("3x20 pentominoes, classes", "pentominoes:1", 3, 20, True, (8, 2)),
     ("5x8 two of each tetromino, raw", "tetrominoes:2", 5, 8, False, 3106),
+    ("8x8 less 2x2 pentominoes, classes", "pentominoes:1", 8, 8, True, (520, 65)),
 ]
 
 

@@ -192,3 +192,34 @@ def test_disconnected_pieces_turn_region_pruning_off():
     assert native.count(inst) == 2
     inst = parse_instance("shape: D #.#\npieces: D, I2\n....\n....\n....\n")
     assert native.count(inst) == count_tilings(inst, "ganak").count
+
+
+@st.composite
+def same_size_instances(draw):
+    """Boards up to 6x7 with holes and wraps, pieces of one size: where the
+    region check prunes most (every region a multiple of the size)."""
+    rows, cols = draw(st.integers(1, 6)), draw(st.integers(1, 7))
+    cells = st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1))
+    blocked = draw(st.sets(cells, max_size=(rows * cols) // 4))
+    grid = ["".join("#" if (r, c) in blocked else "." for c in range(cols)) for r in range(rows)]
+    pieces = draw(st.sampled_from(["I2", "L3", "I3, L3", "L3:2.., I3:0..3", "tetrominoes", "L4, T4:1", "O4:0..1, S4"]))
+    wrap = draw(st.sampled_from(["none", "rows", "columns", "both"]))
+    return parse_instance(f"pieces: {pieces}\nwrap: {wrap}\n" + "\n".join(grid) + "\n")
+
+
+@settings(max_examples=80, deadline=None)
+@given(same_size_instances())
+def test_region_pruning_is_sound_on_both_searches(instance):
+    tables = native.build_tables(generate_placements(instance))
+    plain = native.Search(tables, regions=False, general=True).count()
+    if plain > 20_000:
+        reject()
+    for general in (False, True):
+        for cap in (None, 1, 3):
+            assert native.Search(tables, general=general, cap=cap).count() == plain, (general, cap)
+
+
+def test_scotts_pentomino_problem():
+    # 8x8 less the central 2x2, the 12 pentominoes once each: 520 tilings (65 up to symmetry, Scott 1958)
+    rows = ["........"] * 3 + ["...##..."] * 2 + ["........"] * 3
+    assert native.count(parse_instance("pieces: pentominoes:1\n" + "\n".join(rows) + "\n")) == 520

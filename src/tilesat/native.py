@@ -762,5 +762,7 @@ def warm_up() -> None:
     from .instance import parse_instance
 
     inst = parse_instance("pieces: L3:0..1, I2\n...\n.#.\n")
-    list(tilings(inst))
-    count(inst)
+    tables = _tables(inst, None)
+    for general in (False, True):  # the one-word search and the any-size one
+        list(Search(tables, general=general).batches())
+        Search(tables, general=general).count()
