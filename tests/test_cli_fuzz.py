@@ -457,7 +457,7 @@ def test_fuzzed_instance_files(assets, board, command, json_flag):
 
 
 @pytest.mark.slow
-@settings(FUZZ, max_examples=1000)
+@settings(FUZZ, max_examples=500)
 @given(board=instance_files(), argv=command_lines())
 def test_fuzzed_command_lines_in_process_long(assets, board, argv):
     _fuzz_in_process(assets, board, argv)
