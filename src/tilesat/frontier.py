@@ -54,7 +54,9 @@ class Plan:
     width: int  # W: the largest reach of a placement, in scan positions
     transposed: bool  # scanned column by column
     starts: list  # starts[i]: (offset masks, rule indices) of the placements first at i
-    stride: np.ndarray  # int64 (rules,): the code's radix weight of each counted rule, 0 if not counted
+    stride: np.ndarray  # int64 (rules,): 1 << offset of each counted rule's bit field in the code, 0 if not counted
+    offset: np.ndarray  # int64 (rules,): where each counted rule's bit field starts
+    field: np.ndarray  # int64 (rules,): the bit field's mask (after shifting), 0 if not counted
     cap: np.ndarray  # int64 (rules,): the largest digit of each counted rule
     saturate: np.ndarray  # bool (rules,): no upper bound, the digit stops at the minimum
     codes: int  # how many codes there are
@@ -92,9 +94,13 @@ def _relabel(placements: Placements, transposed: bool) -> tuple[np.ndarray, np.n
 
 
 def _codes(instance: Instance, area: int):
-    """Mixed-radix layout of the piece counts: stride, cap, saturate, codes."""
+    """Bit-field layout of the piece counts: stride, offset, field, cap,
+    saturate, codes.  Why bit fields, not a mixed radix: a digit is a shift
+    and a mask instead of two divisions in the compiled inner loop."""
     n = len(instance.rules)
     stride = np.zeros(n, dtype=np.int64)
+    offset = np.zeros(n, dtype=np.int64)
+    field = np.zeros(n, dtype=np.int64)
     cap = np.zeros(n, dtype=np.int64)
     saturate = np.zeros(n, dtype=bool)
     codes = 1
@@ -110,18 +116,20 @@ def _codes(instance: Instance, area: int):
             top, sat = min(rule.min, most + 1), True
         if top == 0 and sat:
             continue  # min 0 and no effective max: nothing to count
+        bits = top.bit_length()
+        offset[k] = codes.bit_length() - 1
         stride[k] = codes
+        field[k] = (1 << bits) - 1
         cap[k] = top
         saturate[k] = sat
-        codes *= top + 1
-    return stride, cap, saturate, codes
+        codes <<= bits
+    return stride, offset, field, cap, saturate, codes
 
 
-def _digits(plan_stride, plan_cap, codes):
+def _digits(offset, field, codes):
     """digits[c, k]: rule k's digit in code c (0 for uncounted rules)."""
     c = np.arange(codes, dtype=np.int64)[:, None]
-    radix = plan_cap + 1
-    return np.where(plan_stride > 0, (c // np.maximum(plan_stride, 1)) % radix, 0)
+    return (c >> offset) & field
 
 
 def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
@@ -138,9 +146,9 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
             best = (width, transposed, first, pos)
     width, transposed, first, pos = best
 
-    stride, cap, saturate, codes = _codes(instance, area)
+    stride, offset, field, cap, saturate, codes = _codes(instance, area)
     sizes = np.array([r.piece.size for r in instance.rules], dtype=np.int64)
-    digits = _digits(stride, cap, codes) if codes <= MAX_PRUNE_CODES else None
+    digits = _digits(offset, field, codes) if codes <= MAX_PRUNE_CODES else None
     mins = np.array([r.min for r in instance.rules], dtype=np.int64)
     final_ok = np.ones(codes, dtype=bool)
     need = room = None
@@ -172,7 +180,7 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
             m |= 1 << (x - f)
         by_start[f][0].append(m)
         by_start[f][1].append(int(placements.rule[p]))
-    return Plan(area, width, transposed, by_start, stride, cap, saturate, codes, need, room, final_ok)
+    return Plan(area, width, transposed, by_start, stride, offset, field, cap, saturate, codes, need, room, final_ok)
 
 
 def problem(instance: Instance) -> str | None:
@@ -200,6 +208,7 @@ def count_python(instance: Instance, placements: Placements | None = None) -> in
 
 def _run_python(plan: Plan) -> int:
     stride, cap, saturate = plan.stride.tolist(), plan.cap.tolist(), plan.saturate.tolist()
+    offset, field = plan.offset.tolist(), plan.field.tolist()
     states = {(0, 0): 1}
     for i in range(plan.area):
         masks, rules = plan.starts[i]
@@ -215,7 +224,7 @@ def _run_python(plan: Plan) -> int:
                     continue
                 c = code
                 if stride[k]:
-                    d = (code // stride[k]) % (cap[k] + 1)
+                    d = (code >> offset[k]) & field[k]
                     if d < cap[k]:
                         c += stride[k]
                     elif not saturate[k]:
@@ -269,6 +278,8 @@ def _run_compiled(plan: Plan) -> int:
     need = plan.need if use_need else np.zeros(1, dtype=np.int64)
     room = plan.room if use_room else np.zeros(1, dtype=np.int64)
     stride = plan.stride.astype(np.int64)
+    offset = plan.offset.astype(np.int64)
+    field = plan.field.astype(np.int64)
     cap = plan.cap.astype(np.int64)
     saturate = plan.saturate.astype(np.bool_)
     empty = np.zeros(0, dtype=np.int64)
@@ -282,7 +293,7 @@ def _run_compiled(plan: Plan) -> int:
             vals = np.concatenate([vals, np.zeros((vals.shape[0], 1), dtype=np.int64)], axis=1)
         m = np.array(masks, dtype=np.int64) if masks else empty
         r = np.array(rules, dtype=np.int64) if rules else empty
-        keys, vals, n = step(keys, vals, n, m, r, shift, stride, cap, saturate, need, room,
+        keys, vals, n = step(keys, vals, n, m, r, shift, stride, offset, field, cap, saturate, need, room,
                              use_need, use_room, plan.area - i - 1)
         if n == 0:
             return 0

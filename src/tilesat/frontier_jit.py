@@ -36,7 +36,15 @@ def _insert(tkeys, tvals, tmask, key, vals, row):
         h = (h + 1) & tmask
 
 @numba.njit(cache=True)
-def step(keys, vals, n, masks, rules, shift, stride, cap, saturate, need, room, use_need, use_room, left):
+def _popcount(x):
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
+@numba.njit(cache=True)
+def step(keys, vals, n, masks, rules, shift, stride, offset, field, cap, saturate, need, room, use_need, use_room, left):
     """Advance the n states (keys, vals) past one cell; returns the new
     (keys, vals, n)."""
     limbs = vals.shape[1]
@@ -62,18 +70,14 @@ def step(keys, vals, n, masks, rules, shift, stride, cap, saturate, need, room, 
                 k = rules[j]
                 c = code
                 if stride[k] != 0:
-                    d = (code // stride[k]) % (cap[k] + 1)
+                    d = (code >> offset[k]) & field[k]
                     if d < cap[k]:
                         c += stride[k]
                     elif not saturate[k]:
                         continue  # the maximum is reached
                 nm = (mask | m) >> 1
                 if use_need:
-                    uncovered = left
-                    x = nm
-                    while x:  # popcount
-                        x &= x - 1
-                        uncovered -= 1
+                    uncovered = left - _popcount(nm)
                     if uncovered < need[c] or (use_room and uncovered > room[c]):
                         continue
                 used += _insert(tkeys, tvals, tmask, (c << shift) | nm, vals, s)
