@@ -223,3 +223,19 @@ def test_scotts_pentomino_problem():
     # 8x8 less the central 2x2, the 12 pentominoes once each: 520 tilings (65 up to symmetry, Scott 1958)
     rows = ["........"] * 3 + ["...##..."] * 2 + ["........"] * 3
     assert native.count(parse_instance("pieces: pentominoes:1\n" + "\n".join(rows) + "\n")) == 520
+
+
+@pytest.mark.parametrize("text", [
+    "pieces: pentominoes/one-sided:1\n" + ("." * 12 + "\n") * 5,  # no reflections: orbits of 2 (46)
+    "pieces: pentominoes/fixed:1, I1:0..5\n" + ("." * 13 + "\n") * 5,  # no rotations either (7)
+    "pieces: pentominoes:1, I1:1\n" + "#" + "." * 20 + "\n" + "." * 21 + "\n" + "." * 20 + "#\n",  # a half turn only (152)
+    "pieces: L4:1, I2\n....\n....\n....\n....\n",  # a square: 8 maps (208)
+])
+def test_count_by_orbits_equals_the_sum_over_placements(text):
+    inst = parse_instance(text)
+    P = generate_placements(inst)
+    tables = native.build_tables(P)
+    k = native._split_rule(tables)
+    direct = sum(native.Search(tables, int(p)).count() for p in P.of_rule(k))
+    assert native.count(inst, P) == direct > 0
+    assert sum(1 for _ in native.tilings(inst, P)) == direct

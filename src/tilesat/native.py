@@ -730,14 +730,75 @@ def _split_rule(tables: Tables) -> int | None:
     return min(once, key=lambda k: sizes[k])
 
 
+def _point_maps(board) -> list[np.ndarray]:
+    """The rotations and reflections of the rectangle that map open cells
+    to open cells, as arrays cell -> image cell (identity excluded)."""
+    R, C = board.rows, board.cols
+    r, c = np.divmod(np.arange(R * C), C)
+    maps = [(R - 1 - r, C - 1 - c), (R - 1 - r, c), (r, C - 1 - c)]
+    if R == C:
+        maps += [(c, R - 1 - r), (C - 1 - c, r), (c, r), (C - 1 - c, R - 1 - r)]
+    open_flat = board.open.ravel()
+    out = []
+    for nr, nc in maps:
+        image = nr * C + nc
+        if np.array_equal(open_flat[image], open_flat):
+            out.append(image)
+    return out
+
+
+def _orbits(placements: Placements, k: int) -> list[tuple[int, int]]:
+    """(representative, orbit size) of rule k's placements under the point
+    symmetries of the instance: the maps of the board under which every
+    rule's placements map onto placements of the same rule (one-sided and
+    fixed pieces may forbid reflections or rotations).  Unwrapped boards
+    only; wrapped ones are one orbit per placement."""
+    ids = placements.of_rule(k)
+    if placements.instance.board.wrap != "none":
+        return [(int(p), 1) for p in ids]
+    rows = {}
+    for j in range(len(placements.instance.rules)):
+        block = placements.of_rule(j)
+        if block.size:
+            size = int(placements.indptr[block[0] + 1] - placements.indptr[block[0]])
+            rows[j] = placements.cells[placements.indptr[block[0]]:placements.indptr[block[-1] + 1]].reshape(-1, size)
+    group = []
+    for image in _point_maps(placements.instance.board):
+        ok = True
+        for j, A in rows.items():
+            B = np.sort(image[A], axis=1)
+            a = np.unique(A.astype(np.int64), axis=0)
+            b = np.unique(B.astype(np.int64), axis=0)
+            if a.shape != b.shape or not np.array_equal(a, b):
+                ok = False
+                break
+        if ok:
+            group.append(image)
+    index = {rows[k][i].astype(np.int64).tobytes(): int(p) for i, p in enumerate(ids)}
+    seen, out = set(), []
+    for i, p in enumerate(ids):
+        if int(p) in seen:
+            continue
+        orbit = {int(p)} | {index[np.sort(g[rows[k][i]]).astype(np.int64).tobytes()] for g in group}
+        seen |= orbit
+        out.append((int(p), len(orbit)))
+    return out
+
+
 def count(instance: Instance, placements: Placements | None = None, forced: int | None = None) -> int:
     """The exact number of tilings (with ``forced``: of those holding that
-    placement), counted without materialising them."""
+    placement), counted without materialising them.
+
+    Without ``forced``, and with a piece used exactly once: the sum over its
+    placements of the tilings holding each, one per orbit under the board's
+    symmetries times the orbit's size (a symmetry maps the tilings holding
+    p one to one onto those holding its image).  6x10 pentominoes: 0.4 s
+    instead of 1.5 s for the 32 X placements."""
     tables = _tables(instance, placements)
     if forced is None:
         k = _split_rule(tables)
         if k is not None:
-            return sum(Search(tables, int(p)).count() for p in tables.placements.of_rule(k))
+            return sum(size * Search(tables, p).count() for p, size in _orbits(tables.placements, k))
     return Search(tables, forced).count()
 
 
