@@ -130,3 +130,8 @@ def test_an_area_no_piece_sizes_make_is_counted_at_once():
     start = time.perf_counter()
     assert frontier.count(board("L3, I3", 5, 14, wrap="rows")) == 0
     assert time.perf_counter() - start < 2
+
+
+def test_refuses_too_many_count_states_in_one_line():
+    message = frontier.problem(board("pentominoes:0..3", 5, 6))
+    assert "count states" in message and "\n" not in message

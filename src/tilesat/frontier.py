@@ -147,25 +147,29 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
     width, transposed, first, pos = best
 
     stride, offset, field, cap, saturate, codes = _codes(instance, area)
-    sizes = np.array([r.piece.size for r in instance.rules], dtype=np.int64)
-    digits = _digits(offset, field, codes) if codes <= MAX_PRUNE_CODES else None
-    mins = np.array([r.min for r in instance.rules], dtype=np.int64)
-    final_ok = np.ones(codes, dtype=bool)
-    need = room = None
-    if digits is not None:
-        counted = stride > 0
-        # a rule counted only to its minimum: digit == min means met
-        short = np.where(counted, np.maximum(mins - digits, 0), mins)
-        final_ok = (short == 0).all(axis=1)
-        need = (short * sizes).sum(axis=1)
-        limited = counted & ~saturate
-        has_placements = np.bincount(placements.rule, minlength=len(instance.rules)) > 0
-        if (has_placements & ~limited).any():
-            room = None  # some piece may be used any number of times
-        else:
-            room = (np.where(limited, cap - digits, 0) * sizes).sum(axis=1)
-    elif (mins > 0).any():
-        raise TilesatError("frontier: too many piece counts to track")  # problem() refuses first
+    if codes > MAX_PRUNE_CODES:
+        raise TilesatError(f"the piece counts make {codes} count states; the frontier engine tracks at most "
+                           f"{MAX_PRUNE_CODES} (count fewer pieces, or use dlx)")
+    # per code: cells the still-required pieces need, cells the still-allowed
+    # pieces can cover (None: some piece is unlimited), every minimum met;
+    # one rule at a time, so memory is O(codes), not O(codes x rules)
+    codes_range = np.arange(codes, dtype=np.int64)
+    need = np.zeros(codes, dtype=np.int64)
+    room = np.zeros(codes, dtype=np.int64)
+    has_placements = np.bincount(placements.rule, minlength=len(instance.rules)) > 0
+    unlimited = False
+    for k, rule in enumerate(instance.rules):
+        digit = (codes_range >> offset[k]) & field[k]
+        size = rule.piece.size
+        if stride[k]:
+            need += np.maximum(rule.min - digit, 0) * size
+        if stride[k] and not saturate[k]:
+            room += (cap[k] - digit) * size
+        elif has_placements[k]:
+            unlimited = True
+    final_ok = need == 0
+    if unlimited:
+        room = None
 
     # placements grouped by their first position, as offset masks
     by_start: list = [([], []) for _ in range(area)]
@@ -189,8 +193,6 @@ def problem(instance: Instance) -> str | None:
         plan = make_plan(instance)
     except TilesatError as e:
         return str(e)
-    if plan.codes > MAX_PRUNE_CODES and any(r.min > 0 for r in instance.rules):
-        return f"the piece counts make {plan.codes} count states; the frontier engine tracks at most {MAX_PRUNE_CODES}"
     if plan.key_bits > KEY_BITS:
         return (f"the frontier is {plan.width + 1} cells wide and the piece counts need "
                 f"{plan.key_bits - plan.width - 1} bits: more than a {KEY_BITS}-bit state"
