@@ -54,13 +54,20 @@ def test_auto_says_which_method_and_why(tmp_path):
     data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4, "--up-to-symmetry").output)
     assert data["method"] == "ganak" and data["count"] == 281  # the determinant counts raw tilings only
     data = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 4).output)
-    assert data["method"] == "ganak" and "ganak" in data["why"]
-    data = json.loads(count(tmp_path, "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2).output)
-    assert data["method"] == "dlx" and "exact-cover" in data["why"] and data["count"] == 8
-    data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2).output)
+    assert data["method"] == "frontier" and "frontier of" in data["why"]
+    by_ganak = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 4, "--up-to-symmetry").output)
+    assert by_ganak["method"] == "ganak" and "ganak" in by_ganak["why"] and by_ganak["count"] == data["count"]
+    text = "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2
+    data = json.loads(count(tmp_path, text).output)
+    assert data["method"] == "frontier" and data["count"] == 8
+    data = json.loads(count(tmp_path, text, "--up-to-symmetry").output)
+    assert data["method"] == "dlx" and "exact-cover" in data["why"] and data["up_to_symmetry"] == 2
+    data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2, "--up-to-symmetry").output)
     assert data["method"] == "blocking" and "exact cover" in data["why"]
-    res = runner.invoke(app, ["count", str(tmp_path / "b.txt")])
+    res = runner.invoke(app, ["count", str(tmp_path / "b.txt"), "--up-to-symmetry"])
     assert res.output.startswith("count: ") and "by blocking (piece counts beyond exact cover" in res.output
+    data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2).output)
+    assert data["method"] == "frontier" and data["exact"]
 
 
 @pytest.mark.parametrize("rows,cols,raw,classes", [(3, 20, 8, 2), (4, 15, 1472, 368), (5, 12, 4040, 1010), (6, 10, 9356, 2339)])
@@ -218,6 +225,8 @@ def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
 from hypothesis import given, reject, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from oracle import TooHard, board_maps, brute_force_tilings, orbit_count  # noqa: E402
+
+from tilesat.counting import COUNTERS, counter_engine  # noqa: E402
 from test_property import _args, instances  # noqa: E402
 
 from tilesat.counting import count_tilings, dlx_problem  # noqa: E402
@@ -243,6 +252,10 @@ def test_every_method_counts_like_the_oracle(instance, encoding):
             assert r.exact and r.count == len(truth), (method, jobs)
             if free:
                 assert r.up_to_symmetry == classes, (method, jobs, r.group)
+    for method in COUNTERS:  # whole-instance engines: raw counts
+        if counter_engine(method).problem(instance) is None:
+            r = count_tilings(instance, method)
+            assert r.exact and r.count == len(truth), method
 
 
 # --- honest options (issue 12) -------------------------------------------
