@@ -397,10 +397,7 @@ def _check_answer(argv: list[str], code: int, stdout: str, stderr: str) -> None:
 
 # Bugs this fuzz test found that are not fixed yet: (what, does this failure show it?).  Each has
 # its own strict xfail test below, which fails once the bug is fixed: then delete both entries.
-KNOWN_BUGS = [
-    ("compare crashes when a quick check answers 'none' (no formula, sizes None)",
-     lambda argv, text: "compare" in argv and "unsupported format string passed to NoneType.__format__" in text),
-]
+KNOWN_BUGS: list = []  # none open: "compare on a board a quick check rules out" was fixed
 
 
 def _known_bug(argv: list[str], text: str) -> bool:
@@ -482,12 +479,8 @@ def test_fuzzed_command_lines_as_real_processes(assets, board, argv):
         _check_files_kept(root, before, argv)
 
 
-# --- bugs this fuzz test found -------------------------------------------------------------------
+# --- bugs this fuzz test found (fixed; kept as regression tests) ---------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug found by the fuzz test: compare crashes with a traceback (TypeError: unsupported format string "
-    "passed to NoneType.__format__, cli/compare.py, the table row) when a quick check answers 'none' before "
-    "any formula is built: the run is 'ok' but its variables/clauses/literals are None"))
 def test_compare_of_a_board_a_quick_check_rules_out(tmp_path):
     board = tmp_path / "three-cells.txt"
     board.write_text("pieces: L4\n...\n")  # 3 cells: no L-tetromino tiling, by the area check

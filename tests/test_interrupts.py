@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from test_control import mutilated
+from test_issue12_why import finish, start_busy
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 CLI = [sys.executable, "-m", "tilesat"]
@@ -89,8 +90,11 @@ def test_solve_on_the_mutilated_board_interrupted_20_times(boards):
 
 
 def test_interrupted_count_says_what_it_had(boards):
-    code, _, out, err = _run_and_interrupt(["count", INSTANCES / "pentomino-6x10.txt", "--json"], 2.5)
-    assert code == 130
+    proc = start_busy(["count", INSTANCES / "pentomino-6x10.txt", "--json"], 0.3)  # counting, not starting
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    code, _, out, err = finish(proc, sent)
+    assert code == 130, err
     data = json.loads(out)
     assert data["stopped"] == "interrupted" and not data["exact"] and data["count"] >= 0
 
@@ -105,7 +109,7 @@ def test_solve_with_timeout_answers_unknown_124_in_time(boards):
     proc, took = _timed(["solve", boards / "mut16.txt", "--timeout", "2"])
     assert proc.returncode == 124, proc.stderr
     assert proc.stdout.startswith("unknown: the time limit of 2 s passed")
-    assert took < 3.0
+    assert took < 3.0  # the issue's figure (2.1 s on a quiet machine)
     proc, _ = _timed(["check-unique", boards / "mut16.txt", "--timeout", "1", "--json"])
     data = json.loads(proc.stdout)
     assert proc.returncode == 124 and data["verdict"] == "unknown" and data["stats"]["stopped"] == "timeout"
@@ -125,7 +129,7 @@ def test_every_searching_command_honours_timeout(boards, args, check):
     assert proc.returncode == 124, proc.stderr
     assert "Traceback" not in proc.stderr
     assert check(proc.stdout), proc.stdout
-    assert took < 3.0
+    assert took < 1.5 + 2.0  # start-up and clean-up included, with room for a busy machine
 
 
 @pytest.mark.parametrize("value", ["nan", "0", "-1", "inf"])

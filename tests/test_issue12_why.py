@@ -10,7 +10,7 @@ code as it is.
 
 Ctrl-C can hang for ever:
   solve on a 16x16 mutilated board, SIGINT: hung in free() 1 in 12 -> test_interrupts.py::test_sigint_at_random_moments_exits_130_within_two_seconds
-  a second Ctrl-C then segfaults (exit 139)                          -> test_issue12_why.py::test_two_quick_ctrl_c_never_crash (bugs left, xfail: test_issue12_why.py::test_ctrl_c_as_the_solve_moves_into_its_child_never_crashes, test_issue12_why.py::test_a_second_ctrl_c_after_the_report_changes_nothing)
+  a second Ctrl-C then segfaults (exit 139)                          -> test_issue12_why.py::test_two_quick_ctrl_c_never_crash (and test_issue12_why.py::test_ctrl_c_as_the_solve_moves_into_its_child_never_crashes, test_issue12_why.py::test_a_second_ctrl_c_after_the_report_changes_nothing)
   timeout -s INT 3 tilesat list pentomino-6x10 hung over 12 minutes  -> test_interrupts.py::test_sigint_at_random_moments_exits_130_within_two_seconds (list, blocking and dlx)
 No time limit with the default solver:
   --timeout refused for PySAT solvers (cadical195)                   -> test_interrupts.py::test_solve_with_timeout_answers_unknown_124_in_time, test_interrupts.py::test_every_searching_command_honours_timeout
@@ -32,7 +32,7 @@ Wrong answers at the edges:
   check-unique | head -1 exits 1 on a unique board                   -> test_cli_edges.py::test_a_closed_pipe_ends_quietly_with_141
   verify-proof prints the claim it reads from proof.json             -> test_proof_damage.py::test_edited_json_fields_are_rejected (the edited claim), test_proof_damage.py::test_intact_proofs_verify_with_a_derived_statement
   decode of an export --block answer says "no tiling exists"         -> test_dimacs.py::test_decode_block_says_no_other_tiling_or_another
-  count --solver glucose4 silently ignores the solver                -> test_count.py::test_options_a_method_cannot_use, test_count.py::test_solver_option_is_used_by_auto (the same kind left in tromino, xfail: test_issue12_why.py::test_tromino_golomb_refuses_options_it_cannot_use)
+  count --solver glucose4 silently ignores the solver                -> test_count.py::test_options_a_method_cannot_use, test_count.py::test_solver_option_is_used_by_auto (the same kind in tromino: test_issue12_why.py::test_tromino_golomb_refuses_options_it_cannot_use)
   count --jobs 1000 starts 1000 processes for 29 units               -> test_count.py::test_jobs_are_capped_by_the_units
   count of a 14x14 mutilated board ignores Ctrl-C: ganak             -> test_interrupts.py::test_sigint_at_random_moments_exits_130_within_two_seconds (count --method ganak)
   ... and approx                                                     -> test_issue12_why.py::test_ctrl_c_stops_an_approx_count
@@ -165,13 +165,6 @@ def test_two_quick_ctrl_c_never_crash(boards):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a Ctrl-C as the solve moves into its child crashes the process (SIGABRT 'free(): double free "
-    "detected in tcache 2' / 'munmap_chunk(): invalid pointer', or SIGSEGV) in half the runs or more, or is "
-    "lost ('Exception ignored in: Cadical195.__del__ ... KeyboardInterrupt', then the parent waits on its "
-    "child for ever): Child() restores the signal mask, the pending SIGINT becomes a KeyboardInterrupt inside "
-    "PySAT's delete()/__del__ of the parent's copy, between the C free and 'self.cadical = None', and "
-    "PysatSolver.close() frees it again"))
 def test_ctrl_c_as_the_solve_moves_into_its_child_never_crashes(boards):
     for i in range(12):
         code, took, _, err = interrupt(["solve", boards / "mut16.txt"])  # the moment the child is there
@@ -180,11 +173,6 @@ def test_ctrl_c_as_the_solve_moves_into_its_child_never_crashes(boards):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a second Ctrl-C just after the command reported the first one adds a wrong line "
-    "'interrupted: stopped while starting; nothing was done' (the KeyboardInterrupt escapes friendly() "
-    "before it records the report), or 'Exception ignored in: <module threading> ... Traceback ... "
-    "KeyboardInterrupt' (during interpreter shutdown), or the process dies by SIGINT"))
 def test_a_second_ctrl_c_after_the_report_changes_nothing(boards):
     for i in range(5):
         proc = start_busy(["solve", boards / "mut16.txt"], 0.3 + 0.05 * i)
@@ -296,9 +284,6 @@ def test_external_solver_troubles_are_one_line(tmp_path, case):
 # --- honest options ---------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug, of the kind 'count --solver glucose4 silently ignores the solver': tromino --method golomb accepts "
-    "--solver and --encoding, even unknown names, and ignores them (exit 0)"))
 @pytest.mark.parametrize("option, value", [("--solver", "nosuch"), ("--encoding", "nosuch"), ("--solver", "glucose4")])
 def test_tromino_golomb_refuses_options_it_cannot_use(option, value):
     res = runner.invoke(app, ["tromino", "2", "--method", "golomb", option, value])

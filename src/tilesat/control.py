@@ -125,6 +125,19 @@ def time_limit(limit: float | Deadline | None) -> Iterator[Deadline]:
         _CURRENT.reset(token)
 
 
+@contextlib.contextmanager
+def sigint_held():
+    """SIGINT waits while inside (Python sees it on the way out): for the
+    short steps that must not be cut in two, such as freeing a solver (a
+    KeyboardInterrupt between PySAT's free and its forgetting the pointer
+    freed it twice) or forking."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def wait_step(limit: Deadline | None = None) -> float:
     """How long the next poll may sleep; raises :class:`TimedOut` when the deadline has passed."""
     limit = limit or deadline()
@@ -181,11 +194,10 @@ class Child:
         # The child starts with SIGINT blocked (the mask is inherited), so no
         # Ctrl-C lands in it between the fork and its own setup; here a
         # pending one is delivered when the mask is restored.
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            self.process.start()
+            with sigint_held():
+                self.process.start()
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
             child_conn.close()
 
     def send(self, message) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 import pysolvers
 from pysat.solvers import Solver, SolverNames
 
-from .control import Child, ChildError, TimedOut, deadline, may_start_children, wait_step
+from .control import Child, ChildError, TimedOut, deadline, may_start_children, sigint_held, wait_step
 from .dimacs import check_model, read_answer, write_dimacs
 from .errors import TilesatError
 
@@ -195,9 +195,10 @@ class PysatSolver:
             raise
 
     def _move_to_child(self) -> None:
-        self._child = Child(_serve, self._solver, self.name, self._budgets)
-        self._solver.delete()  # our copy: the child has its own from the fork
-        self._solver = None
+        with sigint_held():  # a Ctrl-C waits until the child exists and our copy is freed once
+            self._child = Child(_serve, self._solver, self.name, self._budgets)
+            solver, self._solver = self._solver, None
+            solver.delete()  # our copy: the child has its own from the fork
 
     def model(self):
         return self._model
@@ -212,8 +213,9 @@ class PysatSolver:
             self._child.kill()
             self._child = None
         if self._solver is not None:
-            self._solver.delete()  # safe: no interrupt ever unwound through it (no longjmp handler)
-            self._solver = None
+            with sigint_held():  # freed once, whole: no interrupt ever unwound through it (no longjmp handler)
+                solver, self._solver = self._solver, None
+                solver.delete()
 
     def __enter__(self):
         return self

@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from .. import limits
 from ..errors import TilesatError
-from .common import EXIT_INTERRUPTED, EXIT_USAGE, _err, interrupt_reported, stdout_failed
+from .common import EXIT_INTERRUPTED, EXIT_USAGE, _err, begin_run, interrupt_reported, stdout_failed
 
 # typer's public BadParameter derives from the (vendored, in typer >= 0.26)
 # click's ClickException, the base of every usage error: found this way, no
@@ -53,6 +53,7 @@ class TilesatGroup(TyperGroup):
         if not standalone_mode:  # a caller that handles errors itself
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         args = sys.argv[1:] if args is None else list(args)
+        begin_run()
         status = 0
         try:
             if not args:  # no command: the help, as a usage error

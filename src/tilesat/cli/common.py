@@ -115,16 +115,30 @@ def stdout_failed(error: OSError) -> int:
     return EXIT_USAGE
 
 
-_REPORTED = []  # an interruption's message was printed (by a command)
+_STARTED_COMMAND = []  # a command body began: from then on Ctrl-C is its to report
 
 
 def interrupt_reported() -> bool:
-    return bool(_REPORTED)
+    """Whether a command started (and so says what it had when interrupted)."""
+    return bool(_STARTED_COMMAND)
+
+
+def begin_run() -> None:
+    """A new run of the command line (in-process callers run several): no command started yet, Ctrl-C as Python has it."""
+    _STARTED_COMMAND.clear()
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _ignore_more_interrupts() -> None:
+    """After the first Ctrl-C, further ones must not cut the report short."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def interrupted_exit() -> typer.Exit:
     """Exit 130 for a command that has said what it had when interrupted."""
-    _REPORTED.append(True)
+    _ignore_more_interrupts()
     return typer.Exit(EXIT_INTERRUPTED)
 
 
@@ -136,6 +150,7 @@ def friendly(fn):
     def wrapper(*args, **kwargs):
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.default_int_handler)  # from here Ctrl-C says what the command had
+        _STARTED_COMMAND.append(True)
         try:
             return fn(*args, **kwargs)
         except TilesatError as e:
@@ -145,10 +160,10 @@ def friendly(fn):
             _err().print("error: out of memory: the instance is too large for this machine", markup=False)
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt as e:
+            _ignore_more_interrupts()
             found = len(getattr(e, "tilings", []))
             had = f"found {found} tiling{'s' if found != 1 else ''} before stopping" if found else "no tiling found yet"
             _err().print(f"interrupted: {had}; no verdict", markup=False)
-            _REPORTED.append(True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except OSError as e:
             if not stdout_fails():  # another file or pipe (a solver's): not ours to explain

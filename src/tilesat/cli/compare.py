@@ -51,7 +51,7 @@ def compare_cmd(
     if not out.is_terminal:
         out = _out(width=200)  # a pipe or file: no 80-column squeeze
     table = Table("instance", "encoding", "solver", "variables", "clauses", "literals", "build s",
-                  "solve s (median [min-max])", "total s", "x best", "verdict",
+                  "solve s (median \\[min-max])", "total s", "x best", "verdict",
                   title=f"tilesat compare --task {task} ({repeat} run{'s' if repeat > 1 else ''} each)",
                   title_justify="left")
     for name, runs in result.by_instance().items():
@@ -59,7 +59,8 @@ def compare_cmd(
         for r in runs:
             if r.status == "ok":
                 spread = f" [{min(r.solve):.3f}-{max(r.solve):.3f}]" if repeat > 1 else ""
-                cells = [f"{r.variables:,}", f"{r.clauses:,}", f"{r.literals:,}", f"{r.build_median:.3f}",
+                # no formula when a quick check answered (the board has no tiling): sizes shown as "-"
+                cells = [_size(r.variables), _size(r.clauses), _size(r.literals), f"{r.build_median:.3f}",
                          f"{r.solve_median:.3f}{spread}", f"{r.total:.3f}", f"{r.total / best.total:.2f}" if best.total else "1.00",
                          r.verdict]
             else:
@@ -96,3 +97,7 @@ def compare_cmd(
         cells = len(instances) * len(enc_list) * len(solver_list)
         _err().print(f"interrupted: {len(result.runs)} of {cells} cells finished (shown above)", markup=False)
         raise interrupted_exit()
+
+
+def _size(n: int | None) -> str:
+    return "-" if n is None else f"{n:,}"

@@ -14,6 +14,7 @@ import typer
 
 from ..board import Board
 from ..control import TimedOut, check_timeout
+from ..options import SatOptions
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from ..generate import generate_unique
@@ -95,6 +96,12 @@ def tromino_cmd(
     limit = {"golomb": 13, "sat": 10}.get(method)
     if limit is None:
         raise TilesatError(f"unknown tromino method {method!r}; use golomb or sat")
+    asked = [name for name, value, default in (("encoding", encoding, DEFAULT_ENCODING), ("solver", solver, DEFAULT_SOLVER))
+             if value != default]
+    if method == "golomb" and asked:
+        raise TilesatError(f"--{', --'.join(asked)}: --method golomb is a construction and uses no SAT solver; "
+                           "they are for --method sat")
+    SatOptions(encoding, solver)  # the names, checked before any work
     if not 1 <= n <= limit:
         raise TilesatError(f"N must be between 1 and {limit} for --method {method}")
     if (svg or png) and n > 10:
