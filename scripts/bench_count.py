@@ -4,8 +4,9 @@
 In one process and one run: ``tilesat count --method auto`` (through the
 library call the command makes) on the 6x10 pentomino board, raw and up to
 symmetry, against the ``xcover`` package enumerating every exact cover of
-the same board directly; and ganak (what ``auto`` picks) on n x n domino
-boards.  Prints a Markdown table with seconds and the ratio tilesat/xcover.
+the same board directly; dominoes (auto: the Pfaffian); and issue 13's rows
+(Project Euler 161, L-trominoes, two of each tetromino, a holed 40x40 domino
+board) with the engine ``auto`` picks.  Prints a Markdown table with seconds and the ratio tilesat/xcover.
 
     pip install -e ".[bench]" && python scripts/bench_count.py
 """
@@ -37,6 +38,19 @@ def xcover_count(rows, cols) -> int:
     return sum(1 for _ in xcover.covers(options))
 
 
+def holed_dominoes(n: int, holes: int, seed: int) -> Instance:
+    """An n x n board with ``holes`` random blocked cells, as many of each colour (so it may tile)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    grid = np.ones((n, n), dtype=bool)
+    cells = rng.permutation(n * n)
+    black = [c for c in cells if (c // n + c % n) % 2 == 0][: holes // 2]
+    white = [c for c in cells if (c // n + c % n) % 2 == 1][: holes // 2]
+    grid.flat[black + white] = False
+    return Instance(Board(grid), parse_pieces("I2"), source=f"{n}x{n}-holes")
+
+
 def timed(fn):
     t0 = time.perf_counter()
     out = fn()
@@ -65,6 +79,15 @@ def main(argv=None) -> None:
     for n in args.dominoes:
         r, s = timed(lambda: count_tilings(rectangle(n, n, "I2"), "auto"))
         rows.append((f"dominoes {n}x{n}", r.method, f"{r.count:,}", s, None))
+    # issue 13's rows: the compiled engines' code loaded (numba's disk cache) before timing
+    for engine in ("frontier", "pfaffian"):
+        __import__(f"tilesat.{engine}", fromlist=["warm_up"]).warm_up()
+    for name, inst in (("trominoes (I3, L3) 9x12, Project Euler 161", rectangle(9, 12, "I3, L3")),
+                       ("L-trominoes 9x12", rectangle(9, 12, "L3")),
+                       ("2 of each tetromino, 5x8", rectangle(5, 8, "tetrominoes:2")),
+                       ("dominoes 40x40, 20 random holes", holed_dominoes(40, 20, seed=1))):
+        r, s = timed(lambda: count_tilings(inst, "auto"))
+        rows.append((name, r.method, f"{r.count:,}" if r.count < 10**24 else f"{len(str(r.count))} digits", s, None))
     print(f"machine: {platform.machine()}, {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores\n")
     print("| instance | tilesat method | count | tilesat s | xcover s (all covers) | ratio tilesat/xcover |")
     print("|---|---|---|---|---|---|")
