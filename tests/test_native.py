@@ -3,7 +3,6 @@ counts, the brute-force oracle on random instances, the other exact methods,
 forced placements, resumed batches, and the one-word search against the
 any-size one."""
 
-import numpy as np
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
