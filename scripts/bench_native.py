@@ -3,10 +3,12 @@
     python scripts/bench_native.py            # compiled code from numba's cache
     NUMBA_CACHE_DIR=$(mktemp -d) python scripts/bench_native.py   # cold: compiles
 
-Each row: the instance, the raw count (and classes up to symmetry where the
-issue asks), and seconds: the first run (cold: compiling or loading the
-cached code is in the first row's figure), a second run (warm), and xcover's
-full enumeration of the same tilings in the same process, as a ratio.
+First the warm-up (:func:`tilesat.native.warm_up`: compiling, about 11 s,
+or loading numba's cache, under a second).  Then each row: the instance,
+the raw count (and classes up to symmetry where the issue asks), and
+seconds: the first run (tables built), a second run, and xcover's full
+enumeration of the same tilings in the same process, with the ratio
+(second run / xcover).
 Classes are counted as ``tilesat count --up-to-symmetry`` will: units of
 :func:`tilesat.counting.plan_units` (one piece used once, fixed to one
 placement per orbit), each counted with ``forced``; units whose placement a
@@ -72,7 +74,7 @@ ROWS = [
 def main() -> int:
     t = time.perf_counter()
     native.warm_up()
-    print(f"warm-up (compile or load numba's cache): {time.perf_counter() - t:.2f} s", file=sys.stderr)
+    print(f"warm-up (compile or load numba's cache): {time.perf_counter() - t:.2f} s")
     load_xcover()
     print(f"{'instance':34} {'count':>12} {'first s':>8} {'warm s':>8} {'xcover s':>9} {'ratio':>6}")
     for name, pieces, rows, cols, sym, want in ROWS:
