@@ -27,7 +27,7 @@ def fib(n):
     return a
 
 
-EXACT = ["blocking", "ganak", "dlx"]
+EXACT = ["blocking", "ganak", "dlx", "native"]
 
 
 @pytest.mark.parametrize("method", EXACT)
@@ -42,7 +42,7 @@ def test_dominoes_2xn_fibonacci(tmp_path, n, method):
 @pytest.mark.parametrize("method", EXACT)
 def test_l_trominoes_2x3n(tmp_path, n, encoding, method):
     # dancing links uses no encoding: giving one is a usage error (test_options_a_method_cannot_use)
-    options = ["--encoding", encoding] if method != "dlx" else []
+    options = ["--encoding", encoding] if method in ("blocking", "ganak") else []
     data = json.loads(count(tmp_path, "pieces: L3\n" + ("." * (3 * n) + "\n") * 2, *options,
                             "--method", method).output)
     assert data["count"] == 2**n and data["exact"]
@@ -59,22 +59,22 @@ def test_auto_says_which_method_and_why(tmp_path):
     assert by_ganak["method"] == "ganak" and "ganak" in by_ganak["why"] and by_ganak["count"] == data["count"]
     text = "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2
     data = json.loads(count(tmp_path, text).output)
-    assert data["method"] == "frontier" and data["count"] == 8
+    assert data["method"] == "native" and "bounded count" in data["why"] and data["count"] == 8
     data = json.loads(count(tmp_path, text, "--up-to-symmetry").output)
-    assert data["method"] == "dlx" and "exact-cover" in data["why"] and data["up_to_symmetry"] == 2
+    assert data["method"] == "native" and data["up_to_symmetry"] == 2
+    data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2).output)
+    assert data["method"] == "frontier" and data["exact"]  # L3 unbounded: not native's kind
     data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2, "--up-to-symmetry").output)
     assert data["method"] == "blocking" and "exact cover" in data["why"]
     res = runner.invoke(app, ["count", str(tmp_path / "b.txt"), "--up-to-symmetry"])
     assert res.output.startswith("count: ") and "by blocking (piece counts beyond exact cover" in res.output
-    data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2).output)
-    assert data["method"] == "frontier" and data["exact"]
 
 
 @pytest.mark.parametrize("rows,cols,raw,classes", [(3, 20, 8, 2), (4, 15, 1472, 368), (5, 12, 4040, 1010), (6, 10, 9356, 2339)])
 def test_pentomino_rectangles_up_to_symmetry(tmp_path, rows, cols, raw, classes):
     data = json.loads(count(tmp_path, "pieces: pentominoes:1\n" + ("." * cols + "\n") * rows, "--up-to-symmetry").output)
     assert (data["count"], data["up_to_symmetry"], data["group_order"]) == (raw, classes, 4)
-    assert data["exact"] and data["method"] == "dlx"
+    assert data["exact"] and data["method"] == "native"
 
 
 def test_6x10_split_into_processes_adds_up(tmp_path):
@@ -244,10 +244,10 @@ def test_every_method_counts_like_the_oracle(instance, encoding):
         reject()  # blocking makes one SAT call per tiling: keep the suite quick
     free = all(r.orient == "free" for r in instance.rules)
     classes = orbit_count(truth, board_maps(grid, wrap, pieces)) if free else None
-    methods = ["blocking", "ganak"] + (["dlx"] if dlx_problem(instance) is None else [])
+    methods = ["blocking", "ganak", "native"] + (["dlx"] if dlx_problem(instance) is None else [])
     for method in methods:
-        for jobs in (1, 2) if method == "dlx" else (1,):
-            sat = {"encoding": encoding} if method != "dlx" else {}  # dancing links takes no encoding
+        for jobs in (1, 2) if method in ("dlx", "native") else (1,):
+            sat = {"encoding": encoding} if method in ("blocking", "ganak") else {}  # the enumerators take none
             r = count_tilings(instance, method, up_to_symmetry=free, jobs=jobs, **sat)
             assert r.exact and r.count == len(truth), (method, jobs)
             if free:

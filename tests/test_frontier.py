@@ -135,3 +135,11 @@ def test_an_area_no_piece_sizes_make_is_counted_at_once():
 def test_refuses_too_many_count_states_in_one_line():
     message = frontier.problem(board("pentominoes:0..3", 5, 6))
     assert "count states" in message and "\n" not in message
+
+
+def test_piece_counts_beyond_the_state_are_refused_in_one_line():
+    """Found by the CLI fuzz test: 108 heptominoes each 0..1 overflowed the count layout (OverflowError)."""
+    from tilesat.instance import parse_instance
+
+    instance = parse_instance("pieces: heptominoes:0..1\n" + "." * 70 + "\n")
+    assert "bits of state" in frontier.problem(instance)

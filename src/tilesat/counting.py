@@ -43,7 +43,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .checks import obstruction, placement_check
-from .control import Deadline, TimedOut, call_in_child, in_child_process, time_limit, wait_step
+from .control import Deadline, TimedOut, call_in_child, deadline, in_child_process, stream_from_child, time_limit, wait_step
 from .dlx import dlx_problem, stream_covers
 from .encodings import DEFAULT_ENCODING
 from .errors import TilesatError
@@ -65,12 +65,12 @@ COUNTERS = {"pfaffian": "tilesat.pfaffian", "frontier": "tilesat.frontier"}
 # auto takes the frontier engine up to this window (its states grow as 2^width;
 # measured: 6x10 pentominoes, window 24, 2.3-3.4 s against dancing links' 6-7 s)
 FRONTIER_WIDTH = 24
-METHODS = ("auto", "blocking", "ganak", "approx", "dlx") + tuple(COUNTERS)
-ENUMERATORS = ("blocking", "dlx")
+METHODS = ("auto", "blocking", "ganak", "approx", "dlx", "native") + tuple(COUNTERS)
+ENUMERATORS = ("blocking", "dlx", "native")
 LIST_METHODS = ("auto",) + ENUMERATORS
 # The SAT options each method uses: a method given one it cannot use says so.
 USES = {"blocking": ("encoding", "solver", "card"), "ganak": ("encoding", "card"), "approx": ("encoding", "card"),
-        "dlx": (), **{name: () for name in COUNTERS}}
+        "dlx": (), "native": (), **{name: () for name in COUNTERS}}
 
 
 def counter_engine(name: str):
@@ -137,6 +137,10 @@ def choose_method(instance: Instance, limit: int | None, options: SatOptions | N
         if dlx_ok:
             return "dlx", "--limit: an enumerator stops at N; exact cover lists fastest"
         return "blocking", "--limit with SAT options or piece counts exact cover cannot express"
+    bounded = all(r.max != INF for r in instance.rules)
+    if not asked and bounded:
+        return "native", ("every piece has a bounded count: the compiled enumerator (first empty cell, "
+                          "region pruning) lists the tilings fastest")
     if not asked and not up_to_symmetry:
         frontier = counter_engine("frontier")
         if frontier.problem(instance) is None and (width := frontier.make_plan(instance).width) <= FRONTIER_WIDTH:
@@ -223,6 +227,8 @@ class Context:
         if self.method in COUNTERS:  # the whole instance at once (no symmetry, no units)
             engine = counter_engine(self.method)
             return [call_in_child(engine.count, self.instance, self.placements, what=self.method)]
+        if self.method == "native" and all(self.group[i] is None or self.group[i].is_identity for i in unit.syms):
+            return [self._native_count(unit.forced)]  # counted without listing
         if self.method in ENUMERATORS:
             fixed = [0] * len(unit.syms)
             syms = [self.group[i] for i in unit.syms]
@@ -241,6 +247,27 @@ class Context:
         else:
             yield from self._dlx(forced, limit)
 
+    def _covers_once(self, chosen: np.ndarray) -> bool:
+        """Every open cell covered once (the cheap check for every tiling after a unit's first,
+        which went through the full checker): dancing links' options are disjoint by
+        construction, the native enumerator's cells are checked here too."""
+        area = self.instance.board.area
+        if self._sizes[chosen].sum() != area:
+            return False
+        if self.method == "dlx":
+            return True
+        cells = np.concatenate([self.placements.cells_of(int(i)) for i in chosen])
+        return np.unique(cells).size == area
+
+    def _native_count(self, forced: int | None) -> int:
+        from . import native
+
+        if in_child_process():
+            return native.count(self.instance, self.placements, forced)
+        if deadline().at is None:
+            native.warm_up()  # here: children inherit the loaded code
+        return call_in_child(native.count, self.instance, self.placements, forced, what="native")
+
     def _blocking(self, forced, limit):
         with TilingSearch(self.instance, self.encoding, self.solver, self.card, timeout=self.timeout) as search:
             if forced is not None:
@@ -255,12 +282,22 @@ class Context:
         P = self.placements
         n = 0
         self.exhausted = True
-        for chosen in stream_covers(P, forced):
+        if self.method == "native":
+            from . import native
+
+            if in_child_process():
+                stream = native.tilings(self.instance, P, forced)
+            else:
+                if deadline().at is None:
+                    native.warm_up()
+                stream = stream_from_child(native.tilings, self.instance, P, forced, what="native")
+        else:
+            stream = stream_covers(P, forced)
+        for chosen in stream:
             if n == 0:  # the first tiling of each unit through the full checker
                 verify_tiling(self.instance, Tiling.from_placements(P, chosen.tolist()))
-            elif self._sizes[chosen].sum() != self.instance.board.area:
-                # options are disjoint by construction: covering the area means covering every cell
-                raise AssertionError("BUG: dlx returned a non-tiling")
+            elif not self._covers_once(chosen):
+                raise AssertionError(f"BUG: {self.method} returned a non-tiling")
             n += 1
             yield chosen
             if limit is not None and n >= limit:
@@ -485,12 +522,12 @@ def _classes(units: list[Unit], fixed: list[list[int]], order: int, rounded: boo
 
 
 def choose_list_method(instance: Instance, options: SatOptions) -> tuple[str, str]:
-    """(method, why) for ``list --method auto``: dancing links for exact-cover puzzles, else blocking clauses."""
+    """(method, why) for ``list --method auto``: the compiled enumerator (any
+    piece counts; 20-50x xcover on pentomino rectangles), or blocking clauses
+    when SAT options were given."""
     if options.asked():
         return "blocking", "SAT options were given"
-    if dlx_problem(instance) is None:
-        return "dlx", "an exact-cover puzzle: dancing links lists tilings fastest"
-    return "blocking", "piece counts beyond exact cover: one SAT call per tiling"
+    return "native", "the compiled enumerator lists tilings fastest"
 
 
 def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None = None, *,
@@ -508,14 +545,14 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
     if method == "blocking":
         yield from iter_tilings(instance, limit, **vars(options))
         return
-    refuse_unused(options, "dlx")
-    if (problem := dlx_problem(instance)) is not None:
-        raise TilesatError(f"--method dlx: {problem}; use blocking")
+    refuse_unused(options, method)
+    if method == "dlx" and (problem := dlx_problem(instance)) is not None:
+        raise TilesatError(f"--method dlx: {problem}; use native or blocking")
     limit_at = Deadline(options.timeout)  # held between yields: the consumer's time is not ours to bound
     with time_limit(limit_at):
         if obstruction(instance) is not None:
             return
-        ctx = Context(instance, "dlx", options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
+        ctx = Context(instance, method, options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
         stream = ctx.enumerate(None, limit)
     while True:
         with time_limit(limit_at):

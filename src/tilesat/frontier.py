@@ -117,6 +117,9 @@ def _codes(instance: Instance, area: int):
         if top == 0 and sat:
             continue  # min 0 and no effective max: nothing to count
         bits = top.bit_length()
+        if (codes << bits).bit_length() > KEY_BITS:  # found by the CLI fuzz test: heptominoes:0..1
+            raise TilesatError(f"the piece counts need more than {KEY_BITS} bits of state "
+                               "(count fewer pieces, or use dlx or native)")
         offset[k] = codes.bit_length() - 1
         stride[k] = codes
         field[k] = (1 << bits) - 1

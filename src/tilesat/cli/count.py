@@ -32,7 +32,7 @@ from .common import (
 @friendly
 def count_cmd(
     file: FileArg,
-    method: Annotated[str, typer.Option("--method", help=f"{', '.join(METHODS)}: blocking = SAT + blocking clauses, ganak = exact #SAT, approx = ApproxMC estimate, dlx = exact cover (dancing links); auto picks and says why.")] = "auto",
+    method: Annotated[str, typer.Option("--method", help=f"{', '.join(METHODS)}: blocking = SAT + blocking clauses, ganak = exact #SAT, approx = ApproxMC estimate, dlx = exact cover (dancing links), native = compiled enumerator, pfaffian = Kasteleyn determinant (dominoes), frontier = transfer-matrix DP; auto picks and says why.")] = "auto",
     up_to_symmetry: Annotated[bool, typer.Option("--up-to-symmetry", help="Also count classes under the board's rotations, reflections (and wrap shifts), by Burnside's lemma.")] = False,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Stop after N tilings and report 'at least N'.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Split the work into independent cubes run in N processes.")] = 1,
@@ -96,7 +96,7 @@ def _count_text(r) -> str:
 def list_cmd(
     file: FileArg,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
-    method: Annotated[str, typer.Option("--method", help=f"{', '.join(LIST_METHODS)}: blocking = SAT + blocking clauses, dlx = exact cover (dancing links); auto = dlx where exact cover can express the piece counts.")] = "auto",
+    method: Annotated[str, typer.Option("--method", help=f"{', '.join(LIST_METHODS)}: native = the compiled enumerator (any piece counts), dlx = exact cover (dancing links), blocking = SAT + blocking clauses; auto = native, or blocking when SAT options are given.")] = "auto",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one JSON tiling per line here instead of pictures.")] = None,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,
