@@ -143,3 +143,9 @@ def test_piece_counts_beyond_the_state_are_refused_in_one_line():
 
     instance = parse_instance("pieces: heptominoes:0..1\n" + "." * 70 + "\n")
     assert "bits of state" in frontier.problem(instance)
+
+
+def test_a_minimum_beyond_the_board_counts_zero():
+    """Found by the CLI fuzz test: L4:99999999999999999999 overflowed int64 in make_plan."""
+    instance = parse_instance("pieces: I2, L4:99999999999999999999\n........\n........\n")
+    assert frontier.problem(instance) is None and frontier.count(instance) == 0

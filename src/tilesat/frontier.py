@@ -165,7 +165,10 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
         digit = (codes_range >> offset[k]) & field[k]
         size = rule.piece.size
         if stride[k]:
-            need += np.maximum(rule.min - digit, 0) * size
+            # a minimum beyond what fits is clamped (found by the CLI fuzz test: L4:99999999999999999999
+            # overflowed int64); need then exceeds the area and the count is 0
+            least = min(int(rule.min), area // max(size, 1) + 1)
+            need += np.maximum(least - digit, 0) * size
         if stride[k] and not saturate[k]:
             room += (cap[k] - digit) * size
         elif has_placements[k]:
