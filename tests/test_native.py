@@ -238,3 +238,12 @@ def test_count_by_orbits_equals_the_sum_over_placements(text):
     direct = sum(native.Search(tables, int(p)).count() for p in P.of_rule(k))
     assert native.count(inst, P) == direct > 0
     assert sum(1 for _ in native.tilings(inst, P)) == direct
+
+
+def test_counts_beyond_the_board_are_clamped():
+    """Found with the CLI fuzz test's 20-digit counts: native failed with OverflowError."""
+    from tilesat.instance import parse_instance
+
+    board = "........\n........\n"
+    assert native.count(parse_instance("pieces: I2:0..99999999999999999999\n" + board)) == 34
+    assert native.count(parse_instance("pieces: I2:99999999999999999999\n" + board)) == 0

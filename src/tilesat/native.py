@@ -255,8 +255,11 @@ def build_tables(placements: Placements) -> Tables:
     mask = pw_bits.copy() if grid else np.zeros(0, dtype=np.uint64)
     rules = instance.rules
     rsize = np.array([len(r.piece.cells) for r in rules], dtype=np.int64)
-    rmin = np.array([r.min for r in rules], dtype=np.int64)
-    rmax = np.array([UNBOUNDED if r.max == INF else int(r.max) for r in rules], dtype=np.int64)
+    # counts beyond what fits are clamped (int64; the CLI fuzz test gives 20-digit counts):
+    # a minimum above the area still admits no tiling, a maximum above it binds nothing
+    fits = board.area + 1
+    rmin = np.array([min(int(r.min), fits) for r in rules], dtype=np.int64)
+    rmax = np.array([UNBOUNDED if r.max == INF or r.max > fits else int(r.max) for r in rules], dtype=np.int64)
     smallest = int(sizes.min()) if P else 1
     live = {int(x) for x in rsize[rmax > 0]}
     if grid:
