@@ -30,6 +30,7 @@ import math
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from typing import Any, Callable, Iterator
 
@@ -127,15 +128,27 @@ def time_limit(limit: float | Deadline | None) -> Iterator[Deadline]:
 
 @contextlib.contextmanager
 def sigint_held():
-    """SIGINT waits while inside (Python sees it on the way out): for the
-    short steps that must not be cut in two, such as freeing a solver (a
+    """A Ctrl-C waits while inside and surfaces on the way out: for the short
+    steps that must not be cut in two, such as freeing a solver (a
     KeyboardInterrupt between PySAT's free and its forgetting the pointer
-    freed it twice) or forking."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    freed it twice) or forking.  Two layers: Python's handler is swapped for
+    one that only notes the signal (blocking SIGINT in this thread is not
+    enough: the kernel hands it to another thread, OpenBLAS keeps some, and
+    Python still raises it here), and SIGINT is blocked in this thread so a
+    child forked inside starts with it blocked."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # Python runs its handlers in the main thread only
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+        if caught and callable(previous):
+            previous(signal.SIGINT, None)  # Python's own handler: KeyboardInterrupt, now
 
 
 def wait_step(limit: Deadline | None = None) -> float:

@@ -37,7 +37,7 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from .control import TimedOut, call_in_child, time_limit
+from .control import TimedOut, call_in_child, sigint_held, time_limit
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
@@ -179,7 +179,8 @@ def _incremental(formula, objective, solver_name, progress) -> Iterator[Tiling]:
                 yield best
                 bound = objective.cost_bound(value + 1)
         finally:
-            totalizer.delete()
+            with sigint_held():  # freed once, whole (see tilesat.control.sigint_held)
+                totalizer.delete()
 
 
 def _rc2(formula, objective, solver_name, progress) -> Iterator[Tiling]:
