@@ -202,7 +202,6 @@ class Interrupted(KeyboardInterrupt):
 
 
 SEARCH_METHODS = ("auto", "sat", "dlx")
-SAT_DEFAULTS = {"encoding": DEFAULT_ENCODING, "solver": DEFAULT_SOLVER, "card": DEFAULT_CARD, "timeout": None}
 
 
 def choose_search_method(instance: Instance, options: SatOptions | None = None, **sat) -> tuple[str, str]:
