@@ -213,3 +213,77 @@ def save_picture(instance: Instance, tilings: list[Tiling], path, marked: set | 
         matplotlib.image.imsave(name, image)
     except ValueError as e:  # an ending matplotlib has no format for
         raise TilesatError(f"cannot write {path}: {e}; use a name ending in .svg or .png") from None
+
+
+# -- certificates: a heat map of the cell weights ----------------------------------
+
+POSITIVE, NEGATIVE = (214, 39, 40), (31, 119, 180)  # red and blue, white at zero
+
+
+def _heat(weights: dict, R: int, C: int) -> np.ndarray:
+    """(R, C, 3) floats: each weight's colour, red for positive, blue for negative."""
+    grid = np.zeros((R, C))
+    for (r, c), w in weights.items():
+        grid[r, c] = w
+    big = float(np.abs(grid).max()) or 1.0
+    t = np.abs(grid)[..., None] / big
+    colour = np.where(grid[..., None] > 0, np.array(POSITIVE), np.array(NEGATIVE))
+    return 255 * (1 - t) + colour * t
+
+
+def weights_svg(instance: Instance, weights: dict, cell: float = 24) -> draw.Drawing:
+    """The certificate as SVG: every open cell filled by its weight (and the
+    weight written in it on boards up to 60 columns)."""
+    board = instance.board
+    R, C = board.rows, board.cols
+    d = draw.Drawing(C * cell + 8, R * cell + 8)
+    g = draw.Group(transform="translate(4,4)", **{"class": "certificate"})
+    heat = _heat(weights, R, C)
+    label = C <= 60
+    for r in range(R):
+        for c in range(C):
+            if not board.open[r, c]:
+                g.append(draw.Rectangle(c * cell, r * cell, cell, cell, fill=BLOCKED))
+                continue
+            rgb = "#%02x%02x%02x" % tuple(int(round(v)) for v in heat[r, c])
+            w = weights.get((r, c), 0)
+            g.append(draw.Rectangle(c * cell, r * cell, cell, cell, fill=rgb, stroke="#00000040",
+                                    stroke_width=max(cell / 24, 0.3), **{"data-weight": str(w)}))
+            if label:
+                g.append(draw.Text(str(w), cell * 0.45, (c + 0.5) * cell, (r + 0.5) * cell,
+                                   text_anchor="middle", dominant_baseline="central", font_family="sans-serif"))
+    d.append(g)
+    return d
+
+
+def weights_raster(instance: Instance, weights: dict, cell: int | None = None) -> np.ndarray:
+    """The certificate as an RGB image (uint8): a heat map of the weights."""
+    board = instance.board
+    R, C = board.rows, board.cols
+    cell = cell or int(np.clip(2400 // max(R, C), 2, 24))
+    img = _heat(weights, R, C).astype(np.uint8)
+    img[~board.open] = _rgb(BLOCKED)
+    img = np.repeat(np.repeat(img, cell, axis=0), cell, axis=1)
+    if cell >= 6:
+        img[cell - 1 :: cell, :, :] = (img[cell - 1 :: cell, :, :] * 0.85).astype(np.uint8)
+        img[:, cell - 1 :: cell, :] = (img[:, cell - 1 :: cell, :] * 0.85).astype(np.uint8)
+    return img
+
+
+def save_certificate_pictures(instance: Instance, weights: dict, paths) -> None:
+    """Write each given path (None entries skipped) as an SVG or PNG heat map."""
+    for path in paths:
+        if path is None:
+            continue
+        name = str(path)
+        try:
+            if name.lower().endswith(".svg"):
+                weights_svg(instance, weights).save_svg(name)
+                continue
+            import matplotlib.image
+
+            matplotlib.image.imsave(name, weights_raster(instance, weights))
+        except OSError as e:
+            raise TilesatError(f"cannot write {path}: {e.strerror or e}") from None
+        except ValueError as e:
+            raise TilesatError(f"cannot write {path}: {e}; use a name ending in .svg or .png") from None

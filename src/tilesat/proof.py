@@ -27,6 +27,7 @@ import dratify
 from pysat.solvers import Solver
 
 from . import __version__
+from .certificate import Certificate, CertificateError, check_certificate
 from .dimacs import blocking_clause, dimacs_nvars, instance_digest, parse_dimacs, write_dimacs
 from .encodings import ENCODINGS
 from .errors import TilesatError
@@ -48,6 +49,9 @@ _FIELDS = {
     "tiling": {**_COMMON, "tiling": (list, None)},
     "pack": {**_COMMON, "task": str, "objective": str, "optimum": (int, None), "packing": (list, None)},
 }
+# a certificate proof is proof.json alone: the weights, checked by additions (no CNF, no solver)
+_CERTIFICATE_FIELDS = {"tilesat": str, "instance": (str, None), "sha256": str, "pieces": str, "wrap": str,
+                       "verdict": str, "claim": str, "certificate": dict}
 
 
 class ProofError(Exception):
@@ -139,6 +143,29 @@ def write_proof(
     }, prover)
 
 
+def write_certificate_proof(instance: Instance, directory: str | Path, cert: Certificate) -> Path:
+    """Write proof.json with the certificate of "no tiling" (see
+    :mod:`tilesat.certificate`); it is checked again first."""
+    d = check_proof_dir(directory)
+    try:
+        check_certificate(instance, cert)
+    except CertificateError as e:
+        raise AssertionError(f"BUG: a certificate that does not check was to be written: {e}") from None
+    d.mkdir(parents=True, exist_ok=True)
+    meta = _identity(instance)
+    source = meta.pop("source")
+    meta = {
+        "tilesat": __version__,
+        "instance": str(Path(source).resolve()) if source != "<string>" else None,
+        **meta,
+        "verdict": "none",
+        "claim": stored_claim("none"),
+        "certificate": cert.to_json(),
+    }
+    (d / "proof.json").write_text(json.dumps(meta) + "\n")
+    return d
+
+
 def _identity(instance: Instance) -> dict:
     # pieces and wrap are kept so that an instance given with --pieces/--wrap
     # overrides is read back the same way
@@ -195,6 +222,10 @@ def _quote(value) -> str:
 
 
 def _verify(d: Path, instance_path) -> str:
+    if (d / "proof.json").is_file() and not (d / "formula.cnf").exists() and not (d / "proof.drat").exists():
+        meta = _parse_meta(_read_text(d / "proof.json"))
+        if "certificate" in meta:
+            return _verify_certificate(meta, instance_path)
     meta = _read_meta(d)
     kind = "pack" if "task" in meta else "tiling"
     _check_fields(meta, kind)
@@ -240,8 +271,10 @@ def _read_meta(d: Path) -> dict:
     for name in FILES:  # every file, before reading any: a missing one is named first
         if not (d / name).exists():
             _read_text(d / name)
-    text = _read_text(d / "proof.json")
+    return _parse_meta(_read_text(d / "proof.json"))
 
+
+def _parse_meta(text: str) -> dict:
     def no_repeats(pairs):
         keys = [k for k, _ in pairs]
         repeated = {k for k in keys if keys.count(k) > 1}
@@ -259,6 +292,33 @@ def _read_meta(d: Path) -> dict:
     if not isinstance(meta, dict):
         raise ProofError("proof.json is not a JSON object")
     return meta
+
+
+def _verify_certificate(meta: dict, instance_path) -> str:
+    """A certificate proof: exactly its fields, the instance by its digest,
+    and the weights summed over every placement (no solver, no LP)."""
+    for name in _CERTIFICATE_FIELDS:
+        if name not in meta:
+            raise ProofError(f"proof.json lacks the field {name!r}")
+    for name in meta:
+        if name not in _CERTIFICATE_FIELDS:
+            raise ProofError(f"proof.json has an unknown field {_quote(name)}")
+    for name, types in _CERTIFICATE_FIELDS.items():
+        if not _is(meta[name], types):
+            raise ProofError(f"proof.json's {name!r} is {_quote(meta[name])}, not what tilesat writes there")
+    if meta["verdict"] != "none" or meta["claim"] != stored_claim("none"):
+        raise ProofError(f"a certificate proves 'none'; proof.json has verdict {_quote(meta['verdict'])} and claim {_quote(meta['claim'])}")
+    if not re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]):
+        raise ProofError(f"proof.json's sha256 {_quote(meta['sha256'])} is not a SHA-256 digest")
+    path, instance = _load(meta, instance_path)
+    try:
+        cert = Certificate.from_json(meta["certificate"])
+        check_certificate(instance, cert)
+    except CertificateError as e:
+        raise ProofError(f"the certificate does not check: {e}") from None
+    kind = f"weights mod {cert.modulus}" if cert.modulus is not None else "weights"
+    return (f"proof verified: {_statement('none')} ({path}, a certificate: {kind} on {len(cert.weights)} cells, "
+            f"{len(cert.rules)} piece multipliers; {cert.sentence()})")
 
 
 def _fail(message: str):

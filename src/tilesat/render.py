@@ -125,3 +125,38 @@ def rich_side_by_side(instance: Instance, tilings: list[Tiling], titles: list[st
     table.add_row(*[Text(t, style="bold") for t in titles])
     table.add_row(*[rich_tiling(instance, t, marked) for t in tilings])
     return table
+
+
+# -- certificates: the board with each open cell's weight ------------------------
+
+def _weight_grid(instance: Instance, weights: dict) -> list[list[int | None]]:
+    board = instance.board
+    return [[(weights.get((r, c), 0) if board.open[r, c] else None) for c in range(board.cols)] for r in range(board.rows)]
+
+
+def weight_rows(instance: Instance, weights: dict) -> list[str]:
+    """The weights as text rows, right-aligned in equal columns; ``#`` blocked."""
+    grid = _weight_grid(instance, weights)
+    width = max([len(str(w)) for row in grid for w in row if w is not None] + [1])
+    return [" ".join(("#" if w is None else str(w)).rjust(width) for w in row).rstrip() for row in grid]
+
+
+def rich_weights(instance: Instance, weights: dict) -> Text:
+    """The weights in colour: positive cells red, negative blue (deeper for
+    larger magnitudes), zero plain, blocked cells dark."""
+    grid = _weight_grid(instance, weights)
+    width = max([len(str(w)) for row in grid for w in row if w is not None] + [1])
+    big = max([abs(w) for row in grid for w in row if w is not None] + [1])
+    text = Text()
+    for r, row in enumerate(grid):
+        for w in row:
+            if w is None:
+                text.append(" " * (width + 1), style="on grey15")
+                continue
+            level = 1 if big == 0 else abs(w) / big
+            style = "" if w == 0 else (f"black on {'red' if level > 0.5 else 'light_pink3'}" if w > 0
+                                       else f"white on {'blue' if level > 0.5 else 'steel_blue'}")
+            text.append(str(w).rjust(width) + " ", style=style)
+        if r < len(grid) - 1:
+            text.append("\n")
+    return text

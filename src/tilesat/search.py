@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from .certificate import Certificate, lp_gate, quick_check
 from .checks import obstruction, placement_check
 from .control import Deadline, TimedOut, time_limit
 from .dlx import dlx_problem, stream_covers
@@ -38,13 +39,16 @@ class Result:
     ``unique``/``multiple``/``none`` for :func:`check_unique`, or
     ``unknown`` when the time limit passed first (``tilings`` then holds
     what was found); ``reason`` says why when a quick check answered
-    ``none`` without the solver.
+    ``none`` without the solver, and ``certificate`` is the checked
+    weighting that proves it when that check was the LP's
+    (:mod:`tilesat.certificate`).
     """
 
     verdict: str
     tilings: list[Tiling]
     reason: str | None = None
     stats: dict = field(default_factory=dict)
+    certificate: Certificate | None = None
 
 
 class TilingSearch:
@@ -62,8 +66,10 @@ class TilingSearch:
         card: str = DEFAULT_CARD,
         progress: Callable[..., None] | None = None,
         timeout: float | None = None,
+        certificates: bool = True,
     ):
         t0 = time.perf_counter()
+        self.certificates = certificates  # run the LP / modular certificate check before the search
         # progress(message) names the stage; progress(message, done, total) measures it
         self._progress = progress or (lambda message, done=None, total=None: None)
         self.instance = instance
@@ -80,6 +86,8 @@ class TilingSearch:
 
     def _compile(self, instance, encoding, card):
         check_memory(instance)  # before the board checks too: they alone take 20 s on a 3000x3000 board
+        self.certificate: Certificate | None = None
+        self.certificate_check: dict = {"ran": False, "why": "a board check answered first"}
         self.reason = obstruction(instance)
         self.placements: Placements | None = None
         self.formula: Formula | None = None
@@ -92,6 +100,11 @@ class TilingSearch:
             self._progress("generating placements")
             self.placements = generate_placements(instance)
             self.reason = placement_check(self.placements)  # the board checks ran above
+            if self.reason is None:
+                self.certificate, self.certificate_check = certificate_check(
+                    instance, self.placements, self.certificates, self._progress)
+                if self.certificate is not None:
+                    self.reason = self.certificate.sentence()
             # Compile even when a quick check answered, so that info and stats
             # describe the same formula whatever the verdict.
             encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
@@ -182,7 +195,26 @@ class TilingSearch:
             "compile_seconds": round(self.compile_seconds, 6),
             "solve_seconds": round(self.solve_seconds, 6),
             "seconds": round(self.compile_seconds + self.solve_seconds, 6),
+            "certificate_check": self.certificate_check,
         }
+
+
+def certificate_check(instance: Instance, placements: Placements, enabled: bool = True,
+                      progress: Callable | None = None) -> tuple[Certificate | None, dict]:
+    """The certificate check before a search (:func:`tilesat.certificate.quick_check`),
+    when enabled and worth it (:func:`~tilesat.certificate.lp_gate`): the
+    certificate (checked) or None, and what happened, for the stats."""
+    if not enabled:
+        return None, {"ran": False, "why": "turned off"}
+    run, why = lp_gate(placements)
+    if not run:
+        return None, {"ran": False, "why": why}
+    if progress is not None:
+        progress("looking for a certificate of 'no tiling' (LP)")
+    t0 = time.perf_counter()
+    cert = quick_check(instance, placements)
+    return cert, {"ran": True, "why": why, "seconds": round(time.perf_counter() - t0, 6),
+                  "found": cert is not None, **(cert.stats if cert is not None else {})}
 
 
 def load_formula(solver, formula: Formula, name: str, progress: Callable) -> None:
@@ -218,7 +250,7 @@ def choose_search_method(instance: Instance, options: SatOptions | None = None, 
 
 
 def _first(instance: Instance, count: int, method: str = "auto", progress: Callable | None = None,
-           **sat) -> tuple[list[Tiling], str | None, dict]:
+           certificates: bool = True, **sat) -> tuple[list[Tiling], str | None, dict]:
     """Up to ``count`` verified tilings, the quick checks' reason, and stats
     (``stats["stopped"] == "timeout"`` when the time limit passed first)."""
     if method not in SEARCH_METHODS:
@@ -233,7 +265,7 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
             raise TilesatError(f"--method dlx: {problem}; use --method sat")
     progress = progress or (lambda message, done=None, total=None: None)
     found: list[Tiling] = []
-    stats: dict = {"method": method, "method_reason": why}
+    stats: dict = {"method": method, "method_reason": why, "certificates": certificates}
     t0 = time.perf_counter()
     try:
         with time_limit(options.timeout):
@@ -246,13 +278,21 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
         raise
     except KeyboardInterrupt as e:
         raise Interrupted(found) from e
+    finally:
+        stats.pop("certificates", None)
     return found, reason, stats
+
+
+def _result(verdict: str, found: list, reason: str | None, stats: dict) -> Result:
+    cert = stats.pop("_certificate", None)
+    return Result(verdict, found, reason, stats, cert if verdict == "none" else None)
 
 
 def _first_by_sat(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
     search = None
     try:
-        search = TilingSearch(instance, options.encoding, options.solver, options.card, progress)
+        search = TilingSearch(instance, options.encoding, options.solver, options.card, progress,
+                              certificates=stats.pop("certificates"))
         with search:
             while len(found) < count and (t := search.next()) is not None:
                 found.append(t)
@@ -260,11 +300,13 @@ def _first_by_sat(instance, count, options: SatOptions, progress, found: list, s
     finally:
         if search is not None:
             stats.update(search.stats())
+            stats["_certificate"] = search.certificate  # moved to Result.certificate
 
 
 def _first_by_dlx(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
     t0 = time.perf_counter()
     check_memory(instance)
+    stats.setdefault("certificate_check", {"ran": False, "why": "a board check answered first"})
     reason, placements = obstruction(instance), None
     stats.update(placements=None, variables=None, clauses=None, encoding=None, card=None, solver="xcover")
     if reason is None:
@@ -272,6 +314,12 @@ def _first_by_dlx(instance, count, options: SatOptions, progress, found: list, s
         placements = generate_placements(instance)
         reason = placement_check(placements)
         stats["placements"] = len(placements)
+        check = {"ran": False, "why": "a board check answered first"}
+        if reason is None:
+            cert, check = certificate_check(instance, placements, stats["certificates"], progress)
+            stats["_certificate"] = cert
+            reason = cert.sentence() if cert is not None else None
+        stats["certificate_check"] = check
     t1 = time.perf_counter()
     try:
         if reason is None:
@@ -290,8 +338,8 @@ def solve(instance: Instance, method: str = "auto", **options) -> Result:
     (dancing links) or ``auto`` (:func:`choose_search_method`)."""
     found, reason, stats = _first(instance, 1, method, **options)
     if stats.get("stopped"):
-        return Result("unknown", found, None, stats)
-    return Result("solved" if found else "none", found, reason, stats)
+        return _result("unknown", found, None, stats)
+    return _result("solved" if found else "none", found, reason, stats)
 
 
 def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
@@ -300,9 +348,9 @@ def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
     before, if any); ``method`` as for :func:`solve`."""
     found, reason, stats = _first(instance, 2, method, **options)
     if stats.get("stopped") and len(found) < 2:
-        return Result("unknown", found, None, stats)
+        return _result("unknown", found, None, stats)
     verdict = {0: "none", 1: "unique", 2: "multiple"}[len(found)]
-    return Result(verdict, found, reason, stats)
+    return _result(verdict, found, reason, stats)
 
 
 def iter_tilings(instance: Instance, limit: int | None = None, **options) -> Iterator[Tiling]:

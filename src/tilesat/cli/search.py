@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+from typing import Annotated
+
 import typer
 
 from ..instance import Instance
-from ..pictures import save_pictures
-from ..proof import check_proof_dir, write_proof
-from ..render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, side_by_side
+from ..pictures import save_certificate_pictures, save_pictures
+from ..proof import check_proof_dir, write_certificate_proof, write_proof
+from ..render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich_weights, side_by_side, weight_rows
 from ..options import SatOptions
 from ..search import Result, check_unique, solve
 from ..solvers import DEFAULT_SOLVER
@@ -29,9 +31,19 @@ def _json(result: Result) -> str:
             "verdict": result.verdict,
             "tilings": [t.to_json() for t in result.tilings],
             "reason": result.reason,
+            "certificate": result.certificate.to_json() if result.certificate is not None else None,
             "stats": result.stats,
         }
     )
+
+
+#: Boards wider than this show the certificate's sentence, not its grid of weights.
+WEIGHTS_SHOWN_COLUMNS = 40
+
+CertificateOpt = Annotated[bool, typer.Option(
+    "--certificate/--no-certificate",
+    help="Before the search, look for a weighted colouring proving 'no tiling' (linear programming); "
+         "skipped anyway where unit propagation is faster (see info).")]
 
 
 def _stats_line(result: Result) -> str:
@@ -59,11 +71,25 @@ def _none_text(result: Result) -> str:
     return "none: no tiling exists (the solver proved it)"
 
 
+def _show_certificate(instance: Instance, cert) -> None:
+    out = _out()
+    if instance.board.cols > WEIGHTS_SHOWN_COLUMNS:
+        out.print(f"(the weights of the {instance.board.area} open cells: see --json, --svg or --png)", markup=False)
+        return
+    what = f"cell weights mod {cert.modulus}" if cert.modulus is not None else "cell weights"
+    rules = ", ".join(f"{name} {mu:+d}" for name, mu in sorted(cert.rules.items()))
+    out.print(f"{what}{'; piece multipliers: ' + rules if rules else ''}:", markup=False)
+    out.print(rich_weights(instance, cert.weights) if out.is_terminal else "\n".join(weight_rows(instance, cert.weights)),
+              markup=False)
+
+
 def _report(instance: Instance, result: Result, headline: str) -> None:
     out = _out()
     tilings = result.tilings
     if result.verdict == "none":
         out.print(_none_text(result), markup=False)
+        if result.certificate is not None:
+            _show_certificate(instance, result.certificate)
     elif result.verdict == "unknown":
         out.print(_unknown_text(result), markup=False)
         if tilings:
@@ -88,7 +114,7 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 
 
 def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
-            svg=None, png=None, force=False) -> Result:
+            svg=None, png=None, force=False, certificate=True) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
     instance = _load(file, pieces, wrap)
@@ -96,13 +122,18 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
         check_proof_dir(proof)
     check_outputs({"--svg": svg, "--png": png}, force)
     with _progress() as progress, run_limit(options.timeout):
-        result = task(instance, method, progress=progress, **vars(options))
-    if proof is not None and result.verdict in ("none", "unique"):
+        result = task(instance, method, progress=progress, certificates=certificate, **vars(options))
+    if proof is not None and result.certificate is not None:
+        write_certificate_proof(instance, proof, result.certificate)
+        result.stats["proof"] = str(proof)
+    elif proof is not None and result.verdict in ("none", "unique"):
         write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
         result.stats["proof"] = str(proof)
     if result.tilings:
         marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
         save_pictures(instance, result.tilings, [svg, png], marked)
+    elif result.certificate is not None:
+        save_certificate_pictures(instance, result.certificate.weights, [svg, png])
     if as_json:
         print(_json(result))
     else:
@@ -126,10 +157,11 @@ def solve_cmd(
     svg: SvgOpt = None,
     png: PngOpt = None,
     force: ForceOpt = False,
+    certificate: CertificateOpt = True,
 ):
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
-                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force)
+                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force, certificate)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
@@ -149,11 +181,12 @@ def check_unique_cmd(
     svg: SvgOpt = None,
     png: PngOpt = None,
     force: ForceOpt = False,
+    certificate: CertificateOpt = True,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
     result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
-    }, svg, png, force)
+    }, svg, png, force, certificate)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE,
                       "unknown": EXIT_TIMEOUT}[result.verdict])

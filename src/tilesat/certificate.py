@@ -1,0 +1,493 @@
+"""Certificates of "no tiling" that a person can check with additions.
+
+A **weighted certificate** gives every open cell an integer weight and every
+piece rule an integer multiplier such that
+
+- every placement covers total weight <= 0 (its cells' weights plus its
+  piece's multiplier), while
+- ``total`` = the open cells' weights + each rule's multiplier times its
+  required count (its minimum for a positive multiplier, its maximum for a
+  negative one) is > 0.
+
+A tiling would cover each open cell once, so summing over its tiles gives
+``total <= 0``: no tiling exists.  The mutilated chessboard's colouring
+(+1 on one colour, -1 on the other) is one.  They come from linear
+programming: when the exact-cover LP relaxation ("every open cell covered
+once, each placement used a fraction >= 0 of a time, the piece counts kept")
+is infeasible, Farkas' lemma gives such weights; :func:`lp_certificate`
+solves the LP "maximise total, every placement <= 0, weights in [-1, 1]"
+with HiGHS (``highspy``: it loads in 0.2 s, scipy.optimize in 0.6 s), turns its rational vertex into
+small integers and keeps it only when :func:`check_certificate` accepts it.
+
+A **modular certificate** (``modulus`` m) answers some boards whose LP is
+feasible (the T-tetromino on 6x6): every placement covers weight = 0 mod m
+and the total is not 0 mod m, where the counts in the total must be fixed:
+rules with ``min == max``, or one multiplier shared by every rule when all
+pieces have the same size (then the number of pieces is area / size).
+Found by Gaussian elimination over GF(p) for small primes p.
+
+:func:`check_certificate` uses neither the LP nor :mod:`tilesat.placements`:
+it puts every allowed orientation (:func:`tilesat.verify.allowed_shapes`,
+the independent checker's) at every position with array sums over the
+weight grid, in exact integer arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from .board import Board
+from .control import call_in_child, deadline
+from .instance import INF, Instance
+from .placements import Placements
+from .verify import allowed_shapes
+
+# The LP runs in this process up to this many placement-cell incidences
+# (about 0.05 s of HiGHS, stopped by its own time limit); larger ones run in
+# a forked child that a timeout or Ctrl-C kills at once (HiGHS does not
+# return to Python until it is done).
+IN_PROCESS_NONZEROS = 40_000
+# Modular certificates are looked for on boards up to this many open cells
+# (the elimination is cubic).
+MODULAR_MAX_CELLS = 400
+MODULAR_PRIMES = (2, 3, 5, 7)
+# The LP's rational solution is turned into integers with denominators up to these.
+DENOMINATORS = (1, 2, 6, 12, 60, 420, 2520, 27720)
+
+
+class CertificateError(Exception):
+    """A certificate that does not check out, in one line."""
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Weights of open cells (``{(row, col): w}``, zeros left out), rule
+    multipliers (``{piece name: mu}``, zeros left out) and the total; a
+    modular one has ``modulus`` m and everything taken mod m."""
+
+    weights: dict
+    rules: dict
+    total: int
+    modulus: int | None = None
+    stats: dict = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict:
+        data = {
+            "weights": [[r, c, w] for (r, c), w in sorted(self.weights.items())],
+            "rules": dict(sorted(self.rules.items())),
+            "total": self.total,
+        }
+        if self.modulus is not None:
+            data["modulus"] = self.modulus
+        return data
+
+    @classmethod
+    def from_json(cls, data) -> "Certificate":
+        """Read strictly: any deviation from the format is a :class:`CertificateError`."""
+        if not isinstance(data, dict):
+            raise CertificateError("the certificate is not a JSON object")
+        allowed = {"weights", "rules", "total", "modulus"}
+        if not {"weights", "rules", "total"} <= data.keys() <= allowed:
+            raise CertificateError(f"the certificate must have the fields weights, rules, total (and modulus); it has {sorted(data)}")
+        weights = {}
+        if not isinstance(data["weights"], list):
+            raise CertificateError("the certificate's weights are not a list of [row, col, weight]")
+        for item in data["weights"]:
+            if not (isinstance(item, list) and len(item) == 3 and all(_is_int(x) for x in item)):
+                raise CertificateError(f"the certificate has the weight {str(item)[:40]}, not [row, col, weight]")
+            key = (item[0], item[1])
+            if key in weights:
+                raise CertificateError(f"the certificate gives cell {key} two weights")
+            weights[key] = item[2]
+        rules = data["rules"]
+        if not (isinstance(rules, dict) and all(isinstance(k, str) and _is_int(v) for k, v in rules.items())):
+            raise CertificateError("the certificate's rules are not {PIECE: integer multiplier}")
+        if not _is_int(data["total"]):
+            raise CertificateError("the certificate's total is not an integer")
+        modulus = data.get("modulus")
+        if modulus is not None and not (_is_int(modulus) and modulus >= 2):
+            raise CertificateError("the certificate's modulus is not an integer of at least 2")
+        return cls(weights, dict(rules), data["total"], modulus)
+
+    def sentence(self) -> str:
+        """What it shows, in one sentence."""
+        counts = " with the piece counts" if self.rules else ""
+        if self.modulus is not None:
+            return (f"every placement covers weight divisible by {self.modulus}, the open cells{counts} weigh "
+                    f"{self.total} mod {self.modulus}: no tiling")
+        return f"every placement covers weight <= 0, the open cells{counts} weigh {self.total:+d}: no tiling"
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+# -- checking (no LP, no placements module) --------------------------------------
+
+def _required_total(instance: Instance, cert: Certificate) -> int:
+    """The certificate's total, recomputed: open cells' weights plus each
+    rule's multiplier times the count it stands for."""
+    rules = {r.name: r for r in instance.rules}
+    unknown = sorted(set(cert.rules) - set(rules))
+    if unknown:
+        raise CertificateError(f"the certificate has a multiplier for {unknown[0]!r}, which the instance does not use")
+    total = sum(cert.weights.values())
+    if cert.modulus is None:
+        for name, mu in cert.rules.items():
+            rule = rules[name]
+            if mu > 0:
+                total += mu * rule.min
+            elif mu < 0:
+                if rule.max == INF:
+                    raise CertificateError(f"piece {name} has a negative multiplier but no maximum count")
+                total += mu * int(rule.max)
+        return total
+    m = cert.modulus
+    used = [r for r in instance.rules if r.max > 0]
+    mus = {cert.rules.get(r.name, 0) % m for r in used}
+    sizes = {r.piece.size for r in used}
+    if len(mus) == 1 and len(sizes) == 1 and instance.board.area % next(iter(sizes)) == 0:
+        # one multiplier for every piece, all of one size: the number of pieces is fixed
+        return (total + mus.pop() * (instance.board.area // sizes.pop())) % m
+    for r in used:
+        mu = cert.rules.get(r.name, 0) % m
+        if mu and r.min != r.max:
+            raise CertificateError(f"piece {r.name} has a multiplier mod {m} but no fixed count")
+        total += mu * r.min
+    return total % m
+
+
+def _weight_grid(instance: Instance, cert: Certificate) -> np.ndarray:
+    board = instance.board
+    big = max((abs(w) for w in cert.weights.values()), default=0)
+    big = max(big, max((abs(v) for v in cert.rules.values()), default=0))
+    size = max(r.piece.size for r in instance.rules)
+    exact = big * (size + 1) < 2**62  # int64 sums cannot overflow; else Python integers
+    grid = np.zeros((board.rows, board.cols), dtype=np.int64 if exact else object)
+    for (r, c), w in cert.weights.items():
+        if not (0 <= r < board.rows and 0 <= c < board.cols) or not board.open[r, c]:
+            raise CertificateError(f"the certificate weighs cell ({r}, {c}), which is not an open cell of the board")
+        grid[r, c] = w
+    return grid
+
+
+def _shape_sums(board: Board, grid: np.ndarray, shape) -> tuple[np.ndarray, np.ndarray] | None:
+    """For every anchor of ``shape``: the weight its cells cover and whether
+    they are all open (None when the shape wraps onto itself: no placement)."""
+    R, C = board.rows, board.cols
+    cells = sorted(shape)
+    h = max(a for a, _ in cells) + 1
+    w = max(b for _, b in cells) + 1
+    wr, wc = board.wraps_columns, board.wraps_rows  # row indices mod R / column indices mod C
+    if len({(a % R if wr else a, b % C if wc else b) for a, b in cells}) < len(cells):
+        return None
+    ar = R if wr else R - h + 1
+    ac = C if wc else C - w + 1
+    if ar <= 0 or ac <= 0:
+        return None
+    total = np.zeros((ar, ac), dtype=grid.dtype)
+    fits = np.ones((ar, ac), dtype=bool)
+    for a, b in cells:
+        g, o = grid, board.open
+        if wr:
+            g, o = np.roll(g, -a, axis=0), np.roll(o, -a, axis=0)
+            ra = slice(0, R)
+        else:
+            ra = slice(a, a + ar)
+        if wc:
+            g, o = np.roll(g, -b, axis=1), np.roll(o, -b, axis=1)
+            cb = slice(0, C)
+        else:
+            cb = slice(b, b + ac)
+        total = total + g[ra, cb]
+        fits &= o[ra, cb]
+    return total, fits
+
+
+def check_certificate(instance: Instance, cert: Certificate) -> None:
+    """Accept the certificate or raise :class:`CertificateError` saying why
+    not, in one line.  Every placement of every allowed orientation is
+    summed, in exact integer arithmetic."""
+    board = instance.board
+    grid = _weight_grid(instance, cert)
+    total = _required_total(instance, cert)
+    if total != (cert.total if cert.modulus is None else cert.total % cert.modulus):
+        raise CertificateError(f"the certificate's total is {cert.total}, but its weights and multipliers add up to {total}")
+    if (total <= 0) if cert.modulus is None else (total % cert.modulus == 0):
+        raise CertificateError(f"the certificate's total {cert.total} proves nothing "
+                               + ("(it must be > 0)" if cert.modulus is None else f"(it is 0 mod {cert.modulus})"))
+    for rule in instance.rules:
+        if rule.max == 0:
+            continue
+        mu = cert.rules.get(rule.name, 0)
+        for shape in allowed_shapes(rule.piece.cells, rule.orient):
+            sums = _shape_sums(board, grid, shape)
+            if sums is None:
+                continue
+            covered, fits = sums
+            value = covered + mu
+            bad = fits & ((value > 0) if cert.modulus is None else (value % cert.modulus != 0))
+            if bad.any():
+                r, c = (int(x) for x in np.argwhere(bad)[0])
+                cells = sorted(((r + a) % board.rows, (c + b) % board.cols) for a, b in shape)
+                got = value[r, c] if cert.modulus is None else f"{value[r, c] % cert.modulus} mod {cert.modulus}"
+                raise CertificateError(f"the {rule.name} on {cells} covers weight {got}"
+                                       + (" > 0" if cert.modulus is None else ", not 0"))
+
+
+# -- the LP ---------------------------------------------------------------------
+
+def _lp_matrix(placements: Placements):
+    """The LP "maximise total; every placement covers weight <= 0": its rows
+    (placements) in CSR over the columns (open cells, then rule multipliers),
+    the objective, the columns' bounds, and what each multiplier column is."""
+    instance = placements.instance
+    board = instance.board
+    column = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    column[board.open_cells] = np.arange(board.area)
+    n, P = board.area, len(placements)
+    # each bounded rule: mu_plus (counted at its minimum) if min > 0, mu_minus
+    # (at its maximum) if the maximum is finite; at most the piece's size each
+    # (beyond it a multiplier only loosens rows that are already slack)
+    extra = []  # (rule index, sign, objective coefficient, upper bound)
+    for k, rule in enumerate(instance.rules):
+        if rule.min > 0:
+            extra.append((k, 1, rule.min, rule.piece.size))
+        if rule.max != INF and rule.max > 0:
+            extra.append((k, -1, -int(rule.max), rule.piece.size))
+    sizes = np.diff(placements.indptr)
+    per_row = sizes.copy()
+    for k, _, _, _ in extra:
+        per_row += placements.rule == k
+    start = np.zeros(P + 1, dtype=np.int64)
+    np.cumsum(per_row, out=start[1:])
+    index = np.empty(int(start[-1]), dtype=np.int64)
+    value = np.ones(int(start[-1]), dtype=np.float64)
+    # cells first in each row, then its rule's multiplier columns
+    offset = np.repeat(start[:-1] - placements.indptr[:-1], sizes) + np.arange(placements.cells.size)
+    index[offset] = column[placements.cells]
+    fill = start[:-1] + sizes
+    for j, (k, sign, _, _) in enumerate(extra):
+        rows = np.flatnonzero(placements.rule == k)
+        index[fill[rows]] = n + j
+        value[fill[rows]] = sign
+        fill[rows] += 1
+    cost = np.concatenate([np.ones(n), np.array([e[2] for e in extra], dtype=float)])
+    lower = np.concatenate([-np.ones(n), np.zeros(len(extra))])
+    upper = np.concatenate([np.ones(n), np.array([e[3] for e in extra], dtype=float)])
+    return (start, index, value), cost, (lower, upper), extra
+
+
+def _solve_lp(matrix, cost, bounds, time_limit):
+    """HiGHS's optimum of max cost.x, A x <= 0, within the bounds, as
+    (status, value, x); status 0 when optimal.  In a child for large LPs."""
+    import highspy
+
+    start, index, value = matrix
+    lower, upper = bounds
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(0.01, float(time_limit)))
+    lp = highspy.HighsLp()
+    lp.num_col_ = int(cost.size)
+    lp.num_row_ = int(start.size - 1)
+    lp.col_cost_ = cost
+    lp.col_lower_ = lower
+    lp.col_upper_ = upper
+    lp.row_lower_ = np.full(lp.num_row_, -highspy.kHighsInf)
+    lp.row_upper_ = np.zeros(lp.num_row_)
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.num_col_ = lp.num_col_
+    lp.a_matrix_.num_row_ = lp.num_row_
+    lp.a_matrix_.start_ = start
+    lp.a_matrix_.index_ = index
+    lp.a_matrix_.value_ = value
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return 1, None, None
+    return 0, float(h.getInfo().objective_function_value), np.array(h.getSolution().col_value)
+
+
+def _integral(values: np.ndarray, denominator: int) -> list[int] | None:
+    """The values as integers over a common denominator (each the nearest
+    fraction with a denominator dividing it), divided by their gcd."""
+    scaled = np.rint(values * denominator).astype(np.int64)
+    if np.abs(values * denominator - scaled).max(initial=0) > 1e-6 * denominator:
+        # not a multiple of 1/denominator: rationalise value by value
+        fracs = [Fraction(float(v)).limit_denominator(denominator) for v in values]
+        lcm = math.lcm(*(f.denominator for f in fracs)) if fracs else 1
+        ints = [int(f * lcm) for f in fracs]
+    else:
+        ints = scaled.tolist()
+    g = math.gcd(*ints) if ints else 0
+    return [x // g for x in ints] if g > 1 else ints
+
+
+def lp_certificate(instance: Instance, placements: Placements) -> Certificate | None:
+    """A checked weighted certificate that the instance has no tiling, or
+    None when the LP relaxation is feasible (or no integer rounding of its
+    answer checks).  Honours the current deadline and Ctrl-C."""
+    t0 = time.perf_counter()
+    matrix, cost, bounds, extra = _lp_matrix(placements)
+    remaining = deadline().remaining()
+    if matrix[1].size <= IN_PROCESS_NONZEROS:
+        status, value, x = _solve_lp(matrix, cost, bounds, remaining)
+        deadline().check()
+    else:
+        status, value, x = call_in_child(_solve_lp, matrix, cost, bounds, remaining, what="the LP (HiGHS)")
+    t1 = time.perf_counter()
+    stats = {"lp_seconds": round(t1 - t0, 6), "lp_value": value}
+    if status != 0 or value is None or value <= 1e-7:
+        return None
+    board = instance.board
+    names = [r.name for r in instance.rules]
+    for denominator in DENOMINATORS:
+        ints = _integral(x, denominator)
+        weights = {divmod(int(cell), board.cols): w for cell, w in zip(board.open_cells.tolist(), ints) if w}
+        rules: dict[str, int] = {}
+        for (k, sign, _, _), v in zip(extra, ints[board.area:]):
+            if v:
+                rules[names[k]] = rules.get(names[k], 0) + sign * v
+        rules = {k: v for k, v in rules.items() if v}
+        cert = Certificate(weights, rules, 0)
+        try:
+            cert = Certificate(weights, rules, _required_total(instance, cert))
+            check_certificate(instance, cert)
+        except CertificateError:
+            continue
+        stats["check_seconds"] = round(time.perf_counter() - t1, 6)
+        return Certificate(cert.weights, cert.rules, cert.total, None, stats)
+    return None
+
+
+# -- modular certificates ---------------------------------------------------------
+
+def _nullvector(B: np.ndarray, target: np.ndarray, p: int) -> np.ndarray | None:
+    """A z with B z = 0 and target . z != 0 (mod p), or None (then target is
+    in B's row space)."""
+    B = B.copy() % p
+    rows, cols = B.shape
+    pivots = []
+    r = 0
+    for col in range(cols):
+        if r == rows:
+            break
+        nz = np.flatnonzero(B[r:, col])
+        if nz.size == 0:
+            continue
+        k = r + nz[0]
+        if k != r:
+            B[[r, k]] = B[[k, r]]
+        B[r] = (B[r] * pow(int(B[r, col]), -1, p)) % p
+        others = np.flatnonzero(B[:, col])
+        others = others[others != r]
+        if others.size:
+            B[others] = (B[others] - np.outer(B[others, col], B[r])) % p
+        pivots.append(col)
+        r += 1
+    pivot_set = set(pivots)
+    for free in range(cols):
+        if free in pivot_set:
+            continue
+        z = np.zeros(cols, dtype=np.int64)
+        z[free] = 1
+        for i, col in enumerate(pivots):
+            z[col] = (-B[i, free]) % p
+        if int(target @ z) % p:
+            return z
+    return None
+
+
+def modular_certificate(instance: Instance, placements: Placements) -> Certificate | None:
+    """A checked modular certificate (weights mod a small prime), or None."""
+    board = instance.board
+    if board.area > MODULAR_MAX_CELLS or len(placements) == 0:
+        return None
+    used = [k for k, r in enumerate(instance.rules) if r.max > 0]
+    sizes = {instance.rules[k].piece.size for k in used}
+    column = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    column[board.open_cells] = np.arange(board.area)
+    n, P = board.area, len(placements)
+    # multiplier columns: one shared by all rules (pieces of one size: their number is fixed),
+    # else one per rule with a fixed count
+    if len(sizes) == 1 and board.area % next(iter(sizes)) == 0:
+        groups = [(used, board.area // next(iter(sizes)))]
+    else:
+        groups = [([k], instance.rules[k].min) for k in used if instance.rules[k].min == instance.rules[k].max]
+    B = np.zeros((P, n + len(groups)), dtype=np.int64)
+    rows = np.repeat(np.arange(P), np.diff(placements.indptr))
+    np.add.at(B, (rows, column[placements.cells]), 1)
+    target = np.concatenate([np.ones(n, dtype=np.int64), np.array([cnt for _, cnt in groups], dtype=np.int64)])
+    for j, (ks, _) in enumerate(groups):
+        B[np.isin(placements.rule, ks), n + j] = 1
+    for p in MODULAR_PRIMES:
+        deadline().check()
+        z = _nullvector(B, target, p)
+        if z is None:
+            continue
+        weights = {divmod(int(cell), board.cols): int(w) for cell, w in zip(board.open_cells.tolist(), z[:n].tolist()) if w}
+        rules = {}
+        for (ks, _), mu in zip(groups, z[n:].tolist()):
+            for k in ks:
+                if mu:
+                    rules[instance.rules[k].name] = int(mu)
+        cert = Certificate(weights, rules, int(target @ z) % p, p)
+        try:
+            check_certificate(instance, cert)
+        except CertificateError:
+            continue
+        return cert
+    return None
+
+
+# -- the quick check before a search ------------------------------------------------
+
+#: The LP is skipped on boards where at least this share of the open cells
+#: can be covered only one way (clues).
+FORCED_SHARE = 0.02
+#: ... and above this many placement-cell incidences (a 300x300 board has 0.54 million).
+MAX_NONZEROS = 5_000_000
+
+
+def lp_gate(placements: Placements) -> tuple[bool, str]:
+    """(run, why): whether the LP check is worth running before this search.
+
+    Skipped when 2% or more of the open cells have a single candidate
+    placement: boards with clues (the L-Panel puzzles: 4-25%) are decided by
+    unit propagation in a few milliseconds, less than the LP takes (on
+    check-unique of the L-Panel boards it would cost 50-150%).  Boards
+    without such cells (the mutilated chessboard) are where CDCL needs
+    exponentially long and the LP answers in one step."""
+    board = placements.instance.board
+    if len(placements) == 0:
+        return False, "there are no placements"
+    nonzeros = int(placements.cells.size)
+    if nonzeros > MAX_NONZEROS:
+        return False, f"the LP would have {nonzeros:,} nonzeros (more than {MAX_NONZEROS:,})"
+    coverage = placements.coverage()[board.open_cells]
+    forced = int((coverage == 1).sum())
+    if forced >= FORCED_SHARE * board.area:
+        return False, (f"{forced} of {board.area} open cells can be covered only one way: "
+                       "unit propagation decides such boards faster than the LP")
+    return True, "few open cells are forced: the LP may prove 'no tiling' faster than the search"
+
+
+def quick_check(instance: Instance, placements: Placements) -> Certificate | None:
+    """The certificate check run before a search: the LP (when
+    :func:`lp_gate` says so), then modular colourings on small boards."""
+    run, _ = lp_gate(placements)
+    if not run:
+        return None
+    cert = lp_certificate(instance, placements)
+    if cert is None:
+        cert = modular_certificate(instance, placements)
+    return cert
+
