@@ -292,6 +292,7 @@ def _solve_lp(matrix, cost, bounds, time_limit):
     lower, upper = bounds
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")  # measured: 100x100 mutilated 0.25 s without, 0.45 s with
     if time_limit is not None:
         h.setOptionValue("time_limit", max(0.01, float(time_limit)))
     lp = highspy.HighsLp()

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from ..certificate import lp_gate
 from ..checks import area_check, placement_check, region_check
 from ..encodings import ENCODINGS
 from ..errors import TilesatError
@@ -61,6 +62,7 @@ def info_cmd(
         "encodings": sizes,
         "card": card,
         "checks": checks,
+        "certificate_check": dict(zip(("runs", "why"), lp_gate(placements))),
     }
     if as_json:
         print(json.dumps(data))
@@ -86,6 +88,9 @@ def info_cmd(
     out.print(t)
     for name, reason in checks.items():
         out.print(f"check {name}: {'ok' if reason is None else 'IMPOSSIBLE: ' + reason}", markup=False)
+    gate = data["certificate_check"]
+    out.print(f"certificate check (LP) before a search: {'runs' if gate['runs'] else 'skipped'} ({gate['why']})",
+              markup=False)
 
 
 @app.command("pieces")

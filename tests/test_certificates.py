@@ -1,0 +1,271 @@
+"""Certificates of "no tiling" (issue 14): LP weightings and modular colourings.
+
+Whenever one is produced, the independent brute-force oracle finds no
+tiling and the exact checker accepts it; damaging it makes the checker
+reject it.  Known families: mutilated boards, domino boards missing two
+cells of one colour, deficient 5x5 L-tromino boards, Aztec diamonds with a
+cell added, the T-tetromino on 4x6 and 6x6.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from oracle import brute_force_tilings, TooHard
+from tilesat import check_unique, parse_instance, solve
+from tilesat.certificate import (
+    Certificate, CertificateError, check_certificate, lp_certificate, lp_gate, modular_certificate,
+)
+from tilesat.cli import app
+from tilesat.placements import generate_placements
+from tilesat.proof import ProofError, verify_proof
+
+runner = CliRunner()
+
+
+def board(rows: list[str], pieces: str, wrap: str = "none"):
+    return parse_instance(f"pieces: {pieces}\nwrap: {wrap}\n" + "\n".join(rows) + "\n")
+
+
+def mutilated(n: int) -> list[str]:
+    rows = [["."] * n for _ in range(n)]
+    rows[0][0] = rows[n - 1][n - 1] = "#"
+    return ["".join(r) for r in rows]
+
+
+def certify(instance):
+    placements = generate_placements(instance)
+    return lp_certificate(instance, placements) or modular_certificate(instance, placements)
+
+
+def damaged(cert: Certificate, cell, delta: int, keep_total: bool) -> Certificate:
+    weights = dict(cert.weights)
+    weights[cell] = weights.get(cell, 0) + delta
+    total = cert.total + delta if keep_total else cert.total
+    return Certificate(weights, cert.rules, total, cert.modulus)
+
+
+def assert_damage_rejected(instance, cert: Certificate) -> None:
+    cells = [divmod(int(x), instance.board.cols) for x in instance.board.open_cells]
+    cell = cells[len(cells) // 2]
+    with pytest.raises(CertificateError):  # the total no longer adds up
+        check_certificate(instance, damaged(cert, cell, 1, keep_total=False))
+    covered = generate_placements(instance).coverage()[cell[0] * instance.board.cols + cell[1]] > 0
+    if covered and cert.modulus is None:
+        # consistent total, but a placement over the cell now weighs > 0
+        big = 1 + 2 * max([abs(w) for w in cert.weights.values()] + [abs(v) for v in cert.rules.values()] + [1]) * 8
+        with pytest.raises(CertificateError, match="covers weight"):
+            check_certificate(instance, damaged(cert, cell, big, keep_total=True))
+
+
+@pytest.mark.parametrize("n", range(2, 41, 2))
+def test_mutilated_boards_have_checkerboard_certificates(n):
+    instance = board(mutilated(n), "domino")
+    cert = lp_certificate(instance, generate_placements(instance))
+    assert cert is not None and cert.modulus is None
+    check_certificate(instance, cert)
+    assert cert.total > 0
+    assert_damage_rejected(instance, cert)
+
+
+def test_domino_boards_missing_two_cells_of_one_colour():
+    n = 6
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    pairs = [(a, b) for i, a in enumerate(cells) for b in cells[i + 1:] if sum(a) % 2 == sum(b) % 2]
+    for a, b in pairs[::7]:  # a spread of the 306 pairs, corners to centre
+        rows = [["."] * n for _ in range(n)]
+        rows[a[0]][a[1]] = rows[b[0]][b[1]] = "#"
+        instance = board(["".join(r) for r in rows], "domino")
+        cert = lp_certificate(instance, generate_placements(instance))
+        assert cert is not None, (a, b)
+        check_certificate(instance, cert)
+
+
+@pytest.mark.parametrize("hole", [(r, c) for r in range(5) for c in range(5)])
+def test_deficient_5x5_l_tromino_boards(hole):
+    """Tileable exactly when the missing cell has both coordinates even
+    (Chu and Johnsonbaugh); every other one gets a certificate."""
+    rows = [["."] * 5 for _ in range(5)]
+    rows[hole[0]][hole[1]] = "#"
+    instance = board(["".join(r) for r in rows], "L3")
+    cert = lp_certificate(instance, generate_placements(instance))
+    tileable = hole[0] % 2 == 0 and hole[1] % 2 == 0
+    assert (cert is None) == tileable
+    if cert is not None:
+        check_certificate(instance, cert)
+        assert_damage_rejected(instance, cert)
+
+
+@pytest.mark.parametrize("order", range(1, 6))
+def test_aztec_diamond_with_a_cell_added(order):
+    size = 2 * order + 2  # one spare column for the added cell
+    rows = []
+    for r in range(2 * order):
+        half = r + 1 if r < order else 2 * order - r
+        rows.append(["#"] + ["." if order - half <= c < order + half else "#" for c in range(2 * order)] + ["#"])
+    for r in range(2 * order):
+        line = rows[r]
+        if line[1] == "#" and line[2] == ".":
+            line[1] = "."  # one cell added beside the diamond
+            break
+    else:
+        rows[order - 1][0] = "."
+    instance = board(["".join(r) for r in rows], "domino")
+    assert instance.board.area == 2 * order * (order + 1) + 1 and size
+    cert = lp_certificate(instance, generate_placements(instance))
+    assert cert is not None
+    check_certificate(instance, cert)
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (6, 6)])
+def test_t_tetromino_rectangles(shape):
+    """Walkup: T-tetrominoes tile no 4x6 or 6x6 rectangle.  The LP answers
+    both; the modular search answers 6x6 (mod 2: each T covers an odd number
+    of black cells, and there are 9 of them)."""
+    instance = board(["." * shape[1]] * shape[0], "T4")
+    placements = generate_placements(instance)
+    cert = lp_certificate(instance, placements)
+    assert cert is not None
+    check_certificate(instance, cert)
+    modular = modular_certificate(instance, placements)
+    if shape == (6, 6):
+        assert modular is not None and modular.modulus == 2
+        check_certificate(instance, modular)
+        wrong = damaged(modular, (0, 0), 1, keep_total=True)
+        with pytest.raises(CertificateError):
+            check_certificate(instance, wrong)
+
+
+def test_modular_certificates_never_claim_a_tileable_board():
+    instance = board(["." * 4] * 4, "T4")  # 4x4: tileable
+    assert modular_certificate(instance, generate_placements(instance)) is None
+    assert lp_certificate(instance, generate_placements(instance)) is None
+
+
+PIECES = ["domino", "L3", "I3", "T4", "O4", "L4", "S4"]
+
+
+@st.composite
+def small_instances(draw):
+    rows = draw(st.integers(2, 5))
+    cols = draw(st.integers(2, 5))
+    grid = ["".join(draw(st.sampled_from(".....#")) for _ in range(cols)) for _ in range(rows)]
+    if "." not in "".join(grid):
+        grid[0] = "." + grid[0][1:]
+    names = draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=3, unique=True))
+    items = []
+    for name in names:
+        count = draw(st.sampled_from(["", "", ":1", ":2", ":0..1", ":1..", ":2..3"]))
+        items.append(name + count)
+    wrap = draw(st.sampled_from(["none", "none", "none", "rows", "both"]))
+    return grid, ", ".join(items), wrap
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances())
+def test_certificates_are_sound(case):
+    grid, pieces, wrap = case
+    instance = board(grid, pieces, wrap)
+    cert = certify(instance)
+    if cert is None:
+        return
+    check_certificate(instance, cert)  # the independent checker accepts it
+    oracle_pieces = [(r.name, list(r.piece.cells), r.orient, r.min, r.max) for r in instance.rules]
+    try:
+        found = brute_force_tilings(grid, wrap, oracle_pieces, cap=0)
+    except TooHard:
+        return
+    assert not found, f"a certificate for a tileable board: {grid} {pieces} {wrap}"
+    assert_damage_rejected(instance, cert)
+    # the JSON form reads back to the same certificate, which checks too
+    again = Certificate.from_json(json.loads(json.dumps(cert.to_json())))
+    check_certificate(instance, again)
+
+
+def test_piece_counts_get_multipliers():
+    """2x6 with exactly two T-tetrominoes and O-tetrominoes: the area adds up
+    (two Ts and one O), but the Ts cannot both fit beside the O; the
+    certificate needs the T count's multiplier."""
+    instance = board(["......", "......"], "T4:2, O4")
+    cert = certify(instance)
+    assert cert is not None and cert.rules.get("T4", 0) > 0
+    check_certificate(instance, cert)
+    assert cert.total == sum(cert.weights.values()) + 2 * cert.rules["T4"]
+    assert not brute_force_tilings(instance.board.rows_text(), "none",
+                                   [("T4", list(instance.rule("T4").piece.cells), "free", 2, 2),
+                                    ("O4", list(instance.rule("O4").piece.cells), "free", 0, float("inf"))])
+    without = Certificate(cert.weights, {}, sum(cert.weights.values()))  # the multiplier matters
+    with pytest.raises(CertificateError):
+        check_certificate(instance, without)
+
+
+def test_json_format_is_the_issues():
+    instance = board(mutilated(4), "domino")
+    cert = lp_certificate(instance, generate_placements(instance))
+    data = cert.to_json()
+    assert set(data) == {"weights", "rules", "total"}
+    assert all(len(w) == 3 for w in data["weights"]) and data["total"] == 2
+    assert sum(w for _, _, w in data["weights"]) + sum(data["rules"].values()) * 0 == data["total"]
+
+
+def test_solve_answers_with_the_certificate_and_search_is_skipped():
+    instance = board(mutilated(8), "domino")
+    result = solve(instance)
+    assert result.verdict == "none" and result.certificate is not None
+    assert result.stats["certificate_check"]["ran"] and result.stats["conflicts"] is None
+    result = check_unique(instance, method="dlx")
+    assert result.verdict == "none" and result.certificate is not None
+    off = solve(board(mutilated(4), "domino"), certificates=False)
+    assert off.verdict == "none" and off.certificate is None
+
+
+def test_the_gate_skips_clued_boards(tmp_path):
+    from tilesat import load_instance
+
+    root = Path(__file__).resolve().parent.parent / "instances"
+    for name in ("lpanel-8x8.txt", "lpanel-gen-40x40.txt"):
+        run, why = lp_gate(generate_placements(load_instance(root / name)))
+        assert not run and "only one way" in why
+    run, _ = lp_gate(generate_placements(board(mutilated(8), "domino")))
+    assert run
+
+
+def test_cli_json_proof_and_verify_rejects_a_changed_weight(tmp_path):
+    path = tmp_path / "mut.txt"
+    path.write_text("pieces: domino\n" + "\n".join(mutilated(10)) + "\n")
+    result = runner.invoke(app, ["solve", str(path), "--json", "--proof", str(tmp_path / "p"),
+                                 "--svg", str(tmp_path / "w.svg")])
+    assert result.exit_code == 3, result.output
+    data = json.loads(result.output)
+    assert data["verdict"] == "none" and set(data["certificate"]) == {"weights", "rules", "total"}
+    assert (tmp_path / "w.svg").read_text().count("data-weight") == 98
+    assert "proof verified" in verify_proof(tmp_path / "p")
+    meta_path = tmp_path / "p" / "proof.json"
+    meta = json.loads(meta_path.read_text())
+    meta["certificate"]["weights"][5][2] += 1
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(ProofError, match="does not check"):
+        verify_proof(tmp_path / "p")
+    meta["certificate"]["total"] += 1  # consistent again: the placements over that cell now weigh too much
+    meta["certificate"]["weights"][5][2] += 5
+    meta["certificate"]["total"] += 5
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(ProofError, match="covers weight"):
+        verify_proof(tmp_path / "p")
+    result = runner.invoke(app, ["verify-proof", str(tmp_path / "p")])
+    assert result.exit_code != 0
+
+
+def test_cli_text_shows_the_weights(tmp_path):
+    path = tmp_path / "mut.txt"
+    path.write_text("pieces: domino\n" + "\n".join(mutilated(4)) + "\n")
+    result = runner.invoke(app, ["solve", str(path)])
+    assert result.exit_code == 3
+    assert "every placement covers weight <= 0, the open cells weigh +2: no tiling" in result.output
+    assert " #  1 -1  1" in result.output or "# -1  1 -1" in result.output
