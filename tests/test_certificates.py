@@ -214,15 +214,30 @@ def test_json_format_is_the_issues():
     assert sum(w for _, _, w in data["weights"]) + sum(data["rules"].values()) * 0 == data["total"]
 
 
-def test_solve_answers_with_the_certificate_and_search_is_skipped():
+def test_solve_answers_with_the_certificate():
     instance = board(mutilated(8), "domino")
-    result = solve(instance)
-    assert result.verdict == "none" and result.certificate is not None
-    assert result.stats["certificate_check"]["ran"] and result.stats["conflicts"] is None
-    result = check_unique(instance, method="dlx")
-    assert result.verdict == "none" and result.certificate is not None
+    for method in ("sat", "dlx"):
+        result = check_unique(instance, method=method, certificates="always")
+        assert result.verdict == "none" and result.certificate is not None
+        assert result.stats["certificate_check"]["ran"] and result.stats["certificate_check"]["why"] == "asked for"
+        check_certificate(instance, result.certificate)
     off = solve(board(mutilated(4), "domino"), certificates=False)
     assert off.verdict == "none" and off.certificate is None
+    assert off.stats["certificate_check"] == {"ran": False, "why": "turned off"}
+
+
+def test_by_default_the_lp_runs_once_the_search_has_taken_its_estimated_time():
+    """40x40: CDCL would need far more than the LP's 0.02 s estimate."""
+    result = solve(board(mutilated(40), "domino"), timeout=60)
+    assert result.verdict == "none" and result.certificate is not None
+    check = result.stats["certificate_check"]
+    assert check["ran"] and check["found"] and "estimated time" in check["why"]
+
+
+def test_a_search_that_finishes_first_skips_the_lp():
+    result = check_unique(board(["." * 6] * 4, "domino"))
+    assert result.verdict == "multiple" and result.certificate is None
+    assert result.stats["certificate_check"] == {"ran": False, "why": "the search finished first"}
 
 
 def test_the_gate_skips_clued_boards(tmp_path):
@@ -239,7 +254,7 @@ def test_the_gate_skips_clued_boards(tmp_path):
 def test_cli_json_proof_and_verify_rejects_a_changed_weight(tmp_path):
     path = tmp_path / "mut.txt"
     path.write_text("pieces: domino\n" + "\n".join(mutilated(10)) + "\n")
-    result = runner.invoke(app, ["solve", str(path), "--json", "--proof", str(tmp_path / "p"),
+    result = runner.invoke(app, ["solve", str(path), "--json", "--certificate", "--proof", str(tmp_path / "p"),
                                  "--svg", str(tmp_path / "w.svg")])
     assert result.exit_code == 3, result.output
     data = json.loads(result.output)
@@ -265,7 +280,40 @@ def test_cli_json_proof_and_verify_rejects_a_changed_weight(tmp_path):
 def test_cli_text_shows_the_weights(tmp_path):
     path = tmp_path / "mut.txt"
     path.write_text("pieces: domino\n" + "\n".join(mutilated(4)) + "\n")
-    result = runner.invoke(app, ["solve", str(path)])
+    result = runner.invoke(app, ["solve", str(path), "--certificate"])
     assert result.exit_code == 3
     assert "every placement covers weight <= 0, the open cells weigh +2: no tiling" in result.output
     assert " #  1 -1  1" in result.output or "# -1  1 -1" in result.output
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(), st.sampled_from(["pieces", "cells"]))
+def test_the_lp_pack_bound_is_an_upper_bound(case, objective):
+    from oracle import brute_force_max_packing
+    from tilesat.certificate import lp_pack_bound
+    from tilesat.packing import pack
+
+    grid, pieces, wrap = case
+    instance = board(grid, pieces, wrap)
+    oracle_pieces = [(r.name, list(r.piece.cells), r.orient, r.min, r.max) for r in instance.rules]
+    try:
+        best = brute_force_max_packing(grid, wrap, oracle_pieces, objective)
+    except TooHard:
+        return
+    bound = lp_pack_bound(generate_placements(instance), objective)
+    if best is not None and bound is not None:
+        assert best <= bound
+    result = pack(instance, objective)
+    assert result.optimum == best  # stopping at the LP bound never stops short
+    if result.stats.get("lp_bound_met"):
+        assert result.optimum == result.lp_bound
+
+
+def test_info_says_whether_the_check_runs(tmp_path):
+    root = Path(__file__).resolve().parent.parent / "instances"
+    result = runner.invoke(app, ["info", str(root / "lpanel-8x8.txt")])
+    assert "certificate check (LP) before a search: skipped" in result.output
+    path = tmp_path / "mut.txt"
+    path.write_text("pieces: domino\n" + "\n".join(mutilated(8)) + "\n")
+    result = runner.invoke(app, ["info", str(path), "--json"])
+    assert json.loads(result.output)["certificate_check"]["runs"] is True

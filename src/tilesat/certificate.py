@@ -54,8 +54,10 @@ from .verify import allowed_shapes
 IN_PROCESS_NONZEROS = 40_000
 # Modular certificates are looked for on boards up to this many open cells
 # (the elimination is cubic).
-MODULAR_MAX_CELLS = 400
-MODULAR_PRIMES = (2, 3, 5, 7)
+# (the elimination is cubic: pentominoes on 6x10 took 0.4 s, L-trominoes on 16x16 1.2 s)
+MODULAR_MAX_CELLS = 64
+MODULAR_MAX_PLACEMENTS = 1_000
+MODULAR_PRIMES = (2, 3, 5)
 # The LP's rational solution is turned into integers with denominators up to these.
 DENOMINATORS = (1, 2, 6, 12, 60, 420, 2520, 27720)
 
@@ -410,7 +412,7 @@ def _nullvector(B: np.ndarray, target: np.ndarray, p: int) -> np.ndarray | None:
 def modular_certificate(instance: Instance, placements: Placements) -> Certificate | None:
     """A checked modular certificate (weights mod a small prime), or None."""
     board = instance.board
-    if board.area > MODULAR_MAX_CELLS or len(placements) == 0:
+    if board.area > MODULAR_MAX_CELLS or not 0 < len(placements) <= MODULAR_MAX_PLACEMENTS:
         return None
     used = [k for k, r in enumerate(instance.rules) if r.max > 0]
     sizes = {instance.rules[k].piece.size for k in used}
@@ -478,17 +480,114 @@ def lp_gate(placements: Placements) -> tuple[bool, str]:
     if forced >= FORCED_SHARE * board.area:
         return False, (f"{forced} of {board.area} open cells can be covered only one way: "
                        "unit propagation decides such boards faster than the LP")
-    return True, "few open cells are forced: the LP may prove 'no tiling' faster than the search"
+    return True, ("few open cells are forced: the search runs first for as long as the LP is expected to take "
+                  f"({lp_estimate(placements):.2f} s), then the LP if it has not finished")
 
 
-def quick_check(instance: Instance, placements: Placements) -> Certificate | None:
-    """The certificate check run before a search: the LP (when
-    :func:`lp_gate` says so), then modular colourings on small boards."""
-    run, _ = lp_gate(placements)
-    if not run:
+#: The LP's cost when it proves "no tiling", fitted to this machine's
+#: measurements (mutilated 100x100: 0.25 s for 40,000 placement-cell
+#: incidences; 300x300: 7.5 s for 540,000): seconds = A * (incidences / 40,000) ** B.
+#: A feasible LP takes longer (L-trominoes 64x64: 1.7 s for 48,000).
+LP_SECONDS_AT_40K, LP_EXPONENT, LP_SECONDS_MIN = 0.25, 1.3, 0.02
+
+
+def lp_estimate(placements: Placements) -> float:
+    """Seconds the LP is expected to take when it finds a certificate."""
+    return max(LP_SECONDS_MIN, LP_SECONDS_AT_40K * (placements.cells.size / 40_000) ** LP_EXPONENT)
+
+
+def quick_check(instance: Instance, placements: Placements, gated: bool = True) -> Certificate | None:
+    """The certificate check: the LP (when :func:`lp_gate` says so, or
+    always when not ``gated``), then modular colourings on small boards."""
+    if gated and not lp_gate(placements)[0]:
+        return None
+    if len(placements) == 0:
         return None
     cert = lp_certificate(instance, placements)
     if cert is None:
         cert = modular_certificate(instance, placements)
     return cert
 
+
+
+# -- the LP bound for packings ------------------------------------------------------
+
+def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
+    """HiGHS's optimum of max cost.x, row_lower <= A x <= row_upper, 0 <= x <= 1 (A column-wise)."""
+    import highspy
+
+    start, index = matrix
+    lower, upper = row_bounds
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(0.01, float(time_limit)))
+    lp = highspy.HighsLp()
+    lp.num_col_ = int(cost.size)
+    lp.num_row_ = int(lower.size)
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.zeros(cost.size)
+    lp.col_upper_ = np.ones(cost.size)
+    lp.row_lower_ = lower
+    lp.row_upper_ = upper
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = lp.num_col_
+    lp.a_matrix_.num_row_ = lp.num_row_
+    lp.a_matrix_.start_ = start
+    lp.a_matrix_.index_ = index
+    lp.a_matrix_.value_ = np.ones(index.size)
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return "infeasible", None
+    if status != highspy.HighsModelStatus.kOptimal:
+        return "unknown", None
+    return "optimal", float(h.getInfo().objective_function_value)
+
+
+def lp_pack_bound(placements: Placements, objective: str) -> int | None:
+    """An upper bound on the best packing's value (pieces, or covered cells)
+    from the LP relaxation "each open cell covered at most once, piece counts
+    kept, each placement used a fraction of a time": the floor of its
+    optimum (a packing's value is an integer).  None when the LP was not
+    solved (too large, or stopped by the time limit)."""
+    instance = placements.instance
+    board = instance.board
+    if len(placements) == 0 or placements.cells.size > MAX_NONZEROS:
+        return None
+    column = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    column[board.open_cells] = np.arange(board.area)
+    n, P = board.area, len(placements)
+    bounded = [k for k, r in enumerate(instance.rules) if r.bounded]
+    rule_row = np.full(len(instance.rules), -1, dtype=np.int64)
+    rule_row[bounded] = n + np.arange(len(bounded))
+    sizes = np.diff(placements.indptr)
+    has_row = rule_row[placements.rule] >= 0
+    per_col = sizes + has_row
+    start = np.zeros(P + 1, dtype=np.int64)
+    np.cumsum(per_col, out=start[1:])
+    index = np.empty(int(start[-1]), dtype=np.int64)
+    offset = np.repeat(start[:-1] - placements.indptr[:-1], sizes) + np.arange(placements.cells.size)
+    index[offset] = column[placements.cells]
+    index[start[1:][has_row] - 1] = rule_row[placements.rule[has_row]]
+    rules = [instance.rules[k] for k in bounded]
+    lower = np.concatenate([np.zeros(n), np.array([r.min for r in rules], dtype=float)])
+    upper = np.concatenate([np.ones(n), np.array([float(r.max) if r.max != INF else np.inf for r in rules])])
+    cost = sizes.astype(float) if objective == "cells" else np.ones(P)
+    args = ((start, index), cost, (lower, upper), deadline().remaining())
+    if index.size <= IN_PROCESS_NONZEROS:
+        status, value = _solve_pack_lp(*args)
+    else:
+        status, value = call_in_child(_solve_pack_lp, *args, what="the LP (HiGHS)")
+    if status != "optimal":
+        return None
+    return math.floor(value + 1e-6)  # HiGHS's optimality tolerance is 1e-7
+
+
+def certificate_reason(instance: Instance, placements: Placements) -> str | None:
+    """For engines that only need the reason (count, list): the sentence of
+    a checked certificate when the gated check finds one, else None."""
+    cert = quick_check(instance, placements)
+    return cert.sentence() if cert is not None else None

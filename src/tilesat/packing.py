@@ -37,6 +37,7 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
+from .certificate import lp_pack_bound
 from .control import TimedOut, call_in_child, sigint_held, time_limit
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
@@ -104,6 +105,7 @@ class PackResult:
     stats: dict = field(default_factory=dict)
     proof: str | None = None
     stopped: str | None = None  # "timeout" or "interrupted" when not proved
+    lp_bound: int | None = None  # the LP relaxation's bound, floored; met: optimal without the last SAT call
 
     def to_json(self) -> dict:
         return {
@@ -115,6 +117,7 @@ class PackResult:
             "method": self.method,
             "steps": self.steps,
             "proof": self.proof,
+            "lp_bound": self.lp_bound,
             "stats": self.stats,
         }
 
@@ -228,15 +231,21 @@ def pack(
     if method == "rc2" and solver_name.startswith(EXTERNAL_PREFIX):
         raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
     t0 = compiled = time.perf_counter()
-    best, steps, proved, stopped, formula = None, [], True, None, None
+    best, steps, proved, stopped, formula, bound, lp_seconds = None, [], True, None, None, None, 0.0
     try:
         with time_limit(options.timeout):
             progress("compiling the packing formula")
             formula, goal = compile_packing(instance, objective, encoding, card)
+            progress("the LP bound")
+            lp_start = time.perf_counter()
+            bound = lp_pack_bound(formula.placements, objective)
             compiled = time.perf_counter()
+            lp_seconds = compiled - lp_start
             run = _incremental if method == "incremental" else _rc2
             for best in run(formula, goal, solver_name, progress):
                 steps.append(goal.value_of(best))
+                if bound is not None and steps[-1] >= bound:
+                    break  # the LP bound is met: optimal, without proving "one more is impossible" by SAT
     except KeyboardInterrupt:
         proved, stopped = False, "interrupted"  # what was found so far is a lower bound, not the optimum
     except TimedOut:
@@ -251,4 +260,8 @@ def pack(
         "seconds": round(done - t0, 6),
     }
     optimum = goal.value_of(best) if best is not None else None
-    return PackResult(objective, optimum, best, proved, method, steps, stats, stopped=stopped)
+    stats["lp_seconds"] = round(lp_seconds, 6)
+    stats["lp_bound_met"] = bound is not None and optimum is not None and optimum >= bound
+    if optimum is not None and bound is not None and optimum > bound:
+        raise AssertionError(f"BUG: a packing worth {optimum} beats the LP bound {bound}")
+    return PackResult(objective, optimum, best, proved, method, steps, stats, stopped=stopped, lp_bound=bound)

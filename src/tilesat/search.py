@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .certificate import Certificate, lp_gate, quick_check
+from .certificate import Certificate, lp_estimate, lp_gate, quick_check
 from .checks import obstruction, placement_check
-from .control import Deadline, TimedOut, time_limit
+from .control import Deadline, TimedOut, deadline, time_limit
 from .dlx import dlx_problem, stream_covers
 from .encodings import DEFAULT_ENCODING
 from .formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
@@ -88,6 +88,7 @@ class TilingSearch:
         check_memory(instance)  # before the board checks too: they alone take 20 s on a 3000x3000 board
         self.certificate: Certificate | None = None
         self.certificate_check: dict = {"ran": False, "why": "a board check answered first"}
+        self._lp_plan: CertificatePlan | None = None
         self.reason = obstruction(instance)
         self.placements: Placements | None = None
         self.formula: Formula | None = None
@@ -101,10 +102,8 @@ class TilingSearch:
             self.placements = generate_placements(instance)
             self.reason = placement_check(self.placements)  # the board checks ran above
             if self.reason is None:
-                self.certificate, self.certificate_check = certificate_check(
-                    instance, self.placements, self.certificates, self._progress)
-                if self.certificate is not None:
-                    self.reason = self.certificate.sentence()
+                self._lp_plan = CertificatePlan(instance, self.placements, self.certificates, self._progress)
+                self.certificate_check = self._lp_plan.report
             # Compile even when a quick check answered, so that info and stats
             # describe the same formula whatever the verdict.
             encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
@@ -130,6 +129,29 @@ class TilingSearch:
             return self._next()
 
     def _next(self) -> Tiling | None:
+        plan = self._lp_plan
+        if plan is not None and plan.pending and plan.budget > 0:
+            # the search first, for as long as the LP would take; then the LP
+            try:
+                with time_limit(plan.budget):
+                    tiling = self._solve_next()
+                plan.done("the search finished first")
+                return tiling
+            except TimedOut:
+                if self.limit.expired():
+                    raise
+        if plan is not None and plan.pending:
+            self.certificate = plan.run()
+            if self.certificate is not None:
+                self.reason = self.certificate.sentence()
+                self.exhausted = True
+                self.close()
+                return None
+            self.close()  # the budgeted solver was stopped: a new one, same formula
+            self.exhausted = False
+        return self._solve_next()
+
+    def _solve_next(self) -> Tiling | None:
         solver = self._ensure_solver()
         stage = f"solving for tiling {self.found + 1}"
         self._progress(stage)
@@ -195,26 +217,69 @@ class TilingSearch:
             "compile_seconds": round(self.compile_seconds, 6),
             "solve_seconds": round(self.solve_seconds, 6),
             "seconds": round(self.compile_seconds + self.solve_seconds, 6),
-            "certificate_check": self.certificate_check,
+            "certificate_check": self._lp_plan.report if self._lp_plan is not None else self.certificate_check,
         }
 
 
-def certificate_check(instance: Instance, placements: Placements, enabled: bool = True,
-                      progress: Callable | None = None) -> tuple[Certificate | None, dict]:
-    """The certificate check before a search (:func:`tilesat.certificate.quick_check`),
-    when enabled and worth it (:func:`~tilesat.certificate.lp_gate`): the
-    certificate (checked) or None, and what happened, for the stats."""
-    if not enabled:
-        return None, {"ran": False, "why": "turned off"}
-    run, why = lp_gate(placements)
-    if not run:
-        return None, {"ran": False, "why": why}
-    if progress is not None:
-        progress("looking for a certificate of 'no tiling' (LP)")
-    t0 = time.perf_counter()
-    cert = quick_check(instance, placements)
-    return cert, {"ran": True, "why": why, "seconds": round(time.perf_counter() - t0, 6),
-                  "found": cert is not None, **(cert.stats if cert is not None else {})}
+#: ``certificates=``: True (the LP where it is worth it), "always" (the LP first, on any board), False (never).
+CERTIFICATE_MODES = (True, "always", False)
+
+
+class CertificatePlan:
+    """When to look for a certificate of "no tiling" (:mod:`tilesat.certificate`).
+
+    Where :func:`~tilesat.certificate.lp_gate` allows it, the search runs
+    first for ``budget`` seconds, what the LP is expected to take
+    (:func:`~tilesat.certificate.lp_estimate`); a search that ends within it
+    (any board with a tiling found quickly, any easy "none") never pays for
+    the LP.  Otherwise :meth:`run` tries the LP, for at most ``LP_CAP`` times
+    its estimate, and the search starts again when it finds nothing: at
+    worst a few times the faster of the two.  ``report`` says what happened
+    (the stats' ``certificate_check``)."""
+
+    LP_CAP = 3
+
+    def __init__(self, instance: Instance, placements: Placements, enabled: bool | str, progress: Callable | None = None):
+        self.instance, self.placements, self._progress = instance, placements, progress
+        self.pending, self.budget = False, 0.0
+        if enabled not in CERTIFICATE_MODES:
+            raise TilesatError(f"certificates={enabled!r}: use True (when worth it), 'always' or False")
+        if not enabled:
+            self.report = {"ran": False, "why": "turned off"}
+            return
+        if enabled == "always":  # asked for: the LP first, uncapped
+            self.report = {"ran": False, "why": "asked for"}
+            self.pending, self.budget, self.LP_CAP = True, 0.0, None
+            return
+        run, why = lp_gate(placements)
+        self.report = {"ran": False, "why": why}
+        if run:
+            self.pending, self.budget = True, lp_estimate(placements)
+
+    def done(self, why: str) -> None:
+        self.pending = False
+        self.report = {"ran": False, "why": why}
+
+    def run(self) -> Certificate | None:
+        """The LP (capped); a checked certificate or None."""
+        self.pending = False
+        if self._progress is not None:
+            self._progress("looking for a certificate of 'no tiling' (LP)")
+        t0 = time.perf_counter()
+        outer = deadline()
+        cert, why = None, "the search went on past the LP's estimated time"
+        if self.LP_CAP is None:
+            why = "asked for"
+        try:
+            with time_limit(None if self.LP_CAP is None else self.LP_CAP * self.budget):
+                cert = quick_check(self.instance, self.placements, gated=self.LP_CAP is not None)
+        except TimedOut:
+            if outer.expired():
+                raise
+            why += "; the LP passed its own limit, so the search resumed"
+        self.report = {"ran": True, "why": why, "seconds": round(time.perf_counter() - t0, 6),
+                       "found": cert is not None, **(cert.stats if cert is not None else {})}
+        return cert
 
 
 def load_formula(solver, formula: Formula, name: str, progress: Callable) -> None:
@@ -307,29 +372,51 @@ def _first_by_dlx(instance, count, options: SatOptions, progress, found: list, s
     t0 = time.perf_counter()
     check_memory(instance)
     stats.setdefault("certificate_check", {"ran": False, "why": "a board check answered first"})
-    reason, placements = obstruction(instance), None
+    reason, placements, plan = obstruction(instance), None, None
     stats.update(placements=None, variables=None, clauses=None, encoding=None, card=None, solver="xcover")
     if reason is None:
         progress("generating placements")
         placements = generate_placements(instance)
         reason = placement_check(placements)
         stats["placements"] = len(placements)
-        check = {"ran": False, "why": "a board check answered first"}
-        if reason is None:
-            cert, check = certificate_check(instance, placements, stats["certificates"], progress)
-            stats["_certificate"] = cert
-            reason = cert.sentence() if cert is not None else None
-        stats["certificate_check"] = check
+        plan = CertificatePlan(instance, placements, stats["certificates"], progress) if reason is None else None
     t1 = time.perf_counter()
     try:
         if reason is None:
             progress("searching by dancing links (xcover)")
-            for chosen in stream_covers(placements, limit=count):
+            covers = stream_covers(placements, limit=count) if not (plan.pending and plan.budget == 0) else None
+            if plan.pending and plan.budget > 0:  # the search first, for as long as the LP would take
+                try:
+                    with time_limit(plan.budget):
+                        first = next(covers, None)
+                    plan.done("the search finished first")
+                    covers = iter([]) if first is None else _chain(first, covers)
+                except TimedOut:
+                    if deadline().expired():
+                        raise
+                    covers.close()
+                    covers = None
+            if plan.pending:
+                cert = plan.run()
+                if cert is not None:
+                    stats["_certificate"], reason = cert, cert.sentence()
+                    covers = iter([])
+                elif covers is None:
+                    progress("searching by dancing links (xcover)")
+                    covers = stream_covers(placements, limit=count)
+            for chosen in covers:
                 found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen.tolist())))
     finally:
+        if plan is not None:
+            stats["certificate_check"] = plan.report
         t2 = time.perf_counter()
         stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
     return reason
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
 
 
 def solve(instance: Instance, method: str = "auto", **options) -> Result:

@@ -73,8 +73,10 @@ def pack_cmd(
             out.print(f"{_stopped(result)} before the first packing was found", markup=False)
         else:
             if result.proved:
+                how = ("the LP relaxation's bound" if result.stats.get("lp_bound_met")
+                       else f"{result.stats['solver']}, {result.method}")
                 out.print(f"optimum: {result.optimum} {unit}; {result.optimum + 1} is impossible "
-                          f"(proved: {result.stats['solver']}, {result.method})", markup=False)
+                          f"(proved: {how})", markup=False)
             else:
                 out.print(f"at least {result.optimum} {unit} ({_stopped(result)}: not proved optimal)", markup=False)
             used = ", ".join(f"{n} x {name}" for name, n in sorted(Counter(t.piece for t in result.packing).items()))

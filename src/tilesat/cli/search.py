@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -40,10 +40,16 @@ def _json(result: Result) -> str:
 #: Boards wider than this show the certificate's sentence, not its grid of weights.
 WEIGHTS_SHOWN_COLUMNS = 40
 
-CertificateOpt = Annotated[bool, typer.Option(
-    "--certificate/--no-certificate",
-    help="Before the search, look for a weighted colouring proving 'no tiling' (linear programming); "
-         "skipped anyway where unit propagation is faster (see info).")]
+CertificateOpt = Annotated[Optional[bool], typer.Option(
+    "--certificate/--no-certificate", show_default=False,
+    help="Look for a weighted colouring proving 'no tiling' (linear programming) before the search "
+         "(--certificate), or never (--no-certificate). By default: where it is worth it, after the search "
+         "has run for as long as the LP is expected to take (see info).")]
+
+
+def certificate_mode(flag: bool | None):
+    """The CLI flag as :func:`tilesat.search.solve`'s ``certificates``."""
+    return True if flag is None else ("always" if flag else False)
 
 
 def _stats_line(result: Result) -> str:
@@ -114,7 +120,7 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 
 
 def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
-            svg=None, png=None, force=False, certificate=True) -> Result:
+            svg=None, png=None, force=False, certificate=None) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
     instance = _load(file, pieces, wrap)
@@ -122,7 +128,7 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
         check_proof_dir(proof)
     check_outputs({"--svg": svg, "--png": png}, force)
     with _progress() as progress, run_limit(options.timeout):
-        result = task(instance, method, progress=progress, certificates=certificate, **vars(options))
+        result = task(instance, method, progress=progress, certificates=certificate_mode(certificate), **vars(options))
     if proof is not None and result.certificate is not None:
         write_certificate_proof(instance, proof, result.certificate)
         result.stats["proof"] = str(proof)
@@ -157,7 +163,7 @@ def solve_cmd(
     svg: SvgOpt = None,
     png: PngOpt = None,
     force: ForceOpt = False,
-    certificate: CertificateOpt = True,
+    certificate: CertificateOpt = None,
 ):
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
@@ -181,7 +187,7 @@ def check_unique_cmd(
     svg: SvgOpt = None,
     png: PngOpt = None,
     force: ForceOpt = False,
-    certificate: CertificateOpt = True,
+    certificate: CertificateOpt = None,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
     result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Mutilated n x n boards (dominoes, two opposite corners removed): "no tiling".
+
+For each n, three ways to reach the verdict:
+
+- tilesat: ``solve`` as it runs by default (the LP certificate check before
+  the search), the certificate re-checked by the exact checker;
+- plain CDCL: ``solve(method="sat", certificates=False)`` under a time limit;
+- OR-Tools CP-SAT (one Boolean per placement, ExactlyOne per cell, one
+  worker) under the same limit, when ortools is installed (the ``bench`` extra).
+
+Prints a Markdown table of seconds (``>T`` when the limit passed first).
+
+    python scripts/bench_certificates.py                      # n = 8 16 32 64 100 200 300
+    python scripts/bench_certificates.py --sizes 8 16 --limit 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+from tilesat import parse_instance, solve
+from tilesat.certificate import check_certificate
+from tilesat.placements import generate_placements
+
+
+def mutilated(n: int):
+    rows = [["."] * n for _ in range(n)]
+    rows[0][0] = rows[n - 1][n - 1] = "#"
+    return parse_instance("pieces: domino\n" + "\n".join("".join(r) for r in rows) + "\n", source=f"mutilated {n}x{n}")
+
+
+def tilesat_default(instance) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    result = solve(instance)
+    assert result.verdict == "none" and result.certificate is not None
+    check_certificate(instance, result.certificate)  # again, outside the solve
+    return time.perf_counter() - t0, f"none, certificate total {result.certificate.total:+d}"
+
+
+def plain_sat(instance, limit: float) -> tuple[float | None, str]:
+    t0 = time.perf_counter()
+    result = solve(instance, method="sat", certificates=False, timeout=limit)
+    seconds = time.perf_counter() - t0
+    return (None, "unknown") if result.verdict == "unknown" else (seconds, result.verdict)
+
+
+def cp_sat(instance, limit: float) -> tuple[float | None, str]:
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:
+        return None, "not installed"
+    t0 = time.perf_counter()
+    placements = generate_placements(instance)
+    model = cp_model.CpModel()
+    x = [model.NewBoolVar(f"p{i}") for i in range(len(placements))]
+    indptr, ids = placements.by_cell()
+    for cell in instance.board.open_cells.tolist():
+        model.AddExactlyOne([x[i] for i in ids[indptr[cell]:indptr[cell + 1]].tolist()])
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = limit
+    solver.parameters.num_workers = 1
+    status = solver.Solve(model)
+    seconds = time.perf_counter() - t0
+    if status == cp_model.INFEASIBLE:
+        return seconds, "none"
+    return None, solver.StatusName(status).lower()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 32, 64, 100, 200, 300])
+    parser.add_argument("--limit", type=float, default=30.0, help="seconds for plain CDCL and CP-SAT (default 30)")
+    args = parser.parse_args()
+    print(f"<!-- {platform.machine()}, Python {platform.python_version()}, limit {args.limit:g} s -->")
+    print("| n | open cells | tilesat (LP certificate) | plain CDCL (--method sat, no check) | OR-Tools CP-SAT (1 worker) |")
+    print("|---|---|---|---|---|")
+    for n in args.sizes:
+        instance = mutilated(n)
+        t, _ = tilesat_default(instance)
+        cells = []
+        for run in (plain_sat, cp_sat):
+            seconds, what = run(instance, args.limit)
+            cells.append(f"{seconds:.2f}" if seconds is not None else (f">{args.limit:g}" if what != "not installed" else "—"))
+        print(f"| {n} | {instance.board.area:,} | {t:.2f} | {cells[0]} | {cells[1]} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
