@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from oracle import brute_force_tilings, TooHard
+from tilesat.oracle import brute_force_tilings, TooHard
 from tilesat import check_unique, parse_instance, solve
 from tilesat.certificate import (
     Certificate, CertificateError, check_certificate, lp_certificate, lp_gate, modular_certificate,
@@ -289,7 +289,7 @@ def test_cli_text_shows_the_weights(tmp_path):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_instances(), st.sampled_from(["pieces", "cells"]))
 def test_the_lp_pack_bound_is_an_upper_bound(case, objective):
-    from oracle import brute_force_max_packing
+    from tilesat.oracle import brute_force_max_packing
     from tilesat.certificate import lp_pack_bound
     from tilesat.packing import pack
 

@@ -213,7 +213,7 @@ def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
         assert res.exit_code == 0, res.output
         sets.append({Tiling.from_json(json.loads(line)) for line in out.read_text().splitlines()})
     assert sets[0] == sets[1]
-    from oracle import brute_force_tilings
+    from tilesat.oracle import brute_force_tilings
 
     truth = brute_force_tilings(["......"] * 3, "none", [("L3", parse_instance("pieces: L3\n.").rule("L3").piece.cells, "free", 0, float("inf")),
                                                          ("I3", ((0, 0), (0, 1), (0, 2)), "free", 0, 1)])
@@ -224,7 +224,7 @@ def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
 
 from hypothesis import given, reject, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from oracle import TooHard, board_maps, brute_force_tilings, orbit_count  # noqa: E402
+from tilesat.oracle import TooHard, board_maps, brute_force_tilings, orbit_count  # noqa: E402
 
 from tilesat.counting import COUNTERS, counter_engine  # noqa: E402
 from test_property import _args, instances  # noqa: E402

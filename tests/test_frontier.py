@@ -4,7 +4,7 @@ and agreement with the brute-force oracle and the other exact methods."""
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from oracle import TooHard, brute_force_tilings
+from tilesat.oracle import TooHard, brute_force_tilings
 from test_property import _args, instances
 
 from tilesat import frontier

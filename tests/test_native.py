@@ -6,7 +6,7 @@ any-size one."""
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from oracle import TooHard, brute_force_tilings
+from tilesat.oracle import TooHard, brute_force_tilings
 from test_property import _args, instances
 
 from tilesat import native, verify_tiling

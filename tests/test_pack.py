@@ -6,7 +6,7 @@ import json
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from oracle import TooHard, brute_force_max_packing
+from tilesat.oracle import TooHard, brute_force_max_packing
 from test_cli import run
 from test_property import _args, instances
 

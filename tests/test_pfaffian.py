@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from oracle import TooHard, brute_force_tilings
+from tilesat.oracle import TooHard, brute_force_tilings
 
 from tilesat import pfaffian
 from tilesat.board import Board

@@ -95,7 +95,7 @@ def test_generate_cli_is_deterministic_and_parses(tmp_path):
 
 def test_fast_generation_makes_a_unique_board():
     # generate_unique(fast=True): one incremental solver, a tile per region of difference
-    from oracle import brute_force_tilings
+    from tilesat.oracle import brute_force_tilings
 
     from tilesat import parse_pieces
     from tilesat.generate import generate_unique

@@ -4,7 +4,7 @@ tilings an independent brute-force tiler finds."""
 import pytest
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
-from oracle import TooHard, brute_force_tilings, tiling_checker
+from tilesat.oracle import TooHard, brute_force_tilings, tiling_checker
 
 from tilesat import Board, Instance, PieceRule, builtin_piece, check_unique, iter_tilings
 from tilesat.encodings import ENCODINGS

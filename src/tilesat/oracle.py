@@ -1,0 +1,196 @@
+"""An independent brute-force tiler: the oracle of the tests and of ``tilesat fuzz``.
+
+It shares no code with tilesat's pipeline: its own orientations, its own
+placement of pieces (backtracking on the first uncovered cell), its own wrap.
+A tiling is a frozenset of (piece name, frozenset of (row, col)).
+"""
+
+from __future__ import annotations
+
+
+def _norm(cells):
+    r0 = min(r for r, _ in cells)
+    c0 = min(c for _, c in cells)
+    return frozenset((r - r0, c - c0) for r, c in cells)
+
+
+def orientations(cells, orient):
+    rots = [lambda r, c: (r, c), lambda r, c: (c, -r), lambda r, c: (-r, -c), lambda r, c: (-c, r)]
+    maps = rots[:1] if orient == "fixed" else rots
+    shapes = {_norm([f(r, c) for r, c in cells]) for f in maps}
+    if orient == "free":
+        shapes |= {_norm([f(r, -c) for r, c in cells]) for f in rots}
+    return shapes
+
+
+class TooHard(Exception):
+    """The brute force would take too long on this instance."""
+
+
+def brute_force_tilings(grid, wrap, pieces, cap=None, node_limit=200_000):
+    """All tilings of ``grid`` (list of strings, '.' open) by ``pieces``:
+    a list of (name, cells, orient, lo, hi).  Stops after ``cap`` + 1 tilings."""
+    R, C = len(grid), len(grid[0])
+    wrap_r = wrap in ("columns", "both")  # row index modulo R
+    wrap_c = wrap in ("rows", "both")
+    open_cells = [(r, c) for r in range(R) for c in range(C) if grid[r][c] == "."]
+    shapes = {name: orientations(cells, orient) for name, cells, orient, _, _ in pieces}
+    bounds = {name: (lo, hi) for name, _, _, lo, hi in pieces}
+
+    def put(shape, dr, dc):
+        out = set()
+        for a, b in shape:
+            r, c = a + dr, b + dc
+            if wrap_r:
+                r %= R
+            if wrap_c:
+                c %= C
+            if not (0 <= r < R and 0 <= c < C) or grid[r][c] != "." or (r, c) in out:
+                return None
+            out.add((r, c))
+        return frozenset(out)
+
+    # every candidate tile covering each cell
+    covering = {cell: set() for cell in open_cells}
+    for name, orients in shapes.items():
+        for shape in orients:
+            for (tr, tc) in open_cells:
+                for a, b in shape:
+                    tile = put(shape, tr - a, tc - b)
+                    if tile is not None:
+                        covering[(tr, tc)].add((name, tile))
+
+    if cap == "check":
+        return covering, bounds
+    found = set()
+    used = {name: 0 for name in shapes}
+    covered: set = set()
+    chosen: list = []
+    sizes = {name: len(cells) for name, cells, *_ in pieces}
+    nodes = [0]
+
+    def rec():
+        if cap is not None and len(found) > cap:
+            return
+        nodes[0] += 1
+        if nodes[0] > node_limit:
+            raise TooHard(f"more than {node_limit} search nodes")
+        still_needed = sum(max(0, bounds[n][0] - used[n]) * sizes[n] for n in used)
+        if still_needed > len(open_cells) - len(covered):
+            return  # the pieces still required no longer fit in what is left
+        free = next((cell for cell in open_cells if cell not in covered), None)
+        if free is None:
+            if all(bounds[n][0] <= used[n] for n in used):
+                found.add(frozenset(chosen))
+            return
+        for name, tile in covering[free]:
+            if used[name] >= bounds[name][1] or tile & covered:
+                continue
+            used[name] += 1
+            covered.update(tile)
+            chosen.append((name, tile))
+            rec()
+            chosen.pop()
+            covered.difference_update(tile)
+            used[name] -= 1
+
+    rec()
+    return found
+
+
+def tiling_checker(grid, wrap, pieces):
+    """A function telling whether a set of (name, cells) is a tiling, by the
+    oracle's own rules."""
+    covering, bounds = brute_force_tilings(grid, wrap, pieces, cap="check")
+
+    def is_tiling(tiling):
+        cells = [c for _, tile in tiling for c in tile]
+        if sorted(cells) != sorted(covering) or len(set(cells)) != len(cells):
+            return False
+        if not all((name, tile) in covering[min(tile)] for name, tile in tiling):
+            return False
+        used = {n: sum(1 for name, _ in tiling if name == n) for n in bounds}
+        return all(lo <= used[n] <= hi for n, (lo, hi) in bounds.items())
+
+    return is_tiling
+
+
+def brute_force_max_packing(grid, wrap, pieces, objective="pieces", node_limit=200_000):
+    """The largest number of pieces (or covered cells) that fit without
+    overlapping and keep every count, or None when no packing keeps them.
+    Backtracking on the first undecided cell: leave it empty or cover it."""
+    covering, bounds = brute_force_tilings(grid, wrap, pieces, cap="check")
+    cells = sorted(covering)
+    sizes = {name: len(c) for name, c, *_ in pieces}
+    used = {name: 0 for name in bounds}
+    covered: set = set()
+    best = [None]
+    nodes = [0]
+
+    def value():
+        return sum(used.values()) if objective == "pieces" else len(covered)
+
+    def rec(i):
+        nodes[0] += 1
+        if nodes[0] > node_limit:
+            raise TooHard(f"more than {node_limit} search nodes")
+        while i < len(cells) and cells[i] in covered:
+            i += 1
+        if i == len(cells):
+            if all(bounds[n][0] <= used[n] for n in used) and (best[0] is None or value() > best[0]):
+                best[0] = value()
+            return
+        if best[0] is not None:
+            # every remaining cell covered by the smallest piece still cannot beat the best
+            left = len(cells) - i
+            room = left // min(sizes.values()) if objective == "pieces" else left
+            if value() + room <= best[0]:
+                return
+        for name, tile in covering[cells[i]]:
+            if used[name] >= bounds[name][1] or tile & covered or min(tile) != cells[i]:
+                continue
+            used[name] += 1
+            covered.update(tile)
+            rec(i + 1)
+            covered.difference_update(tile)
+            used[name] -= 1
+        rec(i + 1)  # leave cells[i] empty (nothing placed later may cover it)
+
+    rec(0)
+    return best[0]
+
+
+def board_maps(grid, wrap, pieces):
+    """The oracle's own symmetries of an instance: rotations and reflections
+    of the rectangle, composed with shifts along wrapped axes, that map open
+    cells onto open cells and every candidate tile onto a candidate tile of
+    the same piece (each as a dict cell -> cell, without repeats)."""
+    covering, _ = brute_force_tilings(grid, wrap, pieces, cap="check")
+    candidates = set().union(*covering.values()) if covering else set()
+    R, C = len(grid), len(grid[0])
+    point = [lambda r, c: (r, c), lambda r, c: (R - 1 - r, C - 1 - c),
+             lambda r, c: (R - 1 - r, c), lambda r, c: (r, C - 1 - c)]
+    if R == C:
+        point += [lambda r, c: (c, R - 1 - r), lambda r, c: (C - 1 - c, r),
+                  lambda r, c: (c, r), lambda r, c: (C - 1 - c, R - 1 - r)]
+    cells = [(r, c) for r in range(R) for c in range(C)]
+    maps = []
+    for f in point:
+        for dr in (range(R) if wrap in ("columns", "both") else [0]):
+            for dc in (range(C) if wrap in ("rows", "both") else [0]):
+                m = {}
+                for r, c in cells:
+                    a, b = f(r, c)
+                    m[(r, c)] = ((a + dr) % R, (b + dc) % C)
+                if all(grid[r][c] == grid[a][b] for (r, c), (a, b) in m.items()) and m not in maps and all(
+                        (name, frozenset(m[c] for c in tile)) in candidates for name, tile in candidates):
+                    maps.append(m)
+    return maps
+
+
+def orbit_count(tilings, maps):
+    """How many classes the tilings fall into under the maps (by canonical forms)."""
+    def image(tiling, m):
+        return tuple(sorted((name, tuple(sorted(m[c] for c in tile))) for name, tile in tiling))
+
+    return len({min(image(t, m) for m in maps) for t in tilings})
