@@ -5,7 +5,10 @@ A solver here is anything with ``add_formula(formula, progress=None)``,
 Every ``solve`` honours the run's deadline (:mod:`tilesat.control`): it
 raises :class:`~tilesat.control.TimedOut` or ``KeyboardInterrupt`` within a
 poll, after which the solver is spent (``close`` is all that is left).
-Adding another kind of solver is one factory in ``SOLVERS``.
+Adding another kind of solver is one factory in ``SOLVERS``; without
+editing tilesat, a plugin (:mod:`tilesat.plugins`): ``module:Class`` or
+``file.py:Class`` wherever a solver's name goes, or a class an installed
+package registers under the entry-point group ``tilesat.solvers``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pysat.solvers import Solver, SolverNames
 
 from .control import Child, ChildError, TimedOut, deadline, may_start_children, sigint_held, wait_step
 from .dimacs import check_model, read_answer, write_dimacs
+from . import plugins
 from .errors import TilesatError
 
 DEFAULT_SOLVER = "cadical195"
@@ -387,9 +391,10 @@ SOLVERS = {name: (lambda n=name: PysatSolver(n)) for name in _pysat_names()}
 
 
 def solver_names() -> list[str]:
-    """Names of the solvers that work here, the default first."""
+    """Names of the solvers that work here, the default first, then those installed packages register."""
     names = [n for n in SOLVERS if n not in _pysat_names() or _works(n)]
-    return sorted(names, key=lambda n: (n != DEFAULT_SOLVER, n))
+    names = sorted(names, key=lambda n: (n != DEFAULT_SOLVER, n))
+    return names + [n for n in plugins.entry_point_names(plugins.SOLVER_GROUP) if n not in SOLVERS]
 
 
 def _canonical(name: str) -> str | None:
@@ -402,19 +407,33 @@ def _canonical(name: str) -> str | None:
 
 
 def check_solver_name(name: str) -> str:
-    """The registry name for ``name`` (PySAT aliases accepted), or a clear error."""
+    """The registry name for ``name`` (PySAT aliases accepted; ``ext:COMMAND``;
+    a plugin ``module:Class``, ``file.py:Class`` or entry point), or a clear error."""
     if name.startswith(EXTERNAL_PREFIX):
         ExternalSolver(name[len(EXTERNAL_PREFIX):])  # the command must exist
         return name
+    if plugins.is_spec(name):
+        plugins.find_solver(name)  # loads it: a bad spec fails here, in one line
+        return name
     canon = _canonical(name)
+    if canon is None and plugins.find_solver(name) is not None:
+        return name  # an installed package's
     if canon is None or (canon in _pysat_names() and not _works(canon)):
-        raise TilesatError(f"unknown solver {name!r}; choose one of: {', '.join(solver_names())}, or ext:COMMAND")
+        raise TilesatError(f"unknown solver {name!r}; choose one of: {', '.join(solver_names())}, or ext:COMMAND, "
+                           f"or a plugin MODULE:CLASS or FILE.py:CLASS")
     return canon
 
 
+def is_plugin_solver(name: str) -> bool:
+    """Whether the (checked) solver name is a plugin's, not PySAT's or an external command."""
+    return not name.startswith(EXTERNAL_PREFIX) and name not in SOLVERS
+
+
 def make_solver(name: str = DEFAULT_SOLVER, timeout: float | None = None):
-    """A solver by registry name, or ``ext:COMMAND`` for an external one."""
+    """A solver by registry name, ``ext:COMMAND`` for an external one, or a plugin's."""
     name = check_solver_name(name)
     if name.startswith(EXTERNAL_PREFIX):
         return ExternalSolver(name[len(EXTERNAL_PREFIX):], timeout)
+    if name not in SOLVERS:
+        return plugins.PluginSolver(name, plugins.find_solver(name))
     return SOLVERS[name]()

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn
 from rich.table import Table
 
 from ..compare import compare, parse_list, plot
-from ..encodings import ENCODINGS, check_encoding
+from ..encodings import check_encoding, encoding_names
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD
 from . import app
@@ -22,8 +22,8 @@ from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendl
 @friendly
 def compare_cmd(
     files: Annotated[list[Path], typer.Argument(help="Instance files.", show_default=False)],
-    encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings, or all.")] = "all",
-    solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated PySAT solvers.")] = "cadical195,glucose4",
+    encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings (plugins too: MODULE:FUNCTION, FILE.py:FUNCTION), or all.")] = "all",
+    solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated PySAT solvers or plugins (MODULE:CLASS, FILE.py:CLASS).")] = "cadical195,glucose4",
     task: Annotated[str, typer.Option("--task", help="solve, unique (check-unique) or count (blocking clauses).")] = "unique",
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per cell; the median is shown, with min and max.")] = 1,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds per run; a run past it is shown as a timeout.")] = None,
@@ -38,7 +38,7 @@ def compare_cmd(
     Exit 1 when two runs disagree (or one fails): that is a bug found."""
     check_outputs({"--csv": csv_out, "--json": json_out, "--plot": plot_out}, force)
     instances = [(f.name, _load(f, None, None)) for f in files]
-    enc_list = parse_list(encodings, ENCODINGS, "encodings", check_encoding)
+    enc_list = parse_list(encodings, encoding_names(), "encodings", check_encoding)
     solver_list = parse_list(solvers, [], "solvers")
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),

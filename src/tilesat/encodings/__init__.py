@@ -12,6 +12,10 @@ Auxiliary variables are numbered from ``top + 1``; the new top is returned.
 
 Adding an encoding: write the module, add one line to ``ENCODINGS``, and a
 note in the repository's ``encodings/`` folder (its sizes are tested).
+Without editing tilesat: a plugin (:mod:`tilesat.plugins`), named as
+``module:function`` or ``file.py:function`` wherever an encoding's name goes,
+or registered by an installed package under the entry-point group
+``tilesat.encodings``; ``encodings/README.md`` shows how.
 
 ``auto`` (the default) is not an encoding but a choice made per instance by
 :func:`choose_encoding`, from how many placements compete for a cell.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import plugins
 from ..errors import TilesatError
 from . import bitwise, commander, ladder, pairwise, product, seqcounter
 
@@ -45,10 +50,18 @@ DEFAULT_ENCODING = AUTO
 AUTO_PAIRWISE_UP_TO = 9.0
 
 
+def encoding_names() -> list[str]:
+    """The built-in encodings, then those installed packages register (``all`` in compare and fuzz)."""
+    return list(ENCODINGS) + [n for n in plugins.entry_point_names(plugins.ENCODING_GROUP) if n not in ENCODINGS]
+
+
 def check_encoding(name: str) -> str:
-    """``name`` if it is an encoding or ``auto``; a clear error if not."""
-    if name != AUTO and name not in ENCODINGS:
-        raise TilesatError(f"unknown encoding {name!r}; choose one of: {AUTO}, {', '.join(ENCODINGS)}")
+    """``name`` if it is an encoding (built-in or plugin) or ``auto``; a clear error if not."""
+    if name == AUTO or name in ENCODINGS:
+        return name
+    if plugins.find_encoding(name) is None:
+        raise TilesatError(f"unknown encoding {name!r}; choose one of: {', '.join([AUTO] + encoding_names())}, "
+                           f"or a plugin MODULE:FUNCTION or FILE.py:FUNCTION")
     return name
 
 
@@ -63,7 +76,7 @@ def get_encoding(name: str):
     per instance by :func:`tilesat.formula.compile_formula`, not here)."""
     if check_encoding(name) == AUTO:
         raise TilesatError("encoding 'auto' depends on the instance: resolve it with choose_encoding()")
-    return ENCODINGS[name]
+    return ENCODINGS[name] if name in ENCODINGS else plugins.find_encoding(name)
 
 
 def exactly_one(lits, top: int, encoding: str = DEFAULT_ENCODING) -> tuple[list[list[int]], int]:
