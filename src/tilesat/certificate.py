@@ -35,6 +35,7 @@ weight grid, in exact integer arithmetic.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -285,10 +286,39 @@ def _lp_matrix(placements: Placements):
     return (start, index, value), cost, (lower, upper), extra
 
 
+def _in_process(nonzeros: int) -> bool:
+    """Small LPs run here; large ones, and any once OR-Tools is loaded, in a
+    child.  OR-Tools bundles its own HiGHS, whose symbols clash with
+    highspy's: whichever library is loaded second fails to import."""
+    return nonzeros <= IN_PROCESS_NONZEROS and "ortools" not in sys.modules
+
+
+def _scipy_lp(cost, A_ub, b_ub, A_eq, b_eq, bounds, time_limit):
+    """The same LP through scipy's copy of HiGHS (it coexists with OR-Tools'),
+    where highspy cannot be loaded."""
+    from scipy.optimize import linprog
+
+    res = linprog(-cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs",
+                  options={} if time_limit is None else {"time_limit": max(0.01, float(time_limit))})
+    return res
+
+
+def _csr(matrix, shape):
+    import scipy.sparse as sp
+
+    start, index, value = matrix
+    return sp.csr_matrix((value, index, start), shape=shape)
+
+
 def _solve_lp(matrix, cost, bounds, time_limit):
     """HiGHS's optimum of max cost.x, A x <= 0, within the bounds, as
     (status, value, x); status 0 when optimal.  In a child for large LPs."""
-    import highspy
+    try:
+        import highspy
+    except ImportError:  # OR-Tools' HiGHS is loaded: scipy's
+        A = _csr(matrix, (matrix[0].size - 1, cost.size))
+        res = _scipy_lp(cost, A, np.zeros(A.shape[0]), None, None, list(zip(*bounds)), time_limit)
+        return (0, -float(res.fun), res.x) if res.status == 0 else (1, None, None)
 
     start, index, value = matrix
     lower, upper = bounds
@@ -341,7 +371,7 @@ def lp_certificate(instance: Instance, placements: Placements) -> Certificate | 
     t0 = time.perf_counter()
     matrix, cost, bounds, extra = _lp_matrix(placements)
     remaining = deadline().remaining()
-    if matrix[1].size <= IN_PROCESS_NONZEROS:
+    if _in_process(matrix[1].size):
         status, value, x = _solve_lp(matrix, cost, bounds, remaining)
         deadline().check()
     else:
@@ -514,7 +544,21 @@ def quick_check(instance: Instance, placements: Placements, gated: bool = True) 
 
 def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
     """HiGHS's optimum of max cost.x, row_lower <= A x <= row_upper, 0 <= x <= 1 (A column-wise)."""
-    import highspy
+    try:
+        import highspy
+    except ImportError:  # OR-Tools' HiGHS is loaded: scipy's
+        import scipy.sparse as sp
+
+        start, index = matrix
+        lower, upper = row_bounds
+        A = sp.csc_matrix((np.ones(index.size), index, start), shape=(lower.size, cost.size)).tocsr()
+        finite_hi, finite_lo = np.isfinite(upper), lower > 0
+        A_ub = sp.vstack([A[finite_hi], -A[finite_lo]])
+        b_ub = np.concatenate([upper[finite_hi], -lower[finite_lo]])
+        res = _scipy_lp(cost, A_ub, b_ub, None, None, (0, 1), time_limit)
+        if res.status == 2:
+            return "infeasible", None
+        return ("optimal", -float(res.fun)) if res.status == 0 else ("unknown", None)
 
     start, index = matrix
     lower, upper = row_bounds
@@ -577,7 +621,7 @@ def lp_pack_bound(placements: Placements, objective: str) -> int | None:
     upper = np.concatenate([np.ones(n), np.array([float(r.max) if r.max != INF else np.inf for r in rules])])
     cost = sizes.astype(float) if objective == "cells" else np.ones(P)
     args = ((start, index), cost, (lower, upper), deadline().remaining())
-    if index.size <= IN_PROCESS_NONZEROS:
+    if _in_process(index.size):
         status, value = _solve_pack_lp(*args)
     else:
         status, value = call_in_child(_solve_pack_lp, *args, what="the LP (HiGHS)")
