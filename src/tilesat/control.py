@@ -161,25 +161,45 @@ def wait_step(limit: Deadline | None = None) -> float:
 
 # --- the child process ---------------------------------------------------
 
-def _die_with_parent() -> None:
-    try:  # Linux: the kernel kills us when the parent dies, even by SIGKILL
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):
-        pass
-
-
-def _child_main(target, args, conn) -> None:
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the parent handles Ctrl-C (blocked since the fork)
-    _die_with_parent()
+def _resolve_prctl():
     try:
-        target(conn, *args)
-    except BaseException as e:  # noqa: BLE001 - reported by the parent as one line
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: children then die with the parent's kill() only
+        return None
+
+
+# Resolved once, here: a child must not look symbols up (dlopen takes the
+# loader's lock, which another thread of the parent may have held at the fork).
+_PRCTL = _resolve_prctl()
+_PR_SET_PDEATHSIG = 1
+
+_IN_CHILD = False  # set in a process forked by Child
+
+
+def _child_main(parent: int, target, args, conn, parent_end) -> None:
+    """The child's whole life, ended by ``os._exit``: it never returns into the
+    caller's frames (no ``finally``, no atexit handler, no flush of the
+    parent's buffered output).  SIGINT stays blocked as the fork left it."""
+    global _IN_CHILD
+    code = 1
+    try:
+        _IN_CHILD = True
+        if _PRCTL is not None:
+            _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))  # the kernel kills us when the parent dies, even by SIGKILL
+        if os.getppid() != parent:  # the parent died before that: nobody waits for us
+            os._exit(1)
+        parent_end.close()
         try:
-            conn.send(("error", f"{type(e).__name__}: {e}".strip()))
-        except (OSError, ValueError):
-            pass
-    finally:
+            target(conn, *args)
+            code = 0
+        except BaseException as e:  # noqa: BLE001 - reported by the parent as one line
+            try:
+                conn.send(("error", f"{type(e).__name__}: {e}".strip()))
+            except (OSError, ValueError):
+                pass
         conn.close()
+    finally:
+        os._exit(code)
 
 
 class ChildError(Exception):
@@ -195,23 +215,50 @@ class Child:
     reports a failure as ``("error", text)``, which :meth:`recv` raises as
     :class:`ChildError`.  ``on_wait(elapsed)`` runs at each poll while
     waiting (progress).  Use as a context manager: leaving it kills the child.
+
+    A bare ``os.fork``, not ``multiprocessing.Process``: the child does only
+    what is written in :func:`_child_main` (multiprocessing's start-up closes
+    stdin, runs after-fork hooks and flushes the standard streams at exit,
+    each a lock the parent may have held at the fork), and the parent waits
+    on its pid alone.
     """
 
     def __init__(self, target: Callable, *args, on_wait: Callable[[float], None] | None = None):
-        if os.name != "posix":
+        if not hasattr(os, "fork"):
             raise TilesatError("running engines under control needs fork (Linux or macOS)")
-        context = multiprocessing.get_context("fork")
-        self._conn, child_conn = context.Pipe(duplex=True)
+        self._conn, child_conn = multiprocessing.Pipe(duplex=True)
         self.on_wait = on_wait
-        self.process = context.Process(target=_child_main, args=(target, args, child_conn), daemon=True)
+        self.pid: int | None = None
+        self.exitcode: int | None = None
+        parent = os.getpid()
         # The child starts with SIGINT blocked (the mask is inherited), so no
-        # Ctrl-C lands in it between the fork and its own setup; here a
-        # pending one is delivered when the mask is restored.
+        # Ctrl-C lands in it before it is set up; here a pending one is
+        # delivered when the mask is restored, after self.pid is known.
         try:
             with sigint_held():
-                self.process.start()
+                pid = os.fork()
+                if pid == 0:
+                    _child_main(parent, target, args, child_conn, self._conn)  # never returns
+                self.pid = pid
         finally:
             child_conn.close()
+
+    def _ended(self, block: bool = False) -> bool:
+        """Whether the child has ended (reaped, its exit code kept)."""
+        if self.exitcode is not None or self.pid is None:
+            return True
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere
+            self.exitcode = -1
+            return True
+        if pid == 0:
+            return False
+        self.exitcode = os.waitstatus_to_exitcode(status)
+        return True
+
+    def is_alive(self) -> bool:
+        return not self._ended()
 
     def send(self, message) -> None:
         try:
@@ -226,7 +273,7 @@ class Child:
             while not self._conn.poll(wait_step()):
                 if self.on_wait is not None:
                     self.on_wait(time.perf_counter() - start)
-                if not self.process.is_alive() and not self._conn.poll():
+                if not self.is_alive() and not self._conn.poll():
                     raise ChildError(self._death())
             message = self._conn.recv()
         except EOFError:
@@ -240,8 +287,10 @@ class Child:
         return message
 
     def _death(self) -> str:
-        self.process.join(1)
-        code = self.process.exitcode
+        give_up = time.monotonic() + 1
+        while not self._ended() and time.monotonic() < give_up:
+            time.sleep(0.01)
+        code = self.exitcode
         if code is not None and code < 0:
             try:
                 return f"it was killed by {signal.Signals(-code).name}"
@@ -250,9 +299,12 @@ class Child:
         return f"it stopped without an answer (exit code {code})"
 
     def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
+        if not self._ended():
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._ended(block=True)  # SIGKILL cannot be caught: this returns at once
         self._conn.close()
 
     def __enter__(self):
@@ -317,12 +369,12 @@ def _stream_target(conn, fn, args) -> None:
 
 
 def may_start_children() -> bool:
-    """False inside a :class:`Child` (a daemonic process may not start
-    processes): code there runs its engines in-process, and the parent that
-    started it is the one that stops it."""
-    return not multiprocessing.current_process().daemon
+    """False inside a :class:`Child` or a worker pool's daemonic process:
+    code there runs its engines in-process, and the parent that started it
+    is the one that stops it."""
+    return not _IN_CHILD and not multiprocessing.current_process().daemon
 
 
 def in_child_process() -> bool:
     """True in a process forked by :class:`Child` or a worker pool (nested children are not started)."""
-    return multiprocessing.parent_process() is not None
+    return _IN_CHILD or multiprocessing.parent_process() is not None
