@@ -213,8 +213,7 @@ class Child:
     which honours the current deadline (:class:`TimedOut`) and Ctrl-C
     (``KeyboardInterrupt``), killing the child in both cases.  The child
     reports a failure as ``("error", text)``, which :meth:`recv` raises as
-    :class:`ChildError`.  ``on_wait(elapsed)`` runs at each poll while
-    waiting (progress).  Use as a context manager: leaving it kills the child.
+    :class:`ChildError`.  Use as a context manager: leaving it kills the child.
 
     A bare ``os.fork``, not ``multiprocessing.Process``: the child does only
     what is written in :func:`_child_main` (multiprocessing's start-up closes
@@ -223,11 +222,10 @@ class Child:
     on its pid alone.
     """
 
-    def __init__(self, target: Callable, *args, on_wait: Callable[[float], None] | None = None):
+    def __init__(self, target: Callable, *args):
         if not hasattr(os, "fork"):
             raise TilesatError("running engines under control needs fork (Linux or macOS)")
         self._conn, child_conn = multiprocessing.Pipe(duplex=True)
-        self.on_wait = on_wait
         self.pid: int | None = None
         self.exitcode: int | None = None
         parent = os.getpid()
@@ -268,11 +266,8 @@ class Child:
 
     def recv(self):
         """The child's next message, waiting under the current deadline."""
-        start = time.perf_counter()
         try:
             while not self._conn.poll(wait_step()):
-                if self.on_wait is not None:
-                    self.on_wait(time.perf_counter() - start)
                 if not self.is_alive() and not self._conn.poll():
                     raise ChildError(self._death())
             message = self._conn.recv()
@@ -318,13 +313,13 @@ def _call_target(conn, fn, args):
     conn.send(("ok", fn(*args)))
 
 
-def call_in_child(fn: Callable, *args, on_wait: Callable[[float], None] | None = None, what: str = "the engine"):
+def call_in_child(fn: Callable, *args, what: str = "the engine"):
     """``fn(*args)`` in a forked child, its (picklable) result returned here,
     under the current deadline and Ctrl-C.  A failure in the child is a
     :class:`TilesatError` naming ``what``.  Inside a child already, here."""
     if not may_start_children():
         return fn(*args)
-    with Child(_call_target, fn, args, on_wait=on_wait) as child:
+    with Child(_call_target, fn, args) as child:
         try:
             return child.recv()[1]
         except ChildError as e:
