@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .certificate import Certificate, lp_estimate, lp_gate, quick_check
+from .certificate import Certificate, load_lp, lp_estimate, lp_gate, quick_check
 from .checks import obstruction, placement_check
 from .control import Deadline, TimedOut, deadline, time_limit
 from .dlx import dlx_problem, stream_covers
@@ -66,10 +66,12 @@ class TilingSearch:
         card: str = DEFAULT_CARD,
         progress: Callable[..., None] | None = None,
         timeout: float | None = None,
-        certificates: bool = True,
+        certificates: bool | str = False,
     ):
         t0 = time.perf_counter()
-        self.certificates = certificates  # run the LP / modular certificate check before the search
+        # the certificate check (CertificatePlan): off by default here, the
+        # engine; solve and check_unique, the front ends, turn it on
+        self.certificates = certificates
         # progress(message) names the stage; progress(message, done, total) measures it
         self._progress = progress or (lambda message, done=None, total=None: None)
         self.instance = instance
@@ -237,7 +239,7 @@ class CertificatePlan:
     worst a few times the faster of the two.  ``report`` says what happened
     (the stats' ``certificate_check``)."""
 
-    LP_CAP = 3
+    LP_CAP, LP_CAP_MIN = 3, 0.5  # the LP may take 3x its estimate, and at least 0.5 s
 
     def __init__(self, instance: Instance, placements: Placements, enabled: bool | str, progress: Callable | None = None):
         self.instance, self.placements, self._progress = instance, placements, progress
@@ -270,8 +272,9 @@ class CertificatePlan:
         cert, why = None, "the search went on past the LP's estimated time"
         if self.LP_CAP is None:
             why = "asked for"
+        load_lp()  # outside the LP's own limit
         try:
-            with time_limit(None if self.LP_CAP is None else self.LP_CAP * self.budget):
+            with time_limit(None if self.LP_CAP is None else max(self.LP_CAP_MIN, self.LP_CAP * self.budget)):
                 cert = quick_check(self.instance, self.placements, gated=self.LP_CAP is not None)
         except TimedOut:
             if outer.expired():
