@@ -1,0 +1,113 @@
+"""fuzz: encodings x solvers against the brute-force oracle on random instances."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from ..compare import parse_list
+from ..encodings import encoding_names
+from ..errors import TilesatError
+from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, fuzz, new_seed, write_finding
+from . import app
+from .common import (
+    EXIT_TIMEOUT, ForceOpt, JsonOpt, TimeoutOpt, _err, _out, friendly, interrupted_exit, run_limit,
+)
+
+EXIT_DISAGREE = 1
+
+
+@app.command("fuzz")
+@friendly
+def fuzz_cmd(
+    encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings (plugins too: MODULE:FUNCTION, FILE.py:FUNCTION), or all.")] = "all",
+    solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated solvers: PySAT names, ext:COMMAND, plugins (MODULE:CLASS, FILE.py:CLASS).")] = ",".join(DEFAULT_SOLVERS),
+    examples: Annotated[int, typer.Option("--examples", min=1, help="Random instances to check (hypothesis's max_examples).")] = 200,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed of the random instances (printed at the start; the same seed draws the same instances).")] = None,
+    max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board, in cells (rows x columns).")] = DEFAULT_MAX_CELLS,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Directory for a disagreement's instance.txt, formula.cnf and report.txt (default: fuzz-SEED).")] = None,
+    json_out: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+    force: ForceOpt = False,
+):
+    """Differential testing: random boards and piece sets; every encoding x solver must agree
+    with a brute-force oracle and dancing links on solve, check-unique and count.
+
+    Exit 0 when everything agreed; 1 on a disagreement, shrunk to a minimal instance and
+    written to --out; 124 at --timeout, 130 on Ctrl-C (with what was checked)."""
+    enc_list = parse_list(encodings, encoding_names(), "encodings")
+    solver_list = parse_list(solvers, list(DEFAULT_SOLVERS), "solvers")
+    seed = new_seed() if seed is None else seed
+    out_dir = out if out is not None else Path(f"fuzz-{seed}")
+    _check_out_dir(out_dir, force)
+    command = _command_line(enc_list, solver_list, examples, seed, max_cells)
+    err = _err()
+    err.print(f"fuzz: seed {seed} (the same instances again: --seed {seed})", markup=False)
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                        TimeElapsedColumn(), console=err, disable=not err.is_terminal, transient=True)
+    with run_limit(timeout), progress:
+        bar = progress.add_task("checking", total=examples)
+        result = fuzz(enc_list, solver_list, examples, seed, max_cells,
+                      progress=lambda stage, done, total: progress.update(bar, description=stage, completed=done, total=total))
+    written = []
+    if result.finding is not None:
+        try:
+            written = write_finding(result, out_dir, command)
+        except OSError as e:
+            raise TilesatError(f"cannot write {e.filename or out_dir}: {e.strerror or e}") from None
+    if json_out:
+        data = result.to_json()
+        data["files"] = [str(p) for p in written]
+        _out().print(json.dumps(data), markup=False)
+    elif result.finding is not None:
+        _out().print((out_dir / "report.txt").read_text().rstrip(), markup=False, soft_wrap=True)
+        _out().print(f"wrote {', '.join(str(p) for p in written)}", markup=False)
+    else:
+        checked = f"{result.examples} example{'s' if result.examples != 1 else ''}"
+        answers = ", ".join(f"{n} {k}" for k, n in sorted(result.truths.items()))
+        line = (f"{'all agreed' if not result.stopped else 'all agreed so far'}: {checked} ({answers}) x "
+                f"{len(result.encodings)} encoding{'s' if len(result.encodings) != 1 else ''} x "
+                f"{len(result.solvers)} solver{'s' if len(result.solvers) != 1 else ''}, and dancing links, "
+                f"against the oracle in {result.seconds:.1f} s (seed {seed})")
+        _out().print(line, markup=False)
+    if result.stopped == "interrupted":
+        err.print(f"interrupted: after {result.examples} examples (seed {seed})"
+                  + ("; the disagreement above was not fully shrunk" if result.finding else ""), markup=False)
+        if result.finding is None:
+            raise interrupted_exit()
+    if result.stopped == "timeout":
+        err.print(f"time limit reached after {result.examples} examples (seed {seed})"
+                  + ("; the disagreement above was not fully shrunk" if result.finding else ""), markup=False)
+        if result.finding is None:
+            raise typer.Exit(EXIT_TIMEOUT)
+    if result.finding is not None:
+        raise typer.Exit(EXIT_DISAGREE)
+
+
+def _check_out_dir(path: Path, force: bool) -> None:
+    """Before any work: --out is a new or empty directory (or --force), in a writable place."""
+    if path.exists():
+        if not path.is_dir():
+            raise TilesatError(f"--out {path}: exists and is not a directory")
+        if any(path.iterdir()) and not force:
+            raise TilesatError(f"--out {path}: exists and is not empty; pass --force to write into it")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise TilesatError(f"--out {path}: cannot write in it (permission denied)")
+        return
+    parent = path.parent
+    if not parent.is_dir():
+        raise TilesatError(f"--out {path}: no such directory: {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise TilesatError(f"--out {path}: cannot write in {parent} (permission denied)")
+
+
+def _command_line(encodings, solvers, examples, seed, max_cells) -> str:
+    return " ".join(["tilesat", "fuzz", "--encodings", shlex.quote(",".join(encodings)), "--solvers",
+                     shlex.quote(",".join(solvers)), "--examples", str(examples), "--seed", str(seed),
+                     "--max-cells", str(max_cells)])

@@ -1,0 +1,458 @@
+"""Differential testing of encodings and solvers (``tilesat fuzz``).
+
+Hypothesis draws small instances: boards with blocked cells and wraps,
+piece sets with orientations and counts.  On each, every chosen encoding x
+solver (PySAT names, ``ext:`` commands, plugins) is compared with the
+brute-force oracle (:mod:`tilesat.oracle`, which shares no code with the
+pipeline) and with the dancing-links enumerator:
+
+- **solve**: a tiling exactly when the oracle finds one;
+- **check-unique**: none, unique or multiple, as the oracle;
+- **count**: the same tilings (all of them up to ``cap``), none twice, each
+  one accepted by the oracle's own checker.
+
+The three are one incremental search: solve is its first answer,
+check-unique its first two, count all of them, each solve after the
+tilings before it are blocked, so the solver sees the same formulas in the
+same order as the three commands would give it.  Each encoding alone is
+also checked: over every number n of literals the instance's cells have,
+two rows of n (the vectorised form the encodings are called with) must
+have exactly n * n models on those literals: one true in each row.
+
+Each example runs in a forked child (:func:`tilesat.control.call_in_child`),
+so ``--timeout`` and Ctrl-C stop the run within a poll whatever runs (a
+plugin, an external solver), and a solver that crashes is a finding, not
+the end of the run.  On the first disagreement hypothesis shrinks the
+example to a minimal one that still disagrees.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .control import TimedOut, call_in_child, deadline
+from .errors import TilesatError
+from .instance import INF, Instance, PieceRule
+from .board import Board
+from .pieces import builtin_piece, parse_drawing
+
+#: Tilings compared one by one; past it, only that there are more than ``CAP``.
+CAP = 12
+DEFAULT_MAX_CELLS = 30
+DEFAULT_SOLVERS = ("cadical195", "glucose4")
+#: The oracle gives up past this many search nodes (the example is then
+#: drawn again: it is too big to decide, not a disagreement).
+ORACLE_NODES = 50_000
+
+
+def _pool():
+    return [builtin_piece(n) for n in ("I1", "I2", "I3", "L3", "O4", "T4", "L4", "S4", "J4")] + [
+        parse_drawing("D", "#.#"),  # disconnected: region checks must not apply to it
+        parse_drawing("Q", "##/#."),
+    ]
+
+
+def instances(max_cells: int = DEFAULT_MAX_CELLS):
+    """Hypothesis strategy: a board of at most ``max_cells`` cells (some
+    blocked, maybe wrapped) and one to three pieces with orientations and
+    counts.  Shrinking goes towards 1x1 boards, no wrap, one small piece."""
+    from hypothesis import strategies as st
+
+    pool = _pool()
+
+    @st.composite
+    def draw_instance(draw):
+        rows = draw(st.integers(1, max(1, min(8, max_cells))))
+        cols = draw(st.integers(1, max(1, min(8, max_cells // rows))))
+        cells = st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1))
+        blocked = draw(st.sets(cells, max_size=(rows * cols) // 3))
+        grid = ["".join("#" if (r, c) in blocked else "." for c in range(cols)) for r in range(rows)]
+        wrap = draw(st.sampled_from(["none", "none", "rows", "columns", "both"]))
+        first = draw(st.sampled_from(pool[:4]))  # a small piece, so that many boards tile
+        pieces = [first] + draw(st.lists(st.sampled_from(pool), max_size=2, unique_by=lambda p: p.name))
+        pieces = list({p.name: p for p in pieces}.values())
+        rules = []
+        for p in pieces:
+            orient = draw(st.sampled_from(["free", "free", "one-sided", "fixed"]))
+            lo, hi = draw(st.sampled_from([(0, INF), (0, INF), (1, 1), (0, 2), (1, 3), (2, INF), (0, 0), (0, 1)]))
+            rules.append(PieceRule(p, orient, lo, hi))
+        return Instance(Board.from_rows(grid, wrap), tuple(rules))
+
+    return draw_instance()
+
+
+# --- one example, in the child ---------------------------------------------
+
+def _oracle_args(instance: Instance):
+    return (instance.board.rows_text(), instance.board.wrap,
+            [(r.name, r.piece.cells, r.orient, r.min, r.max) for r in instance.rules])
+
+
+def _key(tiling) -> frozenset:
+    """A tiling as the oracle writes one: frozenset of (piece, frozenset of cells)."""
+    return frozenset((t.piece, frozenset(t.cells)) for t in tiling)
+
+
+def _how_many(n: int, cap: int) -> str:
+    if n == 0:
+        return "no tiling"
+    if n > cap:
+        return f"more than {cap} tilings"
+    return f"{n} tiling{'s' if n != 1 else ''}"
+
+
+def _verdict(n: int) -> str:
+    return {0: "none", 1: "unique"}.get(n, "multiple")
+
+
+def _compare_listing(label: str, found: list, truth: set, accepts, cap: int) -> list[str]:
+    """What is wrong with a listing of up to ``cap + 1`` tilings against the oracle's."""
+    out = []
+    if bool(found) != bool(truth):
+        out.append(f"{label}, solve: says {'solved' if found else 'none'}, the oracle finds {_how_many(len(truth), cap)}")
+    elif _verdict(min(len(found), 2)) != _verdict(min(len(truth), 2)):
+        out.append(f"{label}, check-unique: says {_verdict(min(len(found), 2))}, "
+                   f"the oracle says {_verdict(min(len(truth), 2))} ({_how_many(len(truth), cap)})")
+    if len(set(found)) != len(found):
+        out.append(f"{label}, count: lists a tiling twice")
+    wrong = [t for t in found if not accepts(t)]
+    if wrong:
+        out.append(f"{label}: gives a tiling the oracle rejects: {_tiling_text(wrong[0])}")
+    if not out and len(truth) <= cap and set(found) != truth:
+        missing, extra = truth - set(found), set(found) - truth
+        out.append(f"{label}, count: finds {_how_many(len(found), cap)}, the oracle {_how_many(len(truth), cap)}"
+                   + (f"; misses {_tiling_text(next(iter(missing)))}" if missing else "")
+                   + (f"; the oracle has not {_tiling_text(next(iter(extra)))}" if extra else ""))
+    elif not out and len(truth) > cap and len(found) <= cap:
+        out.append(f"{label}, count: finds {_how_many(len(found), cap)}, the oracle {_how_many(len(truth), cap)}")
+    return out
+
+
+def _tiling_text(key) -> str:
+    return " ".join(f"{name}@{'/'.join(f'{r},{c}' for r, c in sorted(cells))}" for name, cells in sorted(key, key=lambda t: sorted(t[1])))
+
+
+def encoding_alone(encoding: str, n: int) -> str | None:
+    """None when two rows of ``n`` literals have exactly n * n models on those
+    literals under the encoding (one true literal per row), else what is wrong."""
+    from pysat.solvers import Solver
+
+    from .encodings import get_encoding
+
+    lits = np.arange(1, 2 * n + 1, dtype=np.int64).reshape(2, n)
+    blocks, top = get_encoding(encoding)(lits.copy(), 2 * n)
+    clauses = [[int(x) for x in row] for b in blocks for row in np.asarray(b).tolist()]
+    if any(len(c) == 0 for c in clauses):
+        return f"encoding {encoding} alone, two rows of {n} literals: it emits an empty clause (no model at all)"
+    expected = {(i, j) for i in range(n) for j in range(n)}
+    seen = set()
+    with Solver(name="minisat22", bootstrap_with=clauses) as s:
+        while s.solve():
+            model = s.get_model() or []
+            value = {abs(x): x > 0 for x in model}
+            true = [[v for v in row if value.get(int(v), False)] for row in lits.tolist()]
+            if len(true[0]) != 1 or len(true[1]) != 1:
+                bad = next(r for r in true if len(r) != 1)
+                return (f"encoding {encoding} alone, {n} literals: a model with "
+                        + (f"none of them true" if not bad else f"{len(bad)} of them true ({', '.join(map(str, bad))})"))
+            seen.add((true[0][0] - 1, true[1][0] - n - 1))
+            if len(seen) > len(expected):
+                break
+            s.add_clause([-int(v) if value.get(int(v), False) else int(v) for v in lits.ravel()])
+    if seen != expected:
+        i, j = min(expected - seen)
+        return (f"encoding {encoding} alone, two rows of {n} literals: no model with literal {i + 1} true in the "
+                f"first row and {j + 1} in the second ({len(seen)} of the {len(expected)} models)")
+    return None
+
+
+@dataclass
+class Outcome:
+    """What one example gave (sent back from the child)."""
+
+    findings: list[str] = field(default_factory=list)
+    gave_up: bool = False  # the oracle could not decide it: the example does not count
+    truth: str = ""  # none, unique, multiple or many
+    alone: dict = field(default_factory=dict)  # (encoding, n) -> None or what is wrong
+
+
+def check_example(instance: Instance, encodings: list[str], solvers: list[str], cap: int,
+                  alone_done: dict) -> Outcome:
+    """Every check on one instance (runs in the child)."""
+    from .dlx import covers, dlx_problem
+    from .oracle import TooHard, brute_force_tilings, tiling_checker
+    from .placements import generate_placements
+    from .search import TilingSearch
+    from .tiling import Tiling
+
+    outcome = Outcome()
+    args = _oracle_args(instance)
+    try:
+        truth = brute_force_tilings(*args, cap=cap, node_limit=ORACLE_NODES)
+    except TooHard:
+        outcome.gave_up = True
+        return outcome
+    outcome.truth = "many" if len(truth) > cap else _verdict(len(truth))
+    accepts = tiling_checker(*args)
+    placements = generate_placements(instance)
+    indptr, _ = placements.by_cell()
+    open_cells = instance.board.open_cells
+    sizes = sorted({int(d) for d in (indptr[open_cells + 1] - indptr[open_cells]) if d > 0})
+    for encoding in encodings:
+        if encoding == "auto":
+            continue
+        for n in sizes:
+            if (encoding, n) not in alone_done and (encoding, n) not in outcome.alone:
+                try:
+                    outcome.alone[(encoding, n)] = encoding_alone(encoding, n)
+                except Exception as e:  # noqa: BLE001 - a plugin's failure is a finding
+                    outcome.alone[(encoding, n)] = f"encoding {encoding} alone, {n} literals: failed: {type(e).__name__}: {e}"
+            problem = outcome.alone.get((encoding, n)) or alone_done.get((encoding, n))
+            if problem:
+                outcome.findings.append(problem)
+    if dlx_problem(instance) is None:
+        try:
+            found = [_key(Tiling.from_placements(placements, c.tolist())) for c in itertools.islice(covers(placements), cap + 1)]
+            outcome.findings += _compare_listing("dancing links", found, truth, accepts, cap)
+        except Exception as e:  # noqa: BLE001
+            outcome.findings.append(f"dancing links: failed: {type(e).__name__}: {e}")
+    for encoding, solver in itertools.product(encodings, solvers):
+        label = f"{encoding} + {solver}"
+        found = []
+        try:
+            with TilingSearch(instance, encoding, solver, certificates=False) as search:
+                while len(found) <= cap and (t := search.next()) is not None:
+                    found.append(_key(t))
+        except Exception as e:  # noqa: BLE001 - a wrong model, a plugin's crash: findings
+            outcome.findings.append(f"{label}: failed after {_how_many(len(found), cap)}: {type(e).__name__}: {e}")
+            continue
+        outcome.findings += _compare_listing(label, found, truth, accepts, cap)
+    return outcome
+
+
+# --- the run, in the parent ------------------------------------------------
+
+@dataclass
+class Finding:
+    """The minimal disagreeing instance and what disagreed on it."""
+
+    instance: Instance
+    findings: list[str]
+    truth: str
+    shrunk: bool = True  # False when the run stopped while shrinking
+
+
+@dataclass
+class FuzzResult:
+    seed: int
+    encodings: list[str]
+    solvers: list[str]
+    examples: int = 0  # examples checked (the oracle decided them)
+    gave_up: int = 0  # examples drawn again: too big for the oracle
+    shrink_tries: int = 0
+    truths: dict = field(default_factory=dict)  # none/unique/multiple/many -> examples
+    finding: Finding | None = None
+    stopped: str | None = None  # "timeout" or "interrupted"
+    seconds: float = 0.0
+
+    @property
+    def agreed(self) -> bool:
+        return self.finding is None
+
+    def to_json(self) -> dict:
+        f = self.finding
+        return {"seed": self.seed, "encodings": self.encodings, "solvers": self.solvers, "examples": self.examples,
+                "oracle_gave_up": self.gave_up, "answers": self.truths, "agreed": self.agreed,
+                "stopped": self.stopped, "seconds": round(self.seconds, 3),
+                "disagreement": None if f is None else {
+                    "findings": f.findings, "oracle": f.truth, "shrunk": f.shrunk, "shrink_tries": self.shrink_tries,
+                    "cells": f.instance.board.rows * f.instance.board.cols, "open_cells": int(f.instance.board.area)}}
+
+
+class _Stop(BaseException):
+    """Ends hypothesis's loop from inside (a BaseException: hypothesis does not take it for a failure)."""
+
+
+def new_seed() -> int:
+    return random.SystemRandom().randrange(2**32)
+
+
+def check_names(encodings: list[str], solvers: list[str]) -> tuple[list[str], list[str]]:
+    """The names, checked (plugins loaded) before any work; one line for a bad one."""
+    from .encodings import check_encoding
+    from .solvers import check_solver_name
+
+    if not encodings:
+        raise TilesatError("--encodings: give at least one encoding")
+    if not solvers:
+        raise TilesatError("--solvers: give at least one solver")
+    return [check_encoding(e) for e in encodings], [check_solver_name(s) for s in solvers]
+
+
+def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: int | None = None,
+         max_cells: int = DEFAULT_MAX_CELLS, cap: int = CAP,
+         progress: Callable[[str, int, int], None] | None = None) -> FuzzResult:
+    """Run the differential test; ``progress(stage, done, total)`` after each example.
+
+    Honours the current deadline (``result.stopped == "timeout"``) and Ctrl-C
+    (``"interrupted"``); either way the result holds what was found."""
+    from hypothesis import HealthCheck, Verbosity, find, reject, settings
+    from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
+
+    if examples < 1:
+        raise TilesatError("--examples must be at least 1")
+    if max_cells < 1:
+        raise TilesatError("--max-cells must be at least 1")
+    encodings, solvers = check_names(encodings, solvers)
+    _load_engines()
+    seed = new_seed() if seed is None else seed
+    result = FuzzResult(seed, encodings, solvers)
+    report = progress or (lambda stage, done, total: None)
+    alone_done: dict = {}
+    last_failing: list = []  # (instance, outcome) of the last example that disagreed
+    start = time.perf_counter()
+
+    def condition(instance: Instance) -> bool:
+        try:
+            outcome = call_in_child(check_example, instance, encodings, solvers, cap, alone_done, what="the example")
+        except TilesatError as e:  # the child died: a solver crashed the process
+            outcome = Outcome(findings=[f"checking the example crashed: {e}"], truth="?")
+        except TimedOut:
+            result.stopped = "timeout"
+            raise _Stop() from None
+        alone_done.update(outcome.alone)
+        if outcome.gave_up:
+            result.gave_up += 1
+            reject()
+        if result.finding is None:
+            result.examples += 1
+            result.truths[outcome.truth] = result.truths.get(outcome.truth, 0) + 1
+        else:
+            result.shrink_tries += 1
+        if outcome.findings:
+            last_failing[:] = [instance, outcome]
+            best = result.finding
+            if best is None or _size(instance) <= _size(best.instance):
+                result.finding = Finding(instance, outcome.findings, outcome.truth, shrunk=False)
+        if result.finding is None:
+            report("checking", result.examples, examples)
+        else:
+            report(f"shrinking ({_size(result.finding.instance)[0]} cells so far)", result.shrink_tries, None)
+        return bool(outcome.findings)
+
+    config = settings(max_examples=examples, database=None, derandomize=False, deadline=None,
+                      verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+    try:
+        minimal = find(instances(max_cells), condition, settings=config, random=random.Random(seed))
+        # find's last call replays the minimal example; if not, it is checked again for what it gives
+        instance, outcome = last_failing
+        if instance is not minimal:
+            outcome = call_in_child(check_example, minimal, encodings, solvers, cap, alone_done, what="the example")
+        result.finding = Finding(minimal, outcome.findings, outcome.truth)
+    except NoSuchExample:
+        pass
+    except (Unsatisfiable, Flaky):
+        if result.finding is not None:
+            result.finding.shrunk = True  # as far as hypothesis could take it
+    except _Stop:
+        pass
+    except KeyboardInterrupt:
+        result.stopped = "interrupted"
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _load_engines() -> None:
+    """Import what the children use before the first fork, so that each
+    starts with it loaded (xcover's numba code alone takes about a second)."""
+    from pysat.solvers import Solver  # noqa: F401
+
+    from . import oracle, search, tiling  # noqa: F401
+    from .dlx import load_xcover
+
+    load_xcover()
+
+
+def _size(instance: Instance) -> tuple[int, int, int]:
+    b = instance.board
+    return b.rows * b.cols, int(b.area), len(instance.rules)
+
+
+# --- the files of a finding ------------------------------------------------
+
+def write_finding(result: FuzzResult, out_dir, command: str) -> list:
+    """instance.txt, formula.cnf and report.txt in ``out_dir`` (made if
+    missing; the caller has refused a non-empty one without --force)."""
+    from pathlib import Path
+
+    from .dimacs import write_dimacs
+    from .formula import compile_formula
+    from .instance import format_instance
+    from .placements import generate_placements
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    f = result.finding
+    encoding, solver = _culprit(result)
+    written = []
+    inst_path = out / "instance.txt"
+    inst_path.write_text(format_instance(f.instance, [f"found by {command}", f"seed {result.seed}"]))
+    written.append(inst_path)
+    cnf_note = ""
+    cnf_path = out / "formula.cnf"
+    try:
+        formula = compile_formula(generate_placements(f.instance), encoding)
+        with open(cnf_path, "w", encoding="ascii") as fh:
+            write_dimacs(formula, fh, source=str(inst_path))
+        written.append(cnf_path)
+        cnf_note = f"formula.cnf is its CNF with the {formula.encoding} encoding"
+    except Exception as e:  # noqa: BLE001 - the encoding that disagreed may be the one that fails
+        cnf_note = f"no formula.cnf: compiling it with {encoding} failed ({type(e).__name__}: {e})"
+    text = report_text(result, command, cnf_note, encoding, solver)
+    (out / "report.txt").write_text(text + "\n")
+    written.append(out / "report.txt")
+    return written
+
+
+def _culprit(result: FuzzResult) -> tuple[str, str]:
+    """The encoding and solver the first finding names (else the first ones asked for)."""
+    first = result.finding.findings[0]
+    for e in result.encodings:
+        for s in result.solvers:
+            if first.startswith(f"{e} + {s}"):
+                return e, s
+        if first.startswith(f"encoding {e} "):
+            return e, result.solvers[0]
+    return (result.encodings[0] if result.encodings[0] != "auto" else "pairwise"), result.solvers[0]
+
+
+def describe(instance: Instance) -> str:
+    b = instance.board
+    blocked = b.rows * b.cols - int(b.area)
+    return (f"a {b.rows}x{b.cols} board ({blocked} blocked cell{'s' if blocked != 1 else ''}, wrap {b.wrap}) "
+            f"with pieces {instance.pieces_spec()}")
+
+
+def report_text(result: FuzzResult, command: str, cnf_note: str, encoding: str, solver: str) -> str:
+    f = result.finding
+    oracle = {"none": "no tiling", "unique": "exactly one tiling", "multiple": "several tilings",
+              "many": f"more than {CAP} tilings"}.get(f.truth, "no answer")
+    shrunk = ("shrunk by hypothesis to a minimal example" if f.shrunk
+              else "not fully shrunk: the run stopped while shrinking")
+    import shlex
+
+    first = f.findings[0]
+    task = next((t for t in ("solve", "check-unique", "count") if f", {t}:" in first), "check-unique")
+    again = {"solve": "solve", "check-unique": "check-unique", "count": "count --method blocking"}[task]
+    return (f"tilesat fuzz found a disagreement after {result.examples} example{'s' if result.examples != 1 else ''} "
+            f"(seed {result.seed}; {shrunk}, {result.shrink_tries} shrinking tries). On {describe(f.instance)}, "
+            f"where the brute-force oracle finds {oracle}: " + "; ".join(f.findings) + ". "
+            f"instance.txt is the instance; {cnf_note}. Reproduce with "
+            f"'tilesat {again} instance.txt --encoding {shlex.quote(encoding)} --solver {shlex.quote(solver)}', "
+            f"or exactly with '{command}'.")
