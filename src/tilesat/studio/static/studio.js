@@ -1,0 +1,390 @@
+// tilesat studio: the board and pieces are the page's state; every change
+// writes the instance file text and asks the server's check-unique (debounced;
+// a newer edit aborts the request in flight, and the server kills its run).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const ORIENTATIONS = ["free", "one-sided", "fixed"];
+const DEBOUNCE_MS = 300;
+
+const state = {
+  rows: 6, cols: 6, wrap: "none",
+  blocked: new Set(),          // "r,c"
+  items: [{ name: "L4", orient: "free", count: "" }],  // the pieces: header, item by item
+  shapes: {},                  // custom shapes: name -> ["##", "#."]
+};
+let builtin = { pieces: {}, sets: {} };
+let last = null;               // the last check-unique answer (JSON), for the downloads
+let inFlight = null;           // its AbortController
+let timer = null;
+
+// -- the instance file -------------------------------------------------------------------
+
+function piecesText() {
+  return state.items.map((it) => it.name + (it.orient !== "free" ? "/" + it.orient : "")
+    + (it.count.trim() ? ":" + it.count.trim() : "")).join(", ");
+}
+
+function instanceText() {
+  const lines = ["pieces: " + piecesText()];
+  for (const [name, rows] of Object.entries(state.shapes)) lines.push(`shape: ${name} ${rows.join("/")}`);
+  if (state.wrap !== "none") lines.push("wrap: " + state.wrap);
+  for (let r = 0; r < state.rows; r++) {
+    let row = "";
+    for (let c = 0; c < state.cols; c++) row += state.blocked.has(r + "," + c) ? "#" : ".";
+    lines.push(row);
+  }
+  return lines.join("\n") + "\n";
+}
+
+function parseInstance(text) {
+  // the parts the page edits; the server's parser has the last word on anything else
+  const grid = [], shapes = {};
+  let pieces = null, wrap = "none";
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith(";")) continue;
+    const header = line.match(/^([A-Za-z_-]+)\s*:\s*(.*)$/);
+    if (header && !/^[.#]+$/.test(line)) {
+      const [key, value] = [header[1].toLowerCase(), header[2].trim()];
+      if (key === "pieces") pieces = value;
+      else if (key === "wrap") wrap = value;
+      else if (key === "shape") {
+        const m = value.match(/^(\S+)\s+(\S+)$/);
+        if (!m) throw new Error("shape: give NAME ROW/ROW/…");
+        shapes[m[1]] = m[2].split("/");
+      }
+      continue;
+    }
+    if (!/^[.#]+$/.test(line)) throw new Error(`not a grid row: '${line}'`);
+    grid.push(line);
+  }
+  if (!grid.length) throw new Error("no grid rows");
+  if (grid.some((row) => row.length !== grid[0].length)) throw new Error("rows of different lengths");
+  if (pieces === null) throw new Error("no 'pieces:' header");
+  const items = pieces.split(",").map((s) => s.trim()).filter(Boolean).map((s) => {
+    const m = s.match(/^([A-Za-z][A-Za-z0-9_-]*)(?:\/([a-z-]+))?(?::(.+))?$/);
+    if (!m) throw new Error(`piece item '${s}': use NAME[/ORIENT][:COUNT]`);
+    return { name: m[1], orient: m[2] || "free", count: m[3] || "" };
+  });
+  const blocked = new Set();
+  grid.forEach((row, r) => [...row].forEach((ch, c) => { if (ch === "#") blocked.add(r + "," + c); }));
+  Object.assign(state, { rows: grid.length, cols: grid[0].length, wrap, blocked, items, shapes });
+}
+
+// -- the board ---------------------------------------------------------------------------
+
+let painting = null;  // while the pointer is down: true = blocking, false = unblocking
+
+function drawBoard() {
+  const board = $("board");
+  const size = Math.max(10, Math.min(36, Math.floor(560 / Math.max(state.rows, state.cols))));
+  board.style.gridTemplateColumns = `repeat(${state.cols}, ${size}px)`;
+  board.style.gridAutoRows = size + "px";
+  board.className = (state.wrap === "rows" || state.wrap === "both" ? "wrap-rows " : "")
+    + (state.wrap === "columns" || state.wrap === "both" ? "wrap-columns" : "");
+  const cells = [];
+  for (let r = 0; r < state.rows; r++) for (let c = 0; c < state.cols; c++) {
+    const cell = document.createElement("div");
+    cell.className = "cell" + (state.blocked.has(r + "," + c) ? " blocked" : "");
+    cell.dataset.r = r; cell.dataset.c = c;
+    cell.setAttribute("role", "gridcell");
+    cells.push(cell);
+  }
+  board.replaceChildren(...cells);
+  $("rows").value = state.rows; $("cols").value = state.cols; $("wrap").value = state.wrap;
+}
+
+function paint(cell) {
+  const key = cell.dataset.r + "," + cell.dataset.c;
+  if (painting === state.blocked.has(key)) return;
+  if (painting) state.blocked.add(key); else state.blocked.delete(key);
+  cell.classList.toggle("blocked", painting);
+  changed();
+}
+
+$("board").addEventListener("pointerdown", (e) => {
+  const cell = e.target.closest(".cell");
+  if (!cell) return;
+  e.preventDefault();
+  cell.releasePointerCapture?.(e.pointerId);  // touch: let the drag reach the other cells
+  painting = !state.blocked.has(cell.dataset.r + "," + cell.dataset.c);
+  paint(cell);
+});
+$("board").addEventListener("pointerover", (e) => {
+  const cell = e.target.closest(".cell");
+  if (cell && painting !== null && e.buttons) paint(cell);
+});
+window.addEventListener("pointerup", () => { painting = null; });
+
+function resize() {
+  const rows = Math.max(1, Math.min(100, parseInt($("rows").value, 10) || 1));
+  const cols = Math.max(1, Math.min(100, parseInt($("cols").value, 10) || 1));
+  state.blocked = new Set([...state.blocked].filter((k) => {
+    const [r, c] = k.split(",").map(Number);
+    return r < rows && c < cols;
+  }));
+  Object.assign(state, { rows, cols });
+  drawBoard(); changed();
+}
+$("rows").addEventListener("change", resize);
+$("cols").addEventListener("change", resize);
+$("wrap").addEventListener("change", () => { state.wrap = $("wrap").value; drawBoard(); changed(); });
+$("clear-board").addEventListener("click", () => { state.blocked.clear(); drawBoard(); changed(); });
+$("invert-board").addEventListener("click", () => {
+  const all = new Set();
+  for (let r = 0; r < state.rows; r++) for (let c = 0; c < state.cols; c++)
+    if (!state.blocked.has(r + "," + c)) all.add(r + "," + c);
+  state.blocked = all; drawBoard(); changed();
+});
+
+// -- pieces ------------------------------------------------------------------------------
+
+function shapeIcon(cells, unit = 6) {
+  const h = 1 + Math.max(...cells.map((p) => p[0])), w = 1 + Math.max(...cells.map((p) => p[1]));
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", w * unit); svg.setAttribute("height", h * unit);
+  for (const [r, c] of cells) {
+    const rect = document.createElementNS(ns, "rect");
+    Object.entries({ x: c * unit, y: r * unit, width: unit - 1, height: unit - 1, fill: "#2a6fb0" })
+      .forEach(([k, v]) => rect.setAttribute(k, v));
+    svg.appendChild(rect);
+  }
+  return svg;
+}
+
+function drawPalette() {
+  const palette = $("piece-palette");
+  const chips = [];
+  const chosen = new Set(state.items.map((it) => it.name));
+  const chip = (name, icon, title) => {
+    const b = document.createElement("button");
+    b.className = "chip" + (chosen.has(name) ? " selected" : "");
+    b.dataset.piece = name; b.title = title;
+    if (icon) b.appendChild(icon);
+    b.appendChild(document.createTextNode(name));
+    b.addEventListener("click", () => togglePiece(name));
+    chips.push(b);
+  };
+  for (const [name, members] of Object.entries(builtin.sets))
+    chip(name, null, members ? members.join(" ") : `every free ${name.slice(0, -2)} (enumerated)`);
+  for (const [name, cells] of Object.entries(builtin.pieces)) chip(name, shapeIcon(cells), name);
+  for (const [name, rows] of Object.entries(state.shapes)) chip(name, shapeIcon(shapeCells(rows)), "custom shape " + name);
+  palette.replaceChildren(...chips);
+
+  const body = $("piece-list").querySelector("tbody");
+  body.replaceChildren(...state.items.map((it, i) => {
+    const tr = document.createElement("tr");
+    const orient = document.createElement("select");
+    ORIENTATIONS.forEach((o) => orient.add(new Option(o, o, false, o === it.orient)));
+    orient.addEventListener("change", () => { it.orient = orient.value; changed(); });
+    const count = document.createElement("input");
+    count.value = it.count; count.placeholder = "any"; count.title = "N, A..B, A.. or empty for any number";
+    count.addEventListener("input", () => { it.count = count.value; changed(); });
+    const remove = document.createElement("button");
+    remove.textContent = "×"; remove.title = "remove";
+    remove.addEventListener("click", () => { state.items.splice(i, 1); drawPalette(); changed(); });
+    const name = document.createElement("td"); name.textContent = it.name;
+    [name, orient, count, remove].forEach((el, k) => {
+      const td = k === 0 ? el : document.createElement("td");
+      if (k) td.appendChild(el);
+      tr.appendChild(td);
+    });
+    return tr;
+  }));
+  $("pieces-text").value = piecesText();
+}
+
+function togglePiece(name) {
+  const i = state.items.findIndex((it) => it.name === name);
+  if (i >= 0) state.items.splice(i, 1); else state.items.push({ name, orient: "free", count: "" });
+  drawPalette(); changed();
+}
+
+function shapeCells(rows) {
+  const cells = [];
+  rows.forEach((row, r) => [...row].forEach((ch, c) => { if (ch === "#") cells.push([r, c]); }));
+  return cells.length ? cells : [[0, 0]];
+}
+
+const shapeOn = new Set();
+(function drawShapeGrid() {
+  const grid = $("shape-grid");
+  for (let r = 0; r < 5; r++) for (let c = 0; c < 5; c++) {
+    const cell = document.createElement("div");
+    cell.className = "cell";
+    cell.addEventListener("click", () => {
+      const key = r + "," + c;
+      if (shapeOn.has(key)) shapeOn.delete(key); else shapeOn.add(key);
+      cell.classList.toggle("on");
+    });
+    grid.appendChild(cell);
+  }
+})();
+
+$("add-shape").addEventListener("click", () => {
+  const name = $("shape-name").value.trim();
+  $("shape-error").textContent = "";
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) { $("shape-error").textContent = "name: a letter, then letters, digits or _"; return; }
+  if (!shapeOn.size) { $("shape-error").textContent = "draw the shape first"; return; }
+  const cells = [...shapeOn].map((k) => k.split(",").map(Number));
+  const r0 = Math.min(...cells.map((p) => p[0])), r1 = Math.max(...cells.map((p) => p[0]));
+  const c0 = Math.min(...cells.map((p) => p[1])), c1 = Math.max(...cells.map((p) => p[1]));
+  const rows = [];
+  for (let r = r0; r <= r1; r++) {
+    let row = "";
+    for (let c = c0; c <= c1; c++) row += shapeOn.has(r + "," + c) ? "#" : ".";
+    rows.push(row);
+  }
+  state.shapes[name] = rows;
+  if (!state.items.some((it) => it.name === name)) state.items.push({ name, orient: "free", count: "" });
+  drawPalette(); changed();
+});
+
+// -- talking to the server ---------------------------------------------------------------
+
+async function api(command, body, signal) {
+  const response = await fetch("/api/" + command, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal,
+  });
+  const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) throw Object.assign(new Error(data.error || `HTTP ${response.status}`), { status: response.status });
+  return data;
+}
+
+function changed() {
+  $("instance-text").value = instanceText();
+  $("pieces-text").value = piecesText();
+  $("verdict").classList.add("busy");
+  clearTimeout(timer);
+  timer = setTimeout(checkUnique, DEBOUNCE_MS);
+}
+
+const SENTENCES = {
+  unique: () => "exactly one tiling",
+  solved: () => "a tiling",
+  multiple: (d) => `at least two tilings; they differ at ${d.differ} cells (marked •)`,
+  none: (d) => "no tiling exists" + (d.reason ? ` (${d.reason})` : d.certificate ? " (a certificate proves it)" : " (the search proved it)"),
+  unknown: () => "the time limit passed before a verdict",
+};
+
+async function checkUnique() {
+  if (inFlight) inFlight.abort();  // the server sees the client go and kills that run
+  const controller = new AbortController();
+  inFlight = controller;
+  const verdict = $("verdict");
+  try {
+    const data = await api("check-unique", { instance: instanceText(), options: { svg: true } }, controller.signal);
+    if (controller !== inFlight) return;
+    last = data;
+    const differ = data.tilings.length === 2 ? countDiffering(data.tilings) : 0;
+    verdict.textContent = data.verdict;
+    verdict.dataset.verdict = data.verdict;
+    $("verdict-detail").textContent = SENTENCES[data.verdict]({ ...data, differ });
+    $("picture").innerHTML = data.svg || "";
+    $("certificate-box").hidden = !data.certificate;
+    $("certificate").textContent = data.certificate ? JSON.stringify(data.certificate, null, 1) : "";
+    const s = data.stats || {};
+    $("stats").textContent = [s.method, s.encoding, s.solver, s.seconds !== undefined ? s.seconds.toFixed(3) + " s" : ""]
+      .filter(Boolean).join(" · ");
+  } catch (e) {
+    if (e.name === "AbortError" || controller !== inFlight) return;
+    last = null;
+    verdict.textContent = "error";
+    verdict.dataset.verdict = "error";
+    $("verdict-detail").textContent = e.message;
+    $("picture").innerHTML = "";
+    $("certificate-box").hidden = true;
+    $("stats").textContent = "";
+  } finally {
+    if (controller === inFlight) { verdict.classList.remove("busy"); inFlight = null; }
+    ["download-svg", "download-png", "download-json"].forEach((id) => { $(id).disabled = !(last && (id !== "download-svg" || last.svg)); });
+  }
+}
+
+function countDiffering([a, b]) {
+  const owner = (tiling) => {
+    const m = new Map();
+    tiling.forEach((tile, i) => tile.cells.forEach(([r, c]) => m.set(r + "," + c, tile.cells.map(String).sort().join(";"))));
+    return m;
+  };
+  const [oa, ob] = [owner(a), owner(b)];
+  return [...oa.keys()].filter((k) => oa.get(k) !== ob.get(k)).length;
+}
+
+$("count").addEventListener("click", async () => {
+  $("count-result").textContent = "counting…";
+  try {
+    const d = await api("count", { instance: instanceText(), options: {} });
+    $("count-result").textContent = `${d.exact ? "" : "at least "}${d.count.toLocaleString()} tilings `
+      + `(${d.method}, ${d.seconds.toFixed(2)} s${d.stopped ? ", stopped: " + d.stopped : ""})`;
+  } catch (e) { $("count-result").textContent = e.message; }
+});
+
+$("generate").addEventListener("click", async () => {
+  $("gen-result").textContent = "generating…";
+  const pieces = state.items.map((it) => it.name + (it.orient !== "free" ? "/" + it.orient : "")).join(", ");
+  try {
+    const d = await api("generate", { options: { size: $("gen-size").value, seed: parseInt($("gen-seed").value, 10) || 0, pieces } });
+    if (!d.instance) { $("gen-result").textContent = d.message; return; }
+    parseInstance(d.instance);
+    drawBoard(); drawPalette(); changed();
+    $("gen-result").textContent = d.message;
+  } catch (e) { $("gen-result").textContent = e.message; }
+});
+
+// -- files -------------------------------------------------------------------------------
+
+function download(name, blob) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob); a.download = name;
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+$("save-instance").addEventListener("click", () => download("instance.txt", new Blob([instanceText()], { type: "text/plain" })));
+$("download-svg").addEventListener("click", () => last && last.svg && download("tiling.svg", new Blob([last.svg], { type: "image/svg+xml" })));
+$("download-json").addEventListener("click", () => {
+  if (!last) return;
+  const { svg, png, ...cli } = last;  // what `tilesat check-unique --json` prints
+  download("check-unique.json", new Blob([JSON.stringify(cli) + "\n"], { type: "application/json" }));
+});
+$("download-png").addEventListener("click", async () => {
+  try {
+    const d = await api("check-unique", { instance: instanceText(), options: { png: true } });
+    if (!d.png) return;
+    const bytes = Uint8Array.from(atob(d.png), (ch) => ch.charCodeAt(0));
+    download("tiling.png", new Blob([bytes], { type: "image/png" }));
+  } catch (e) { $("verdict-detail").textContent = e.message; }
+});
+$("download-dimacs").addEventListener("click", async () => {
+  try {
+    const d = await api("export", { instance: instanceText(), options: {} });
+    download("instance.cnf", new Blob([d.dimacs], { type: "text/plain" }));
+  } catch (e) { $("verdict-detail").textContent = e.message; }
+});
+$("open-file").addEventListener("change", async (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  loadText(await file.text(), $("verdict-detail"));
+  e.target.value = "";
+});
+$("apply-text").addEventListener("click", () => loadText($("instance-text").value, $("apply-error")));
+
+function loadText(text, errorPlace) {
+  try {
+    parseInstance(text);
+    errorPlace.textContent = "";
+  } catch (e) { errorPlace.textContent = e.message; return; }
+  drawBoard(); drawPalette(); changed();
+}
+
+// -- start -------------------------------------------------------------------------------
+
+(async function start() {
+  drawBoard();
+  try { builtin = await (await fetch("/api/pieces")).json(); } catch (e) { /* the palette stays empty */ }
+  drawPalette();
+  changed();
+})();
