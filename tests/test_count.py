@@ -52,11 +52,13 @@ def test_auto_says_which_method_and_why(tmp_path):
     data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4).output)
     assert data["method"] == "pfaffian" and "Kasteleyn" in data["why"] and data["count"] == 281
     data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4, "--up-to-symmetry").output)
-    assert data["method"] == "ganak" and data["count"] == 281  # the determinant counts raw tilings only
+    by_ganak = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4, "--up-to-symmetry", "--method", "ganak").output)
+    assert data["method"] == "pfaffian" and "Burnside" in data["why"] and data["count"] == 281  # tilesat.burnside
+    assert data["up_to_symmetry"] == by_ganak["up_to_symmetry"]
     data = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 4).output)
     assert data["method"] == "frontier" and "frontier of" in data["why"]
     by_ganak = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 4, "--up-to-symmetry").output)
-    assert by_ganak["method"] == "ganak" and "ganak" in by_ganak["why"] and by_ganak["count"] == data["count"]
+    assert by_ganak["method"] == "frontier" and "Burnside" in by_ganak["why"] and by_ganak["count"] == data["count"]
     text = "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2
     data = json.loads(count(tmp_path, text).output)
     assert data["method"] == "native" and "bounded count" in data["why"] and data["count"] == 8
@@ -65,6 +67,10 @@ def test_auto_says_which_method_and_why(tmp_path):
     data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2).output)
     assert data["method"] == "frontier" and data["exact"]  # L3 unbounded: not native's kind
     data = json.loads(count(tmp_path, "pieces: I2:2..3, L3\n" + "......\n" * 2, "--up-to-symmetry").output)
+    assert data["method"] == "frontier" and data["exact"]
+    # a window of 26 cells (the shape W spans the row): past the frontier's reach
+    text = "shape: W #" + "." * 25 + "#\npieces: I2:2..3, W\n" + "." * 27 + "\n"
+    data = json.loads(count(tmp_path, text, "--up-to-symmetry").output)
     assert data["method"] == "blocking" and "exact cover" in data["why"]
     res = runner.invoke(app, ["count", str(tmp_path / "b.txt"), "--up-to-symmetry"])
     assert res.output.startswith("count: ") and "by blocking (piece counts beyond exact cover" in res.output

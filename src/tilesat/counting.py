@@ -23,7 +23,10 @@ tilings g maps to themselves.  When a piece is used exactly once, fewer
 units suffice: every tiling holds one placement of it, so the units are one
 representative p per orbit of its placements, and the classes are
 sum over orbits of (1/|Stab(p)|) sum over h in Stab(p) of fix_h(tilings with p)
-(orbit-stabiliser), about 1/|G| of the plain enumeration.
+(orbit-stabiliser), about 1/|G| of the plain enumeration.  The whole-instance
+engines (``COUNTERS``) count fix(identity) themselves and every other fix(g)
+as the exact covers of the quotient by <g>, by the frontier DP
+(:mod:`tilesat.burnside`), in one unit.
 """
 
 from __future__ import annotations
@@ -129,9 +132,10 @@ def choose_method(instance: Instance, limit: int | None, options: SatOptions | N
     if "solver" in asked:
         return "blocking", "--solver given: blocking is the method that uses a SAT solver"
     dominoes = all(r.piece.size == 2 for r in instance.rules) and instance.board.wrap == "none"  # before importing numba
-    if (limit is None and not asked and not up_to_symmetry and dominoes
-            and counter_engine("pfaffian").problem(instance) is None):
-        return "pfaffian", "dominoes on a planar board: Kasteleyn's determinant counts them without search"
+    if (limit is None and not asked and dominoes and counter_engine("pfaffian").problem(instance) is None
+            and (quotients := _quotients_fit(instance, up_to_symmetry)) is not None):
+        return "pfaffian", ("dominoes on a planar board: Kasteleyn's determinant counts them without search"
+                            + quotients)
     dlx_ok = dlx_problem(instance) is None and not asked
     if limit is not None:
         if dlx_ok:
@@ -141,11 +145,12 @@ def choose_method(instance: Instance, limit: int | None, options: SatOptions | N
     if not asked and bounded:
         return "native", ("every piece has a bounded count: the compiled enumerator (first empty cell, "
                           "region pruning) lists the tilings fastest")
-    if not asked and not up_to_symmetry:
+    if not asked:
         frontier = counter_engine("frontier")
-        if frontier.problem(instance) is None and (width := frontier.make_plan(instance).width) <= FRONTIER_WIDTH:
+        if (frontier.problem(instance) is None and (width := frontier.make_plan(instance).width) <= FRONTIER_WIDTH
+                and (quotients := _quotients_fit(instance, up_to_symmetry)) is not None):
             return "frontier", (f"a frontier of {width + 1} cells: dynamic programming over it counts "
-                                "without listing")
+                                "without listing" + quotients)
     if all(r.max == INF and r.min == 0 for r in instance.rules) and max(r.piece.size for r in instance.rules) <= 3:
         return "ganak", "unlimited pieces of at most 3 cells: counts grow exponentially, ganak counts without listing"
     if len(instance.board.regions()) > 1:
@@ -155,6 +160,39 @@ def choose_method(instance: Instance, limit: int | None, options: SatOptions | N
     if asked:
         return "blocking", "SAT options given: one SAT call per tiling"
     return "blocking", "piece counts beyond exact cover: one SAT call per tiling"
+
+
+_CHOSEN: list = []  # [(instance, placements, group)] that choose_method made, for _count to take
+
+
+def _placements_and_group(instance: Instance) -> tuple[Placements, list[Symmetry]]:
+    """The placements and the symmetry group: those choose_method just made (once: the
+    reference is dropped, placements can be big), else new ones."""
+    if _CHOSEN and _CHOSEN[0][0] is instance:
+        _, placements, group = _CHOSEN.pop()
+        return placements, group
+    _CHOSEN.clear()
+    placements = generate_placements(instance)
+    return placements, symmetry_group(placements)
+
+
+def _quotients_fit(instance: Instance, up_to_symmetry: bool) -> str | None:
+    """For a whole-instance engine: "" without --up-to-symmetry; with it, the
+    words for the reason when every symmetry's quotient (:mod:`tilesat.burnside`)
+    has a frontier of at most FRONTIER_WIDTH + 1 cells, else None."""
+    if not up_to_symmetry:
+        return ""
+    from .burnside import widest
+
+    placements, group = _placements_and_group(instance)
+    _CHOSEN[:] = [(instance, placements, group)]  # the count that follows takes them
+    if len(group) == 1:
+        return "; the board has no symmetry but the identity"
+    width = widest(placements, group)
+    if width > FRONTIER_WIDTH:
+        return None
+    return (f"; classes by Burnside, the tilings each symmetry fixes counted by the frontier DP "
+            f"on its quotient (at most {width + 1} cells wide)")
 
 
 # --- units of work --------------------------------------------------------
@@ -224,11 +262,18 @@ class Context:
 
     def run(self, unit: Unit, on_tiling: Callable[[], None] = lambda: None, limit: int | None = None) -> list[int]:
         """Tilings fixed by each of ``unit.syms`` (the identity: all), in the unit."""
-        if self.method in COUNTERS:  # the whole instance at once (no symmetry, no units)
+        if self.method in COUNTERS:  # the whole instance at once (one unit)
             engine = counter_engine(self.method)
-            return [call_in_child(engine.count, self.instance, self.placements, what=self.method)]
+            syms = [self.group[i] for i in unit.syms]
+            if all(g is None or g.is_identity for g in syms):  # each fixes every tiling
+                return [call_in_child(engine.count, self.instance, self.placements, what=self.method)] * len(syms)
+            from .burnside import fixed_counts  # the other symmetries by their quotients
+
+            return call_in_child(fixed_counts, engine, self.placements, syms, what=self.method)
         if self.method == "native" and all(self.group[i] is None or self.group[i].is_identity for i in unit.syms):
-            return [self._native_count(unit.forced)]  # counted without listing
+            # counted without listing; each symmetry fixes every tiling (more than one when a
+            # board map moves no placement: the half turn of a 1x2 board, found by tests/test_burnside.py)
+            return [self._native_count(unit.forced)] * len(unit.syms)
         if self.method in ENUMERATORS:
             fixed = [0] * len(unit.syms)
             syms = [self.group[i] for i in unit.syms]
@@ -412,8 +457,6 @@ def count_tilings(
     elif method in COUNTERS and (problem := counter_engine(method).problem(instance)):
         raise TilesatError(f"--method {method}: {problem}")
     refuse_unused(options, method)
-    if method in COUNTERS and up_to_symmetry:
-        raise TilesatError(f"--up-to-symmetry: --method {method} counts raw tilings only; use dlx, ganak or blocking")
     if method == "dlx":
         solver = "xcover"
     elif method in ("ganak", "approx") or method in COUNTERS:
@@ -442,10 +485,12 @@ def count_tilings(
 def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
            epsilon, delta, seed, t0) -> CountResult:
     timeout = None  # the deadline is the caller's time_limit
-    placements = generate_placements(instance)
+    if up_to_symmetry:
+        placements, group = _placements_and_group(instance)
+    else:
+        placements, group = generate_placements(instance), None
     result.encoding = encoding = resolve_encoding(encoding, placements)  # what "auto" stands for here
     reason = obstruction(instance) or placement_check(placements)
-    group = symmetry_group(placements) if up_to_symmetry else None
     if group is not None:
         result.group = [g.name for g in group]
     if reason is not None:
@@ -454,7 +499,10 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
         result.seconds = time.perf_counter() - t0
         return result
 
-    units = plan_units(placements, group, split=jobs > 1)
+    if method in COUNTERS:  # one computation: every symmetry's fixed tilings at once (tilesat.burnside)
+        units = [Unit(None, list(range(len(group))) if group else [0])]
+    else:
+        units = plan_units(placements, group, split=jobs > 1)
     result.units = len(units)
     result.jobs = jobs = min(jobs, len(units))  # a process per unit at most
     report(0, 0, len(units))

@@ -53,7 +53,7 @@ class Plan:
     area: int  # open cells
     width: int  # W: the largest reach of a placement, in scan positions
     transposed: bool  # scanned column by column
-    starts: list  # starts[i]: (offset masks, rule indices) of the placements first at i
+    starts: list  # starts[i]: (offset masks, rule indices, copies) of the options first at i
     stride: np.ndarray  # int64 (rules,): 1 << offset of each counted rule's bit field in the code, 0 if not counted
     offset: np.ndarray  # int64 (rules,): where each counted rule's bit field starts
     field: np.ndarray  # int64 (rules,): the bit field's mask (after shifting), 0 if not counted
@@ -139,7 +139,6 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
     if placements is None:
         placements = generate_placements(instance)
     board = instance.board
-    area = board.area
     # the scan order with the narrower window (ties: along the narrower side)
     best = None
     for transposed in (board.cols > board.rows, board.cols <= board.rows):
@@ -148,7 +147,33 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
         if best is None or width < best[0]:
             best = (width, transposed, first, pos)
     width, transposed, first, pos = best
+    return plan_items(instance, board.area, pos, placements.indptr, placements.rule, transposed=transposed)
 
+
+def plan_items(instance: Instance, items: int, pos: np.ndarray, indptr: np.ndarray, rule: np.ndarray,
+               copies: np.ndarray | None = None, transposed: bool = False) -> Plan:
+    """The plan of a generic exact cover in scan order: ``items`` positions
+    0..items-1, option p covering positions ``pos[indptr[p]:indptr[p + 1]]``
+    and using ``copies[p]`` pieces (default 1) of ``instance.rules[rule[p]]``.
+    A placement is the case items = open cells, copies = 1; a Burnside
+    quotient (:mod:`tilesat.burnside`) has cell orbits as items and placement
+    orbits of k pieces as options.  The count pruning (cells left against
+    pieces still needed) assumes one item per cell, so it is on only when
+    every option uses one piece (the pieces' cells then are the items)."""
+    n = len(rule)
+    sizes = np.diff(indptr)
+    if copies is None:
+        copies = np.ones(n, dtype=np.int64)
+    if n and pos.size:
+        first = np.minimum.reduceat(pos, indptr[:-1])
+        last = np.maximum.reduceat(pos, indptr[:-1])
+        first[sizes == 0] = 0
+        last[sizes == 0] = 0
+        width = int((last - first).max())
+    else:
+        first = np.zeros(n, dtype=np.int64)
+        width = 0
+    area = instance.board.area
     stride, offset, field, cap, saturate, codes = _codes(instance, area)
     if codes > MAX_PRUNE_CODES:
         raise TilesatError(f"the piece counts make {codes} count states; the frontier engine tracks at most "
@@ -159,28 +184,30 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
     codes_range = np.arange(codes, dtype=np.int64)
     need = np.zeros(codes, dtype=np.int64)
     room = np.zeros(codes, dtype=np.int64)
-    has_placements = np.bincount(placements.rule, minlength=len(instance.rules)) > 0
+    has_placements = np.bincount(rule, minlength=len(instance.rules)) > 0
     unlimited = False
-    for k, rule in enumerate(instance.rules):
+    for k, r in enumerate(instance.rules):
         digit = (codes_range >> offset[k]) & field[k]
-        size = rule.piece.size
+        size = r.piece.size
         if stride[k]:
             # a minimum beyond what fits is clamped (found by the CLI fuzz test: L4:99999999999999999999
             # overflowed int64); need then exceeds the area and the count is 0
-            least = min(int(rule.min), area // max(size, 1) + 1)
+            least = min(int(r.min), area // max(size, 1) + 1)
             need += np.maximum(least - digit, 0) * size
         if stride[k] and not saturate[k]:
             room += (cap[k] - digit) * size
         elif has_placements[k]:
             unlimited = True
     final_ok = need == 0
-    if unlimited:
+    prune = items == area and bool((copies == 1).all())
+    if unlimited or not prune:
         room = None
+    if not prune:
+        need = None
 
-    # placements grouped by their first position, as offset masks
-    by_start: list = [([], []) for _ in range(area)]
-    indptr = placements.indptr
-    for p in range(len(placements)):
+    # options grouped by their first position, as offset masks
+    by_start: list = [([], [], []) for _ in range(items)]
+    for p in range(n):
         cells = pos[indptr[p]:indptr[p + 1]]
         if cells.size == 0:
             continue
@@ -189,8 +216,9 @@ def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
         for x in cells.tolist():
             m |= 1 << (x - f)
         by_start[f][0].append(m)
-        by_start[f][1].append(int(placements.rule[p]))
-    return Plan(area, width, transposed, by_start, stride, offset, field, cap, saturate, codes, need, room, final_ok)
+        by_start[f][1].append(int(rule[p]))
+        by_start[f][2].append(int(copies[p]))
+    return Plan(items, width, transposed, by_start, stride, offset, field, cap, saturate, codes, need, room, final_ok)
 
 
 def problem(instance: Instance) -> str | None:
@@ -219,7 +247,7 @@ def _run_python(plan: Plan) -> int:
     offset, field = plan.offset.tolist(), plan.field.tolist()
     states = {(0, 0): 1}
     for i in range(plan.area):
-        masks, rules = plan.starts[i]
+        masks, rules, copies = plan.starts[i]
         left = plan.area - i - 1  # cells after i
         nxt: dict = {}
         for (mask, code), ways in states.items():
@@ -227,16 +255,18 @@ def _run_python(plan: Plan) -> int:
                 key = (mask >> 1, code)
                 nxt[key] = nxt.get(key, 0) + ways
                 continue
-            for m, k in zip(masks, rules):
+            for m, k, copy in zip(masks, rules, copies):
                 if m & mask:
                     continue
                 c = code
                 if stride[k]:
                     d = (code >> offset[k]) & field[k]
-                    if d < cap[k]:
-                        c += stride[k]
-                    elif not saturate[k]:
-                        continue  # the maximum is reached
+                    nd = d + copy
+                    if nd > cap[k]:
+                        if not saturate[k]:
+                            continue  # beyond the maximum
+                        nd = cap[k]  # counted up to the minimum only
+                    c += (nd - d) * stride[k]
                 nm = (mask | m) >> 1
                 if plan.need is not None:
                     uncovered = left - bin(nm).count("1")
@@ -292,7 +322,7 @@ def _run_compiled(plan: Plan) -> int:
     saturate = plan.saturate.astype(np.bool_)
     empty = np.zeros(0, dtype=np.int64)
     for i in range(plan.area):
-        masks, rules = plan.starts[i]
+        masks, rules, copies = plan.starts[i]
         fan = len(masks) + 1  # one state's count reaches at most this many new states
         top = int(vals[:n, -1].sum()) if n else 0
         # (carries from the lower limbs add at most one per state)
@@ -301,7 +331,8 @@ def _run_compiled(plan: Plan) -> int:
             vals = np.concatenate([vals, np.zeros((vals.shape[0], 1), dtype=np.int64)], axis=1)
         m = np.array(masks, dtype=np.int64) if masks else empty
         r = np.array(rules, dtype=np.int64) if rules else empty
-        keys, vals, n = step(keys, vals, n, m, r, shift, stride, offset, field, cap, saturate, need, room,
+        k = np.array(copies, dtype=np.int64) if copies else empty
+        keys, vals, n = step(keys, vals, n, m, r, k, shift, stride, offset, field, cap, saturate, need, room,
                              use_need, use_room, plan.area - i - 1)
         if n == 0:
             return 0
@@ -328,7 +359,11 @@ def count(instance: Instance, placements: Placements | None = None) -> int:
         placements = generate_placements(instance)
     if not _area_splits(instance, placements):
         return 0
-    plan = make_plan(instance, placements)
+    return count_plan(make_plan(instance, placements))
+
+
+def count_plan(plan: Plan) -> int:
+    """The DP of a plan: compiled when its states fit in a 62-bit key, else the pure-Python reference."""
     if plan.key_bits > KEY_BITS:
         return _run_python(plan)  # problem() refuses these; the reference still counts them
     return _run_compiled(plan)
