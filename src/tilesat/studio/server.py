@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import re
+import socket
+import time
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -273,3 +276,32 @@ def _pieces() -> dict:
         "pieces": {name: sorted(builtin_piece(name).cells) for name in builtin_names()},
         "sets": {name: ([p.name for p in piece_set(name)] if n <= 5 else None) for name, n in SET_SIZES.items()},
     }
+
+
+@contextlib.contextmanager
+def running(host: str = "127.0.0.1", port: int = 0, **limits):
+    """The studio served by uvicorn in a thread of this process, for tests and
+    scripts: yields its URL; stopped on leaving.  Starts the forkserver first."""
+    import threading
+
+    import uvicorn
+
+    from .worker import start_forkserver
+
+    start_forkserver()
+    with socket.socket() as probe:  # a free port, when 0
+        probe.bind((host, port))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(**limits), host=host, port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, name="tilesat-studio", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the studio's server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

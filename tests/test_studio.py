@@ -1,0 +1,278 @@
+"""The studio's JSON API (tilesat serve), against a real uvicorn on a free port:
+answers equal to the CLI's --json, one-line 400s, limits, time limits, cancelling,
+concurrency; and the serve command's edges."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from tilesat.cli import app, common
+from tilesat.studio import server as studio_server
+from tilesat.studio import worker
+from tilesat.studio.server import command_line, running
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTANCES = ROOT / "instances"
+LIMIT = 20.0
+#: An open 12x12 board of L-tetrominoes has astronomically many tilings:
+#: listing them one by one (blocking clauses) never ends by itself.
+ENDLESS = "pieces: L4\n" + ("." * 12 + "\n") * 12
+
+
+@pytest.fixture(scope="module")
+def url():
+    with running(time_limit=LIMIT, max_cells=2_500, max_running=4) as address:
+        yield address
+
+
+def post(url, command, instance=None, http_timeout=60, **options):
+    body = {"options": options}
+    if instance is not None:
+        body["instance"] = instance
+    return httpx.post(f"{url}/api/{command}", json=body, timeout=http_timeout)
+
+
+def cli(argv, tmp_path, instance_text):
+    """The CLI on the same command line, in-process; returns (status, stdout, stderr)."""
+    path = tmp_path / "instance.txt"
+    path.write_text(instance_text)
+    old, started = os.getcwd(), common.STARTED
+    os.chdir(tmp_path)
+    common.STARTED = time.perf_counter()  # --timeout counts from the command's start, not pytest's
+    try:
+        result = CliRunner().invoke(app, argv)
+    finally:
+        os.chdir(old)
+        common.STARTED = started
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _without_times(data):
+    """The JSON with the measured times (which differ from run to run) taken out."""
+    if isinstance(data, dict):
+        return {k: _without_times(v) for k, v in data.items() if not k.endswith("seconds")}
+    if isinstance(data, list):
+        return [_without_times(v) for v in data]
+    return data
+
+
+@pytest.mark.parametrize("name", ["lpanel-6x6.txt", "lpanel-4x8-multiple.txt", "lpanel-6x6-none.txt", "torus-x5-5x5.txt"])
+@pytest.mark.parametrize("command", ["check-unique", "solve"])
+@pytest.mark.parametrize("certificate", [True, False])
+def test_answer_is_the_clis_json(url, tmp_path, name, command, certificate):
+    text = (INSTANCES / name).read_text()
+    response = post(url, command, text, certificate=certificate)
+    assert response.status_code == 200, response.text
+    argv, _, _ = command_line(command, {"certificate": certificate}, LIMIT)
+    status, out, _ = cli(argv, tmp_path, text)
+    assert status in (0, 1, 3)
+    assert _without_times(response.json()) == _without_times(json.loads(out))
+    assert response.json()["verdict"] in ("unique", "multiple", "none", "solved")
+
+
+def test_count_is_the_clis_json(url, tmp_path):
+    text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
+    response = post(url, "count", text, method="dlx")
+    assert response.status_code == 200, response.text
+    argv, _, _ = command_line("count", {"method": "dlx"}, LIMIT)
+    status, out, _ = cli(argv, tmp_path, text)
+    assert status == 0
+    assert _without_times(response.json()) == _without_times(json.loads(out))
+    assert response.json()["count"] > 1
+
+
+def test_svg_is_what_the_cli_writes(url, tmp_path):
+    text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
+    data = post(url, "check-unique", text, svg=True).json()
+    argv, _, _ = command_line("check-unique", {"svg": True}, LIMIT)
+    status, _, _ = cli(argv, tmp_path, text)
+    assert status == 1
+    assert data["svg"] == (tmp_path / "tiling.svg").read_text()
+    assert 'class="marked"' in data["svg"]  # multiple: the differing cells marked
+    png = post(url, "check-unique", text, png=True).json()["png"]
+    import base64
+
+    assert base64.b64decode(png).startswith(b"\x89PNG")
+
+
+def test_bad_instance_is_400_with_the_clis_line(url, tmp_path):
+    text = "pieces: L4\n..x.\n"
+    response = post(url, "check-unique", text)
+    assert response.status_code == 400
+    status, _, err = cli(["check-unique", "instance.txt", "--json"], tmp_path, text)
+    assert status == 2 and err.startswith("error: ")
+    assert response.json() == {"error": err.strip()[len("error: "):]}
+
+
+@pytest.mark.parametrize("body, status, says", [
+    ({"instance": "pieces: L4\n....\n", "options": {"encoding": "nope"}}, 400, "unknown encoding 'nope'"),
+    ({"instance": "pieces: L4\n....\n", "options": {"color": "red"}}, 400, "unknown option 'color' for check-unique"),
+    ({"instance": "pieces: L4\n....\n", "options": {"timeout": -1}}, 400, "timeout"),
+    ({"instance": "pieces: L4\n....\n", "options": {"svg": "yes"}}, 400, "true or false"),
+    ({"instance": "", "options": {}}, 400, "'instance' must be"),
+    ({"instance": "pieces: L4\n" + ("." * 60 + "\n") * 60}, 400, "at most 2,500"),
+    ({"instance": "pieces: L4\n....\n", "extra": 1}, 400, "unknown field"),
+])
+def test_refused_requests(url, body, status, says):
+    response = httpx.post(f"{url}/api/check-unique", json=body, timeout=30)
+    assert response.status_code == status
+    assert says in response.json()["error"]
+
+
+@pytest.mark.parametrize("value", ["x.py:Enc", "pkg.mod:enc", "../../etc/passwd", "ext:sh -c 'touch /tmp/x'"])
+@pytest.mark.parametrize("option", ["encoding", "solver", "card", "method", "wrap"])
+def test_no_plugin_file_or_command_gets_through(url, option, value):
+    response = post(url, "check-unique", "pieces: L4\n....\n", **{option: value})
+    assert response.status_code == 400
+    assert response.json()["error"] == f"option {option!r}: give a name of letters, digits, '-' or '_'"
+
+
+def test_body_size_limit(url):
+    response = httpx.post(f"{url}/api/check-unique", content=b"{" + b" " * (studio_server.MAX_BODY + 10) + b"}",
+                          headers={"Content-Type": "application/json"}, timeout=30)
+    assert response.status_code == 413
+    assert httpx.post(f"{url}/api/check-unique", content=b"not json", timeout=30).status_code == 400
+
+
+def test_a_time_limited_request_stops(url):
+    t0 = time.perf_counter()
+    response = post(url, "count", ENDLESS, method="blocking", timeout=1)
+    seconds = time.perf_counter() - t0
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["stopped"] == "timeout" and not data["exact"] and data["count"] > 0
+    assert seconds < 1 + worker.KILL_GRACE + 2
+
+
+def test_the_server_limit_caps_the_request(url):
+    argv, _, limit = command_line("count", {"timeout": 10_000}, LIMIT)
+    assert limit == LIMIT and argv[-2:] == ["--timeout", f"{LIMIT:g}"]
+
+
+def test_a_run_that_ignores_its_limit_is_killed(monkeypatch):
+    # the backstop: a command still running past its --timeout plus the grace is killed (504)
+    monkeypatch.setattr(worker, "KILL_GRACE", -0.8)  # kill at 0.2 s, long before the command's own 1 s
+    with running(time_limit=1.0) as address:
+        t0 = time.perf_counter()
+        response = post(address, "count", ENDLESS, method="blocking")
+        assert response.status_code == 504
+        assert "time limit of 1 s" in response.json()["error"]
+        assert time.perf_counter() - t0 < 3
+        assert httpx.get(f"{address}/api/status").json()["running"] == 0
+
+
+def test_two_requests_at_once_both_answer_and_a_long_one_blocks_no_other(url):
+    answers = {}
+
+    def long_one():
+        answers["long"] = post(url, "count", ENDLESS, method="blocking", timeout=4)
+
+    thread = threading.Thread(target=long_one)
+    thread.start()
+    time.sleep(0.5)
+    t0 = time.perf_counter()
+    quick = post(url, "check-unique", (INSTANCES / "lpanel-6x6.txt").read_text())
+    quick_seconds = time.perf_counter() - t0
+    thread.join(30)
+    assert quick.status_code == 200 and quick.json()["verdict"] == "unique"
+    assert "long" in answers and answers["long"].json()["stopped"] == "timeout"
+    assert quick_seconds < 3  # did not wait for the 4 s one
+
+
+def test_a_client_that_goes_away_has_its_run_killed(url):
+    with pytest.raises(httpx.ReadTimeout):
+        post(url, "count", ENDLESS, method="blocking", http_timeout=0.8)  # the run would take the full 20 s
+    t0 = time.perf_counter()
+    while httpx.get(f"{url}/api/status").json()["running"]:
+        assert time.perf_counter() - t0 < 3, "the abandoned run is still going"
+        time.sleep(0.05)
+
+
+def test_generate_is_unique_and_deterministic(url):
+    first = post(url, "generate", size="8x8", pieces="L4", seed=5)
+    assert first.status_code == 200, first.text
+    again = post(url, "generate", size="8x8", pieces="L4", seed=5).json()
+    assert first.json()["instance"] == again["instance"]
+    assert "generated a unique 8x8 board" in again["message"]
+    assert post(url, "check-unique", again["instance"]).json()["verdict"] == "unique"
+    refused = post(url, "generate", size="100x100")
+    assert refused.status_code == 400 and "at most 2,500 cells" in refused.json()["error"]
+    assert post(url, "generate", seed=1).status_code == 400  # no size
+
+
+def test_export_is_dimacs(url):
+    data = post(url, "export", (INSTANCES / "lpanel-6x6.txt").read_text(), encoding="pairwise").json()
+    assert data["dimacs"].startswith("c tilesat") and "\np cnf " in data["dimacs"]
+
+
+def test_page_and_static_files(url):
+    page = httpx.get(url + "/")
+    assert page.status_code == 200 and "<title>tilesat studio</title>" in page.text
+    for name in ("studio.js", "studio.css"):
+        assert httpx.get(f"{url}/static/{name}").status_code == 200
+    assert httpx.get(f"{url}/static/../server.py").status_code == 404
+    assert httpx.get(f"{url}/static/%2e%2e/server.py").status_code == 404
+    pieces = httpx.get(f"{url}/api/pieces").json()
+    assert pieces["pieces"]["L4"] and pieces["sets"]["pentominoes"][0] == "F5"
+    assert httpx.post(f"{url}/api/verify-proof", json={}).status_code == 404
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_says_when_the_port_is_taken():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "tilesat", "serve", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}") and len(done.stderr.splitlines()) == 1
+
+
+def test_serve_warns_when_not_loopback_and_answers():
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "tilesat", "serve", "--host", "0.0.0.0", "--port", str(port)],
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        first = process.stderr.readline()
+        assert first.startswith("warning: listening on 0.0.0.0, not loopback")
+        assert process.stderr.readline().startswith(f"tilesat studio at http://0.0.0.0:{port}/")
+        t0 = time.perf_counter()
+        while True:
+            try:
+                response = post(f"http://127.0.0.1:{port}", "check-unique", (INSTANCES / "lpanel-6x6.txt").read_text())
+                break
+            except httpx.ConnectError:
+                assert time.perf_counter() - t0 < 30
+                time.sleep(0.1)
+        assert response.json()["verdict"] == "unique"
+    finally:
+        process.terminate()
+        process.wait(20)
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_page(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+                   check=True, capture_output=True, timeout=300)
+    wheel = next(tmp_path.glob("tilesat-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    for name in ("index.html", "studio.js", "studio.css"):
+        assert f"tilesat/studio/static/{name}" in names
