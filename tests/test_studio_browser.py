@@ -1,0 +1,131 @@
+"""The studio in a real browser: Debian's chromium, headless, driven by
+Selenium through Debian's chromedriver (nothing downloaded at test time).
+Draw the 6x6 L-Panel by clicks, see `unique`, block one more cell, see the
+verdict change, download the SVG.  Skipped only where no chromium exists."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tilesat.instance import load_instance
+from tilesat.pictures import tiling_svg
+from tilesat.search import check_unique
+
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+if CHROMIUM is None:
+    print("test_studio_browser: skipped: no chromium binary (apt-get install chromium chromium-driver)")
+    pytest.skip("no chromium binary on this machine (apt-get install chromium chromium-driver)", allow_module_level=True)
+
+from selenium import webdriver  # noqa: E402  (only where a browser exists)
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from tilesat.studio.server import running  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LPANEL = ROOT / "instances" / "lpanel-6x6.txt"
+
+
+@pytest.fixture(scope="module")
+def url():
+    with running(time_limit=20.0) as address:
+        yield address
+
+
+@pytest.fixture
+def browser(tmp_path):
+    driver_path = shutil.which("chromedriver")
+    assert driver_path, "chromium is here but chromedriver is not: apt-get install chromium-driver"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,900"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"download.default_directory": str(tmp_path),
+                                              "download.prompt_for_download": False})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def cell(driver, r, c):
+    return driver.find_element(By.CSS_SELECTOR, f'#board .cell[data-r="{r}"][data-c="{c}"]')
+
+
+def settled_verdict(driver, timeout=30) -> str:
+    """The verdict once no check is pending (the debounce passed, the answer shown)."""
+    def done(d):
+        element = d.find_element(By.ID, "verdict")
+        busy = "busy" in (element.get_attribute("class") or "")
+        return element.get_attribute("data-verdict") if not busy and element.get_attribute("data-verdict") else False
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(done)
+
+
+def test_draw_an_lpanel_see_unique_then_change_it(url, browser, tmp_path):
+    t0 = time.perf_counter()
+    browser.get(url + "/")
+    assert settled_verdict(browser) == "none"  # 6x6 open board of L4: the parity colouring
+
+    # a drag blocks the cells it passes, a drag that starts on a blocked cell unblocks them
+    ActionChains(browser).click_and_hold(cell(browser, 0, 0)).move_to_element(cell(browser, 0, 1)) \
+        .move_to_element(cell(browser, 0, 2)).release().perform()
+    assert [("blocked" in cell(browser, 0, c).get_attribute("class")) for c in range(4)] == [True, True, True, False]
+    ActionChains(browser).click_and_hold(cell(browser, 0, 2)).move_to_element(cell(browser, 0, 1)) \
+        .move_to_element(cell(browser, 0, 0)).release().perform()
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .cell.blocked")
+
+    # draw the L-Panel puzzle by clicks
+    grid = [line for line in LPANEL.read_text().splitlines() if line and set(line) <= {".", "#"}]
+    for r, row in enumerate(grid):
+        for c, ch in enumerate(row):
+            if ch == "#":
+                cell(browser, r, c).click()
+    assert settled_verdict(browser) == "unique"
+    shown = browser.find_element(By.ID, "instance-text").get_attribute("value")
+    assert shown.splitlines()[0] == "pieces: L4" and shown.splitlines()[1:] == grid
+    assert browser.find_elements(By.CSS_SELECTOR, "#picture svg .tile")
+    browser.save_screenshot(str(tmp_path / "unique.png"))
+
+    # the SVG downloads, and is the one --svg writes
+    browser.find_element(By.ID, "download-svg").click()
+    svg = tmp_path / "tiling.svg"
+    deadline = time.monotonic() + 10
+    while not svg.exists():
+        assert time.monotonic() < deadline, "the SVG was not downloaded"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    instance = load_instance(LPANEL)
+    expected = tiling_svg(instance, check_unique(instance).tilings).as_svg()
+    assert svg.read_text() == expected
+
+    # one more blocked cell: 27 cells cannot take L-tetrominoes
+    r, c = next((r, c) for r, row in enumerate(grid) for c, ch in enumerate(row) if ch == ".")
+    cell(browser, r, c).click()
+    assert settled_verdict(browser) == "none"
+    assert "no tiling exists" in browser.find_element(By.ID, "verdict-detail").text
+    # and unblocking it brings `unique` back
+    cell(browser, r, c).click()
+    assert settled_verdict(browser) == "unique"
+    print(f"browser test: {time.perf_counter() - t0:.1f} s")
+
+
+def test_quick_edits_show_the_last_boards_answer(url, browser):
+    browser.get(url + "/")
+    settled_verdict(browser)
+    # many edits faster than the debounce: only the last board is checked, and the page shows its answer
+    for c in range(6):
+        cell(browser, 0, c).click()
+    for c in range(6):
+        cell(browser, 0, c).click()
+    assert settled_verdict(browser) == "none"
+    text = browser.find_element(By.ID, "instance-text").get_attribute("value")
+    assert "#" not in text.split("\n", 1)[1]
