@@ -199,4 +199,9 @@ def fixed_counts(engine, placements: Placements, group: list[Symmetry]) -> list[
 def widest(placements: Placements, group: list[Symmetry]) -> int:
     """The widest window among the quotients by the non-identity symmetries
     (0 when there are none): what ``auto`` checks before choosing an engine."""
-    return max((quotient(placements, g).width for g in group if not g.is_identity), default=0)
+    seen, width = set(), 0
+    for g, key in zip(group, _class_keys(group)):
+        if not g.is_identity and key not in seen:  # symmetries with equal counts: one quotient
+            seen.add(key)
+            width = max(width, quotient(placements, g).width)
+    return width
