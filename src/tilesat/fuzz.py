@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from .control import TimedOut, call_in_child, deadline
+from .control import TimedOut, call_in_child, sigint_held
 from .errors import TilesatError
 from .instance import INF, Instance, PieceRule
 from .board import Board
@@ -44,6 +45,8 @@ from .pieces import builtin_piece, parse_drawing
 
 #: Tilings compared one by one; past it, only that there are more than ``CAP``.
 CAP = 12
+#: Each encoding alone: two rows of n literals up to this n (n * n models), one row above.
+TWO_ROWS_UP_TO = 12
 DEFAULT_MAX_CELLS = 30
 DEFAULT_SOLVERS = ("cadical195", "glucose4")
 #: The oracle gives up past this many search nodes (the example is then
@@ -138,37 +141,43 @@ def _tiling_text(key) -> str:
     return " ".join(f"{name}@{'/'.join(f'{r},{c}' for r, c in sorted(cells))}" for name, cells in sorted(key, key=lambda t: sorted(t[1])))
 
 
-def encoding_alone(encoding: str, n: int) -> str | None:
-    """None when two rows of ``n`` literals have exactly n * n models on those
-    literals under the encoding (one true literal per row), else what is wrong."""
-    from pysat.solvers import Solver
-
+def alone_formula(encoding: str, n: int, rows: int) -> tuple[list[list[int]], int]:
+    """The encoding alone over ``rows`` rows of ``n`` literals (1..rows*n): its clauses and top."""
     from .encodings import get_encoding
 
-    lits = np.arange(1, 2 * n + 1, dtype=np.int64).reshape(2, n)
-    blocks, top = get_encoding(encoding)(lits.copy(), 2 * n)
-    clauses = [[int(x) for x in row] for b in blocks for row in np.asarray(b).tolist()]
+    lits = np.arange(1, rows * n + 1, dtype=np.int64).reshape(rows, n)
+    blocks, top = get_encoding(encoding)(lits, rows * n)
+    return [[int(x) for x in row] for b in blocks for row in np.asarray(b).tolist()], int(top)
+
+
+def encoding_alone(encoding: str, n: int) -> str | None:
+    """None when the encoding over rows of ``n`` literals has exactly one
+    model on those literals per choice of one true literal in each row, else
+    what is wrong.  Two rows (n * n models) up to ``TWO_ROWS_UP_TO``, one
+    (n models) above: the rows must not leak into each other either."""
+    from pysat.solvers import Solver
+
+    rows = 2 if n <= TWO_ROWS_UP_TO else 1
+    clauses, _ = alone_formula(encoding, n, rows)
+    what = f"encoding {encoding} alone, {'two rows of ' if rows == 2 else ''}{n} literals"
     if any(len(c) == 0 for c in clauses):
-        return f"encoding {encoding} alone, two rows of {n} literals: it emits an empty clause (no model at all)"
-    expected = {(i, j) for i in range(n) for j in range(n)}
+        return f"{what}: it emits an empty clause (no model at all)"
+    lits = np.arange(1, rows * n + 1).reshape(rows, n).tolist()
+    expected = set(itertools.product(range(n), repeat=rows))
     seen = set()
     with Solver(name="minisat22", bootstrap_with=clauses) as s:
         while s.solve():
-            model = s.get_model() or []
-            value = {abs(x): x > 0 for x in model}
-            true = [[v for v in row if value.get(int(v), False)] for row in lits.tolist()]
-            if len(true[0]) != 1 or len(true[1]) != 1:
-                bad = next(r for r in true if len(r) != 1)
-                return (f"encoding {encoding} alone, {n} literals: a model with "
-                        + (f"none of them true" if not bad else f"{len(bad)} of them true ({', '.join(map(str, bad))})"))
-            seen.add((true[0][0] - 1, true[1][0] - n - 1))
-            if len(seen) > len(expected):
-                break
-            s.add_clause([-int(v) if value.get(int(v), False) else int(v) for v in lits.ravel()])
+            value = {abs(x): x > 0 for x in (s.get_model() or [])}
+            true = [[v for v in row if value.get(v, False)] for row in lits]
+            bad = next((r for r in true if len(r) != 1), None)
+            if bad is not None:
+                return f"{what}: a model with " + (f"{len(bad)} of them true ({', '.join(map(str, bad))})" if bad else "none of them true")
+            seen.add(tuple(r[0] - 1 - k * n for k, r in enumerate(true)))
+            s.add_clause([-v if value.get(v, False) else v for row in lits for v in row])
     if seen != expected:
-        i, j = min(expected - seen)
-        return (f"encoding {encoding} alone, two rows of {n} literals: no model with literal {i + 1} true in the "
-                f"first row and {j + 1} in the second ({len(seen)} of the {len(expected)} models)")
+        missing = min(expected - seen)
+        return (f"{what}: no model with literal{'s' if rows > 1 else ''} {' and '.join(str(i + 1) for i in missing)} true "
+                f"({len(seen)} of the {len(expected)} models)")
     return None
 
 
@@ -179,7 +188,7 @@ class Outcome:
     findings: list[str] = field(default_factory=list)
     gave_up: bool = False  # the oracle could not decide it: the example does not count
     truth: str = ""  # none, unique, multiple or many
-    alone: dict = field(default_factory=dict)  # (encoding, n) -> None or what is wrong
+    alone: dict = field(default_factory=dict)  # (encoding, n) -> None or what is wrong, newly checked
 
 
 def check_example(instance: Instance, encodings: list[str], solvers: list[str], cap: int,
@@ -204,18 +213,8 @@ def check_example(instance: Instance, encodings: list[str], solvers: list[str], 
     indptr, _ = placements.by_cell()
     open_cells = instance.board.open_cells
     sizes = sorted({int(d) for d in (indptr[open_cells + 1] - indptr[open_cells]) if d > 0})
-    for encoding in encodings:
-        if encoding == "auto":
-            continue
-        for n in sizes:
-            if (encoding, n) not in alone_done and (encoding, n) not in outcome.alone:
-                try:
-                    outcome.alone[(encoding, n)] = encoding_alone(encoding, n)
-                except Exception as e:  # noqa: BLE001 - a plugin's failure is a finding
-                    outcome.alone[(encoding, n)] = f"encoding {encoding} alone, {n} literals: failed: {type(e).__name__}: {e}"
-            problem = outcome.alone.get((encoding, n)) or alone_done.get((encoding, n))
-            if problem:
-                outcome.findings.append(problem)
+    # each encoding alone, at the sizes this instance has (a finding of its own, not the example's)
+    outcome.alone = _check_alone(encodings, [n for n in sizes if not any((e, n) in alone_done for e in encodings)])
     if dlx_problem(instance) is None:
         try:
             found = [_key(Tiling.from_placements(placements, c.tolist())) for c in itertools.islice(covers(placements), cap + 1)]
@@ -258,18 +257,25 @@ class FuzzResult:
     shrink_tries: int = 0
     truths: dict = field(default_factory=dict)  # none/unique/multiple/many -> examples
     finding: Finding | None = None
+    alone: dict = field(default_factory=dict)  # encoding -> (smallest n it fails at, what is wrong)
     stopped: str | None = None  # "timeout" or "interrupted"
     seconds: float = 0.0
 
     @property
     def agreed(self) -> bool:
-        return self.finding is None
+        return self.finding is None and not self.alone
+
+    def note_alone(self, checked: dict) -> None:
+        for (encoding, n), problem in checked.items():
+            if problem and (encoding not in self.alone or n < self.alone[encoding][0]):
+                self.alone[encoding] = (n, problem)
 
     def to_json(self) -> dict:
         f = self.finding
         return {"seed": self.seed, "encodings": self.encodings, "solvers": self.solvers, "examples": self.examples,
                 "oracle_gave_up": self.gave_up, "answers": self.truths, "agreed": self.agreed,
                 "stopped": self.stopped, "seconds": round(self.seconds, 3),
+                "encodings_alone": {e: {"n": n, "problem": p} for e, (n, p) in self.alone.items()},
                 "disagreement": None if f is None else {
                     "findings": f.findings, "oracle": f.truth, "shrunk": f.shrunk, "shrink_tries": self.shrink_tries,
                     "cells": f.instance.board.rows * f.instance.board.cols, "open_cells": int(f.instance.board.area)}}
@@ -302,15 +308,11 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
 
     Honours the current deadline (``result.stopped == "timeout"``) and Ctrl-C
     (``"interrupted"``); either way the result holds what was found."""
-    from hypothesis import HealthCheck, Verbosity, find, reject, settings
-    from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
-
     if examples < 1:
         raise TilesatError("--examples must be at least 1")
     if max_cells < 1:
         raise TilesatError("--max-cells must be at least 1")
     encodings, solvers = check_names(encodings, solvers)
-    _load_engines()
     seed = new_seed() if seed is None else seed
     result = FuzzResult(seed, encodings, solvers)
     report = progress or (lambda stage, done, total: None)
@@ -327,6 +329,7 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
             result.stopped = "timeout"
             raise _Stop() from None
         alone_done.update(outcome.alone)
+        result.note_alone(outcome.alone)
         if outcome.gave_up:
             result.gave_up += 1
             reject()
@@ -346,31 +349,57 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
             report(f"shrinking ({_size(result.finding.instance)[0]} cells so far)", result.shrink_tries, None)
         return bool(outcome.findings)
 
-    config = settings(max_examples=examples, database=None, derandomize=False, deadline=None,
-                      verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
     try:
+        with sigint_held():  # a Ctrl-C waits for the imports (a second or so), then stops the run
+            _load_engines()
+        from hypothesis import HealthCheck, Verbosity, find, reject, settings
+        from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
+
+        config = settings(max_examples=examples, database=None, derandomize=False, deadline=None,
+                          verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+        report("each encoding alone", 0, None)
+        checked = call_in_child(_check_alone, encodings, range(1, TWO_ROWS_UP_TO + 1), what="the encodings alone")
+        alone_done.update(checked)
+        result.note_alone(checked)
         minimal = find(instances(max_cells), condition, settings=config, random=random.Random(seed))
         # find's last call replays the minimal example; if not, it is checked again for what it gives
         instance, outcome = last_failing
         if instance is not minimal:
             outcome = call_in_child(check_example, minimal, encodings, solvers, cap, alone_done, what="the example")
         result.finding = Finding(minimal, outcome.findings, outcome.truth)
+    except _Stop:  # (these first: hypothesis's names are unbound if the imports were cut short)
+        pass
+    except TimedOut:  # in the checks of the encodings alone
+        result.stopped = "timeout"
+    except KeyboardInterrupt:
+        result.stopped = "interrupted"
     except NoSuchExample:
         pass
     except (Unsatisfiable, Flaky):
         if result.finding is not None:
             result.finding.shrunk = True  # as far as hypothesis could take it
-    except _Stop:
-        pass
-    except KeyboardInterrupt:
-        result.stopped = "interrupted"
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _check_alone(encodings: list[str], sizes) -> dict:
+    """(encoding, n) -> None or what is wrong, for every encoding and size (in the child)."""
+    out = {}
+    for encoding in encodings:
+        if encoding == "auto":
+            continue
+        for n in sizes:
+            try:
+                out[(encoding, n)] = encoding_alone(encoding, n)
+            except Exception as e:  # noqa: BLE001 - a plugin's failure is a finding
+                out[(encoding, n)] = f"encoding {encoding} alone, {n} literals: failed: {type(e).__name__}: {e}"
+    return out
 
 
 def _load_engines() -> None:
     """Import what the children use before the first fork, so that each
     starts with it loaded (xcover's numba code alone takes about a second)."""
+    import hypothesis  # noqa: F401
     from pysat.solvers import Solver  # noqa: F401
 
     from . import oracle, search, tiling  # noqa: F401
@@ -387,8 +416,10 @@ def _size(instance: Instance) -> tuple[int, int, int]:
 # --- the files of a finding ------------------------------------------------
 
 def write_finding(result: FuzzResult, out_dir, command: str) -> list:
-    """instance.txt, formula.cnf and report.txt in ``out_dir`` (made if
-    missing; the caller has refused a non-empty one without --force)."""
+    """The files of a disagreement in ``out_dir`` (made if missing; the caller
+    has refused a non-empty one without --force): instance.txt, formula.cnf
+    (its CNF) and report.txt; when only an encoding alone was wrong,
+    formula.cnf is that encoding over the smallest n that shows it."""
     from pathlib import Path
 
     from .dimacs import write_dimacs
@@ -398,22 +429,37 @@ def write_finding(result: FuzzResult, out_dir, command: str) -> list:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    f = result.finding
-    encoding, solver = _culprit(result)
     written = []
-    inst_path = out / "instance.txt"
-    inst_path.write_text(format_instance(f.instance, [f"found by {command}", f"seed {result.seed}"]))
-    written.append(inst_path)
-    cnf_note = ""
+    f = result.finding
     cnf_path = out / "formula.cnf"
-    try:
-        formula = compile_formula(generate_placements(f.instance), encoding)
-        with open(cnf_path, "w", encoding="ascii") as fh:
-            write_dimacs(formula, fh, source=str(inst_path))
-        written.append(cnf_path)
-        cnf_note = f"formula.cnf is its CNF with the {formula.encoding} encoding"
-    except Exception as e:  # noqa: BLE001 - the encoding that disagreed may be the one that fails
-        cnf_note = f"no formula.cnf: compiling it with {encoding} failed ({type(e).__name__}: {e})"
+    if f is not None:
+        encoding, solver = _culprit(result)
+        inst_path = out / "instance.txt"
+        inst_path.write_text(format_instance(f.instance, [f"found by {command}", f"seed {result.seed}"]))
+        written.append(inst_path)
+        try:
+            formula = compile_formula(generate_placements(f.instance), encoding)
+            with open(cnf_path, "w", encoding="ascii") as fh:
+                write_dimacs(formula, fh, source=str(inst_path))
+            written.append(cnf_path)
+            cnf_note = f"formula.cnf is its CNF with the {formula.encoding} encoding"
+        except Exception as e:  # noqa: BLE001 - the encoding that disagreed may be the one that fails
+            cnf_note = f"no formula.cnf: compiling it with {encoding} failed ({type(e).__name__}: {e})"
+    else:
+        encoding, (n, _) = next(iter(result.alone.items()))
+        solver = result.solvers[0]
+        rows = 2 if n <= TWO_ROWS_UP_TO else 1
+        try:
+            clauses, top = alone_formula(encoding, n, rows)
+            with open(cnf_path, "w", encoding="ascii") as fh:
+                fh.write(f"c encoding {encoding} alone: exactly one of each row of {n} literals "
+                         f"({', '.join(f'{k * n + 1}..{k * n + n}' for k in range(rows))})\n")
+                fh.write(f"p cnf {top} {len(clauses)}\n")
+                fh.writelines(" ".join(map(str, c + [0])) + "\n" for c in clauses)
+            written.append(cnf_path)
+            cnf_note = f"formula.cnf is {encoding} alone over {'two rows of ' if rows == 2 else ''}{n} literals"
+        except Exception as e:  # noqa: BLE001
+            cnf_note = f"no formula.cnf: {encoding} failed ({type(e).__name__}: {e})"
     text = report_text(result, command, cnf_note, encoding, solver)
     (out / "report.txt").write_text(text + "\n")
     written.append(out / "report.txt")
@@ -440,19 +486,31 @@ def describe(instance: Instance) -> str:
 
 
 def report_text(result: FuzzResult, command: str, cnf_note: str, encoding: str, solver: str) -> str:
+    """One paragraph: what disagreed, on which instance, and how to see it again."""
+    import shlex
+
     f = result.finding
+    alone = " ".join(f"{problem} (the smallest n that shows it)." for _, problem in result.alone.values())
+    examples = f"{result.examples} example{'s' if result.examples != 1 else ''}"
+    if f is None:
+        return (f"tilesat fuzz found an encoding that is wrong alone (seed {result.seed}; after {examples} "
+                f"no instance disagreed): {alone} {cnf_note}: a correct encoding has exactly one model on "
+                f"the literals per choice of one true literal in each row. Reproduce with '{command}'.")
     oracle = {"none": "no tiling", "unique": "exactly one tiling", "multiple": "several tilings",
               "many": f"more than {CAP} tilings"}.get(f.truth, "no answer")
     shrunk = ("shrunk by hypothesis to a minimal example" if f.shrunk
               else "not fully shrunk: the run stopped while shrinking")
-    import shlex
-
     first = f.findings[0]
-    task = next((t for t in ("solve", "check-unique", "count") if f", {t}:" in first), "check-unique")
+    task = next((t for t in ("solve", "check-unique", "count") if f", {t}:" in first), None)
+    if task is None:  # "failed after N tilings": the search that would have found tiling N + 1
+        after = re.search(r"failed after (\d+|no) tiling", first)
+        n = 0 if after is None or after.group(1) == "no" else int(after.group(1))
+        task = {0: "solve", 1: "check-unique"}.get(n, "count")
     again = {"solve": "solve", "check-unique": "check-unique", "count": "count --method blocking"}[task]
-    return (f"tilesat fuzz found a disagreement after {result.examples} example{'s' if result.examples != 1 else ''} "
+    return (f"tilesat fuzz found a disagreement after {examples} "
             f"(seed {result.seed}; {shrunk}, {result.shrink_tries} shrinking tries). On {describe(f.instance)}, "
             f"where the brute-force oracle finds {oracle}: " + "; ".join(f.findings) + ". "
-            f"instance.txt is the instance; {cnf_note}. Reproduce with "
+            + (f"Also, {alone} " if alone else "")
+            + f"instance.txt is the instance; {cnf_note}. Reproduce with "
             f"'tilesat {again} instance.txt --encoding {shlex.quote(encoding)} --solver {shlex.quote(solver)}', "
             f"or exactly with '{command}'.")

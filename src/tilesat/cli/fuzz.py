@@ -51,12 +51,16 @@ def fuzz_cmd(
     err.print(f"fuzz: seed {seed} (the same instances again: --seed {seed})", markup=False)
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                         TimeElapsedColumn(), console=err, disable=not err.is_terminal, transient=True)
-    with run_limit(timeout), progress:
-        bar = progress.add_task("checking", total=examples)
-        result = fuzz(enc_list, solver_list, examples, seed, max_cells,
-                      progress=lambda stage, done, total: progress.update(bar, description=stage, completed=done, total=total))
+    try:
+        with run_limit(timeout), progress:
+            bar = progress.add_task("checking", total=examples)
+            result = fuzz(enc_list, solver_list, examples, seed, max_cells,
+                          progress=lambda stage, done, total: progress.update(bar, description=stage, completed=done, total=total))
+    except KeyboardInterrupt:  # before the run began (fuzz() reports one during it in its result)
+        err.print(f"interrupted: after 0 examples (seed {seed})", markup=False)
+        raise interrupted_exit() from None
     written = []
-    if result.finding is not None:
+    if not result.agreed:
         try:
             written = write_finding(result, out_dir, command)
         except OSError as e:
@@ -65,7 +69,7 @@ def fuzz_cmd(
         data = result.to_json()
         data["files"] = [str(p) for p in written]
         _out().print(json.dumps(data), markup=False)
-    elif result.finding is not None:
+    elif not result.agreed:
         _out().print((out_dir / "report.txt").read_text().rstrip(), markup=False, soft_wrap=True)
         _out().print(f"wrote {', '.join(str(p) for p in written)}", markup=False)
     else:
@@ -76,18 +80,16 @@ def fuzz_cmd(
                 f"{len(result.solvers)} solver{'s' if len(result.solvers) != 1 else ''}, and dancing links, "
                 f"against the oracle in {result.seconds:.1f} s (seed {seed})")
         _out().print(line, markup=False)
-    if result.stopped == "interrupted":
-        err.print(f"interrupted: after {result.examples} examples (seed {seed})"
-                  + ("; the disagreement above was not fully shrunk" if result.finding else ""), markup=False)
-        if result.finding is None:
-            raise interrupted_exit()
-    if result.stopped == "timeout":
-        err.print(f"time limit reached after {result.examples} examples (seed {seed})"
-                  + ("; the disagreement above was not fully shrunk" if result.finding else ""), markup=False)
-        if result.finding is None:
-            raise typer.Exit(EXIT_TIMEOUT)
-    if result.finding is not None:
+    if result.stopped:
+        cut = "; the disagreement above was not fully shrunk" if result.finding and not result.finding.shrunk else ""
+        said = "interrupted" if result.stopped == "interrupted" else "time limit reached"
+        err.print(f"{said}: after {result.examples} examples (seed {seed}){cut}", markup=False)
+    if not result.agreed:  # a bug found outranks the interruption
         raise typer.Exit(EXIT_DISAGREE)
+    if result.stopped == "interrupted":
+        raise interrupted_exit()
+    if result.stopped == "timeout":
+        raise typer.Exit(EXIT_TIMEOUT)
 
 
 def _check_out_dir(path: Path, force: bool) -> None:

@@ -1,0 +1,205 @@
+"""tilesat fuzz: planted bugs are found, shrunk and written out; the built-ins agree;
+--out, --json, --timeout and Ctrl-C behave like every other command's."""
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from typer.testing import CliRunner
+
+from tilesat.cli import app
+from tilesat.encodings import ENCODINGS
+from tilesat.fuzz import encoding_alone, fuzz, instances
+from tilesat.instance import load_instance
+
+runner = CliRunner()
+CLI = [sys.executable, "-m", "tilesat"]
+
+# A wrong solver: UNSATISFIABLE for about one CNF in 50 (by a checksum of its
+# clauses, comments left out), else cadical's answer.
+BAD_SOLVER = """#!/bin/sh
+sum=$(grep -v "^c" "$1" | cksum | cut -d" " -f1)
+if [ $((sum % 50)) -eq 0 ]; then echo "s UNSATISFIABLE"; exit 20; fi
+exec cadical -q "$1"
+"""
+
+# A broken plugin encoding: pairwise, but with three literals the pair (2, 3) is forgotten.
+BROKEN_ENCODING = """
+import numpy as np
+
+def exactly_one(lits, top):
+    n = lits.shape[1]
+    i, j = np.triu_indices(n, 1)
+    if n == 3:
+        i, j = i[:-1], j[:-1]
+    return [lits, np.stack([-lits[:, i].ravel(), -lits[:, j].ravel()], axis=1)], top
+"""
+
+
+def invoke(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+def board_cells(path: Path) -> int:
+    board = load_instance(path).board
+    return board.rows * board.cols
+
+
+def check_finding(out: Path, output: str, names: str) -> str:
+    assert {p.name for p in out.iterdir()} == {"instance.txt", "formula.cnf", "report.txt"}
+    assert board_cells(out / "instance.txt") <= 16
+    report = (out / "report.txt").read_text()
+    assert names in report and "disagreement" in report and "shrunk by hypothesis" in report
+    assert report.strip() in output  # printed too
+    header = next(line for line in (out / "formula.cnf").read_text().splitlines() if line.startswith("p cnf"))
+    assert re.fullmatch(r"p cnf \d+ \d+", header)
+    return report
+
+
+@pytest.mark.skipif(shutil.which("cadical") is None, reason="needs Debian's cadical (apt-get install cadical)")
+def test_a_solver_wrong_on_one_cnf_in_50_is_found_shrunk_and_written(tmp_path):
+    script = tmp_path / "bad_solver.sh"
+    script.write_text(BAD_SOLVER)
+    script.chmod(0o755)
+    out = tmp_path / "found"
+    res = invoke("fuzz", "--solvers", f"ext:{script}", "--encodings", "pairwise", "--examples", 300,
+                 "--seed", 7, "--out", out)
+    assert res.exit_code == 1, res.output
+    report = check_finding(out, res.output, f"pairwise + ext:{script}")
+    assert "the oracle" in report
+
+
+def test_a_broken_plugin_encoding_is_found_shrunk_and_written(tmp_path):
+    plugin = tmp_path / "broken.py"
+    plugin.write_text(BROKEN_ENCODING)
+    out = tmp_path / "found"
+    spec = f"{plugin}:exactly_one"
+    res = invoke("fuzz", "--encodings", spec, "--solvers", "cadical195", "--examples", 300, "--out", out)
+    assert res.exit_code == 1, res.output
+    report = check_finding(out, res.output, spec)
+    # the encoding alone, at its smallest failing size, is named too
+    assert f"encoding {spec} alone, two rows of 3 literals: a model with 2 of them true" in report
+    # the written instance really is one the broken encoding gets wrong
+    again = invoke("count", out / "instance.txt", "--method", "blocking", "--encoding", spec, "--json")
+    truth = invoke("count", out / "instance.txt", "--method", "blocking", "--json")
+    assert again.exit_code != 0 or json.loads(again.output)["count"] != json.loads(truth.output)["count"]
+
+
+def test_encoding_alone_names_what_is_wrong(tmp_path):
+    plugin = tmp_path / "broken_alone.py"
+    plugin.write_text(BROKEN_ENCODING)
+    spec = f"{plugin}:exactly_one"
+    assert encoding_alone(spec, 2) is None and encoding_alone(spec, 4) is None
+    assert re.search(r"two rows of 3 literals: a model with 2 of them true \((2, 3|5, 6)\)", encoding_alone(spec, 3))
+    for name in ENCODINGS:
+        assert all(encoding_alone(name, n) is None for n in range(1, 9)), name
+
+
+def test_the_examples_stay_within_max_cells():
+    seen = []
+
+    @settings(max_examples=60, database=None)
+    @given(instances(max_cells=7))
+    def check(instance):
+        seen.append(instance.board.rows * instance.board.cols)
+        assert instance.board.rows * instance.board.cols <= 7
+        assert 1 <= len(instance.rules) <= 3
+
+    check()
+    assert max(seen) > 1
+
+
+def test_json_summary_and_seed_reproduces():
+    args = ["fuzz", "--encodings", "pairwise,ladder", "--solvers", "cadical195", "--examples", 15, "--seed", 123, "--json"]
+    first, second = invoke(*args), invoke(*args)
+    assert first.exit_code == 0, first.output
+    lines = first.output.strip().splitlines()
+    assert lines[0].startswith("fuzz: seed 123 ")  # printed at the start (stderr, mixed in by the runner)
+    data = json.loads(lines[-1])
+    assert data["agreed"] and data["seed"] == 123 and data["examples"] == 15 and data["disagreement"] is None
+    assert data["encodings"] == ["pairwise", "ladder"] and sum(data["answers"].values()) == 15
+    again = json.loads(second.output.strip().splitlines()[-1])
+    assert again["answers"] == data["answers"]  # the same seed draws the same instances
+
+
+def test_library_fuzz_agrees_on_builtins():
+    result = fuzz(["commander", "product"], ["glucose4"], examples=25, seed=5, max_cells=12)
+    assert result.agreed and result.examples == 25 and result.stopped is None
+
+
+def test_out_is_never_overwritten_without_force(tmp_path):
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "mine.txt").write_text("the user's\n")
+    res = invoke("fuzz", "--examples", 1, "--out", out)
+    assert res.exit_code == 2 and res.output.strip().splitlines()[-1].startswith("error: --out")
+    assert "--force" in res.output and (out / "mine.txt").read_text() == "the user's\n"
+    res = invoke("fuzz", "--examples", 1, "--out", tmp_path / "no" / "such")
+    assert res.exit_code == 2 and "no such directory" in res.output
+    (tmp_path / "file").write_text("x")
+    res = invoke("fuzz", "--examples", 1, "--out", tmp_path / "file")
+    assert res.exit_code == 2 and "not a directory" in res.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--encodings", "nosuch"], "unknown encoding 'nosuch'"),
+    (["--solvers", "nosuch"], "unknown solver 'nosuch'"),
+    (["--encodings", "no_module_here:f"], "no module named 'no_module_here'"),
+    (["--solvers", "ext:no-such-command-here"], "not found"),
+    (["--examples", "0"], "--examples"),
+])
+def test_bad_names_are_one_line(args, words):
+    res = invoke("fuzz", *args)
+    assert res.exit_code == 2 and words in res.output
+    assert res.output.strip().splitlines()[-1].startswith("error: ")
+
+
+def test_timeout_stops_the_run_and_says_what_it_had(tmp_path):
+    t0 = time.perf_counter()
+    proc = subprocess.run(CLI + ["fuzz", "--examples", "100000", "--solvers", "cadical195", "--timeout", "6",
+                                 "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
+    took = time.perf_counter() - t0
+    assert proc.returncode == 124, proc.stderr
+    assert re.search(r"time limit reached: after \d+ examples \(seed \d+\)", proc.stderr)
+    assert "all agreed so far" in proc.stdout and "Traceback" not in proc.stderr
+    # --timeout counts from the process's start; loading the engines (xcover's numba code) cannot be
+    # cut short, and a loaded machine takes seconds for it: room for that, no more
+    assert took < 6 + 6 and not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_stops_within_a_second(tmp_path):
+    proc = subprocess.Popen(CLI + ["fuzz", "--examples", "100000", "--solvers", "cadical195", "--out", str(tmp_path / "o")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr.readline().startswith("fuzz: seed ")  # the command began
+    time.sleep(3)  # and checks examples by now, even on a loaded machine
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("fuzz hung after Ctrl-C")
+    took = time.perf_counter() - sent
+    assert proc.returncode == 130 and took < 2.0, (took, err)  # as test_interrupts: room for a busy machine
+    assert re.search(r"interrupted: after \d+ examples \(seed \d+\)", err) and "Traceback" not in err
+    assert "all agreed so far" in out
+
+
+@pytest.mark.slow
+def test_the_builtin_encodings_and_solvers_agree_on_1000_fresh_examples():
+    """CI's run: a fresh seed each time, printed (pytest shows it on failure; -s shows it always)."""
+    res = invoke("fuzz", "--examples", 1000, "--solvers", "cadical195", "--max-cells", 24, "--json")
+    seed = re.search(r"fuzz: seed (\d+)", res.output).group(1)
+    print(f"tilesat fuzz seed {seed}")
+    assert res.exit_code == 0, f"seed {seed}: {res.output}"
+    data = json.loads(res.output.strip().splitlines()[-1])
+    assert data["agreed"] and data["examples"] == 1000 and data["encodings"] == list(ENCODINGS)
