@@ -283,3 +283,32 @@ def test_the_wheel_carries_the_page(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for name in ("index.html", "studio.js", "studio.css"):
         assert f"tilesat/studio/static/{name}" in names
+
+
+def test_the_time_limit_counts_from_the_request_not_the_forkserver():
+    # --timeout counts from the process start, which a forked worker inherits from
+    # the forkserver: unless reset, every request after the first seconds timed out at once
+    with running(time_limit=1.5) as address:
+        time.sleep(2)
+        response = post(address, "check-unique", (INSTANCES / "lpanel-6x6.txt").read_text())
+        assert response.json()["verdict"] == "unique"
+
+
+def test_workers_do_not_run_the_main_script_again(tmp_path):
+    # multiprocessing has each new process run a main started from a file again
+    # (pytest's console script, a benchmark's imports): 0.1-0.3 s a request
+    marks = tmp_path / "marks"
+    script = tmp_path / "main_script.py"
+    script.write_text(
+        "import sys\n"
+        f"open({str(marks)!r}, 'a').write('ran\\n')\n"
+        "if __name__ == '__main__':\n"
+        "    import httpx\n"
+        "    from tilesat.studio.server import running\n"
+        "    with running() as url:\n"
+        "        for _ in range(2):\n"
+        "            r = httpx.post(url + '/api/check-unique', json={'instance': 'pieces: I2\\n..\\n'}, timeout=60)\n"
+        "            print(r.json()['verdict'])\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.stdout.split() == ["unique", "unique"], done.stderr
+    assert marks.read_text() == "ran\n"

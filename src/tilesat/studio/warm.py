@@ -17,7 +17,9 @@ _BOARD = "pieces: L4\n" + "....\n" * 4
 
 
 def _warm() -> None:
-    from ..cli import app
+    from .worker import cli_command
+
+    app = cli_command().main
 
     with tempfile.TemporaryDirectory(prefix="tilesat-warm-") as directory:
         path = os.path.join(directory, "warm.txt")

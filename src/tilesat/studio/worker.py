@@ -9,11 +9,13 @@ Why a forkserver: the server's threads (uvicorn, the event loop) may hold
 locks at the moment of a plain ``fork``; a forkserver is a fresh interpreter,
 started before those threads, that imported ``tilesat.cli`` once
 (``set_forkserver_preload``), so each request is a fork of a clean, warm
-process: no interpreter start, no imports.  Measured on the 6x6 L-Panel
-(check-unique, 2-core machine, median of 20): the CLI as a new process
-0.95 s (imports dominate); through the studio API 0.06 s wall per request,
-of which ~10 ms is the fork and the temporary directory, the rest the
-command itself (see tests/test_studio.py::test_overhead_is_small).
+process: no interpreter start, no imports.  :mod:`.warm` also runs a first
+check-unique and count there and builds the click command once, so a request
+pays only the fork.  Measured on the 6x6 L-Panel (check-unique, 2-core machine
+under a load of ~7, medians of 20, scripts/bench_studio.py): in-process 7.6 ms,
+through the API 29.5 ms (so ~22 ms a request: the fork ~15-20 ms, the
+temporary files, HTTP), against 1.2-1.7 s for ``tilesat check-unique`` as a
+new process.  Before the warm-up and the click command built once: 160 ms.
 
 The command's stdout and stderr go to files in the request's directory and
 its exit status is the process's, so the answer is exactly what the CLI
@@ -28,7 +30,9 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
+import types
 from dataclasses import dataclass, field
 
 #: Extra seconds a command gets past its own ``--timeout`` (which it honours
@@ -47,9 +51,27 @@ def start_forkserver():
         ctx.set_forkserver_preload(["tilesat.cli", "tilesat.studio.worker", "tilesat.studio.warm"])
         from multiprocessing import forkserver
 
-        forkserver.ensure_running()
+        _without_main(forkserver.ensure_running)
         _context = ctx
     return _context
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+def _without_main(start):
+    """Call ``start`` (a process start) with an empty ``__main__``: multiprocessing
+    tells each new process to run the parent's main script again when it was
+    started from a file (pytest's console script, a benchmark script: their
+    imports, 0.1-0.3 s a request, and their side effects); the studio's
+    processes need only tilesat."""
+    main = sys.modules["__main__"]
+    with _MAIN_SWAP:
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            return start()
+        finally:
+            sys.modules["__main__"] = main
 
 
 @dataclass
@@ -83,7 +105,7 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
     os.chdir(directory)
     status = 2
     try:
-        from ..cli import app, common
+        from ..cli import common
         from ..control import process_start
 
         # --timeout counts from the process start, read when common was imported:
@@ -93,7 +115,7 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
             status = 2
         else:
             try:
-                app(args=argv, prog_name="tilesat")
+                cli_command().main(args=argv, prog_name="tilesat")
                 status = 0
             except SystemExit as e:
                 status = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
@@ -103,6 +125,21 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
             sys.stderr.flush()
         finally:
             os._exit(status)  # no multiprocessing clean-up: the parent reads the files
+
+
+_command = []
+
+
+def cli_command():
+    """``tilesat``'s click command, built from the typer app once (in the
+    forkserver, by :mod:`.warm`): building it costs ~35 ms a call."""
+    if not _command:
+        import typer
+
+        from ..cli import app
+
+        _command.append(typer.main.get_command(app))
+    return _command[0]
 
 
 def _too_many_cells(argv: list[str], max_cells: int) -> bool:
@@ -138,7 +175,7 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
             with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
                 f.write(text)
         process = ctx.Process(target=_child, args=(directory, argv, max_cells), daemon=False)
-        await asyncio.to_thread(process.start)  # a round trip to the forkserver: not on the event loop
+        await asyncio.to_thread(_without_main, process.start)  # a round trip to the forkserver: not on the event loop
         stopped = await _wait(process, t0 + limit + KILL_GRACE, gone)
         outcome = Outcome(None if stopped else process.exitcode, seconds=time.perf_counter() - t0, stopped=stopped)
         if stopped is None:

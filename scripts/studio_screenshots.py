@@ -1,0 +1,61 @@
+"""Screenshots of the studio for the README: docs/studio.png (a unique L-Panel),
+docs/studio-multiple.png (two tilings, the differing cells marked) and
+docs/studio-none.png (a certificate of "no tiling").
+
+Needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver).
+Run from the repository: python scripts/studio_screenshots.py
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tilesat.studio.server import running
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = {
+    "studio.png": "lpanel-8x8.txt",
+    "studio-multiple.png": "lpanel-4x8-multiple.txt",
+    "studio-none.png": "lpanel-6x6-none.txt",
+}
+
+
+def main() -> int:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None or shutil.which("chromedriver") is None:
+        print("needs chromium and chromedriver: apt-get install chromium chromium-driver", file=sys.stderr)
+        return 2
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,860",
+                     "--hide-scrollbars"):
+        options.add_argument(argument)
+    with running() as url:
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        try:
+            for picture, instance in SHOTS.items():
+                driver.get(url + "/")
+                WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "verdict").get_attribute("data-verdict"))
+                text = (ROOT / "instances" / instance).read_text()
+                driver.execute_script("document.getElementById('instance-text').value = arguments[0];"
+                                      "document.getElementById('apply-text').click();", text)
+                time.sleep(0.5)  # the debounce, then the answer
+                WebDriverWait(driver, 30).until(
+                    lambda d: "busy" not in d.find_element(By.ID, "verdict").get_attribute("class"))
+                driver.save_screenshot(str(ROOT / "docs" / picture))
+                print(f"docs/{picture}: {instance}, {driver.find_element(By.ID, 'verdict').text}")
+        finally:
+            driver.quit()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
