@@ -17,8 +17,9 @@ numbered from ``top + 1``).  Working on all m rows at once keeps a board of
 
 Heule's encoding: at-most-one of x1..xn, for n above 4, is at-most-one of
 (x1, x2, x3, y) and at-most-one of (-y, x4, ..., xn) with a fresh y, which
-says "one of x1..x3 is true"; pairwise from 4 literals down.  3n - 6
-clauses and (n - 3) / 2 auxiliaries, rounded up, where pairwise has n(n-1)/2.
+says "one of x1..x3 is true"; pairwise from 4 literals down.  For n >= 3:
+3n - 6 clauses and (n - 3) / 2 auxiliaries, rounded down, where pairwise has
+n(n-1)/2 (plus the at-least-one clause for both).
 """
 
 import numpy as np

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn
 from ..compare import parse_list
 from ..encodings import encoding_names
 from ..errors import TilesatError
-from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, fuzz, new_seed, write_finding
+from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, check_names, fuzz, new_seed, write_finding
 from . import app
 from .common import (
     EXIT_TIMEOUT, ForceOpt, JsonOpt, TimeoutOpt, _err, _out, friendly, interrupted_exit, run_limit,
@@ -41,8 +41,9 @@ def fuzz_cmd(
 
     Exit 0 when everything agreed; 1 on a disagreement, shrunk to a minimal instance and
     written to --out; 124 at --timeout, 130 on Ctrl-C (with what was checked)."""
-    enc_list = parse_list(encodings, encoding_names(), "encodings")
-    solver_list = parse_list(solvers, list(DEFAULT_SOLVERS), "solvers")
+    # every name checked (plugins loaded) before the run says anything
+    enc_list, solver_list = check_names(parse_list(encodings, encoding_names(), "encodings"),
+                                        parse_list(solvers, list(DEFAULT_SOLVERS), "solvers"))
     seed = new_seed() if seed is None else seed
     out_dir = out if out is not None else Path(f"fuzz-{seed}")
     _check_out_dir(out_dir, force)
