@@ -218,7 +218,7 @@ def test_two_quick_ctrl_c_never_crash(boards):
     unwound segfaulted (-11) in about 3 runs of 8 (two signals 2 ms apart)."""
     for i in range(8):
         # 0.3 s and more into the search (not the moment it moves into a child: see the next test)
-        code, took, _, err = interrupt(["solve", boards / "mut16.txt"], 0.3 + 0.05 * i, second_after=0.002)
+        code, took, _, err = interrupt(["solve", boards / "mut16.txt", "--no-certificate"], 0.3 + 0.05 * i, second_after=0.002)
         assert code != -signal.SIGSEGV and code != 139, f"segfault after two Ctrl-C (run {i}): {err}"
         assert code in (130, -signal.SIGINT), (i, code, err)  # -SIGINT: a shell shows 130 too
         assert took < 2.0, (i, took)
@@ -232,7 +232,7 @@ def test_two_quick_ctrl_c_never_crash(boards):
     "double free this test first caught is gone (control.sigint_held)"))
 def test_ctrl_c_as_the_solve_moves_into_its_child_never_crashes(boards):
     for i in range(12):
-        code, took, _, err = interrupt(["solve", boards / "mut16.txt"])  # the moment the child is there
+        code, took, _, err = interrupt(["solve", boards / "mut16.txt", "--no-certificate"])  # the moment the child is there
         assert code in (130, -signal.SIGINT), f"run {i}: exit {code}: {err}"
         assert took < 2.0 and "interrupted" in err, (i, took, err)
 
@@ -240,7 +240,7 @@ def test_ctrl_c_as_the_solve_moves_into_its_child_never_crashes(boards):
 @pytest.mark.slow
 def test_a_second_ctrl_c_after_the_report_changes_nothing(boards):
     for i in range(5):
-        proc = start_busy(["solve", boards / "mut16.txt"], 0.3 + 0.05 * i)
+        proc = start_busy(["solve", boards / "mut16.txt", "--no-certificate"], 0.3 + 0.05 * i)
         sent = time.perf_counter()
         proc.send_signal(signal.SIGINT)
         first = proc.stderr.readline()  # the command says what it had ...
