@@ -312,3 +312,38 @@ def test_workers_do_not_run_the_main_script_again(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.stdout.split() == ["unique", "unique"], done.stderr
     assert marks.read_text() == "ran\n"
+
+
+def test_stopping_the_server_kills_the_runs_in_flight():
+    answers = []
+    with running(time_limit=20.0) as address:
+        thread = threading.Thread(target=lambda: answers.append(
+            _quietly(lambda: post(address, "count", ENDLESS, method="blocking", http_timeout=60))))
+        thread.start()
+        t0 = time.perf_counter()
+        while not worker.running_pids:
+            assert time.perf_counter() - t0 < 20
+            time.sleep(0.05)
+        pid = next(iter(worker.running_pids))
+    # the server waited SHUTDOWN_GRACE s, then cancelled the request: its run was killed
+    t0 = time.perf_counter()
+    while _alive(pid):
+        assert time.perf_counter() - t0 < 5, "the run outlived the server"
+        time.sleep(0.05)
+    thread.join(30)
+    assert not worker.running_pids
+
+
+def _quietly(call):
+    try:
+        return call()
+    except httpx.HTTPError as e:
+        return e
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -37,7 +37,7 @@ def serve_cmd(
         import uvicorn
     except ImportError:
         raise TilesatError("the studio needs uvicorn and starlette: pip install tilesat (or pip install uvicorn starlette)") from None
-    from ..studio.server import create_app
+    from ..studio.server import SHUTDOWN_GRACE, create_app
     from ..studio.worker import start_forkserver
 
     err = _err()
@@ -59,5 +59,6 @@ def serve_cmd(
         import webbrowser
 
         webbrowser.open(url)
-    config = uvicorn.Config(create_app(time_limit, max_cells, max_running), host=host, port=port, log_level="warning")
+    config = uvicorn.Config(create_app(time_limit, max_cells, max_running), host=host, port=port, log_level="warning",
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE)
     uvicorn.Server(config).run()

@@ -39,6 +39,8 @@ STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20
 #: Defaults of ``tilesat serve``.
 TIME_LIMIT, MAX_CELLS, MAX_RUNNING = 30.0, 10_000, 4
+#: Seconds the requests in flight get to finish when the server stops; then their runs are killed.
+SHUTDOWN_GRACE = 2
 
 _WORD = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # names from the registries: no ':' (plugins, ext: solvers), no '/'
 _SIZE = re.compile(r"^(\d{1,5})[xX](\d{1,5})$")
@@ -292,7 +294,8 @@ def running(host: str = "127.0.0.1", port: int = 0, **limits):
     with socket.socket() as probe:  # a free port, when 0
         probe.bind((host, port))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(**limits), host=host, port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(**limits), host=host, port=port, log_level="warning",
+                                        timeout_graceful_shutdown=SHUTDOWN_GRACE))
     thread = threading.Thread(target=server.run, name="tilesat-studio", daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

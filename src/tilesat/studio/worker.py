@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 KILL_GRACE = 3.0
 
 _context = None
+#: The process ids of the commands running now (for tests and the status page).
+running_pids: set[int] = set()
 
 
 def start_forkserver():
@@ -176,7 +178,15 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
                 f.write(text)
         process = ctx.Process(target=_child, args=(directory, argv, max_cells), daemon=False)
         await asyncio.to_thread(_without_main, process.start)  # a round trip to the forkserver: not on the event loop
-        stopped = await _wait(process, t0 + limit + KILL_GRACE, gone)
+        running_pids.add(process.pid)
+        try:
+            stopped = await _wait(process, t0 + limit + KILL_GRACE, gone)
+        except BaseException:  # the request's task cancelled (the server stopping): the run goes with it
+            if process.exitcode is None:
+                process.kill()
+            raise
+        finally:
+            running_pids.discard(process.pid)
         outcome = Outcome(None if stopped else process.exitcode, seconds=time.perf_counter() - t0, stopped=stopped)
         if stopped is None:
             outcome.stdout = _read(directory, "stdout")
