@@ -4,7 +4,6 @@ entry point) run in every command that takes --encoding/--solver; bad ones are o
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
