@@ -24,6 +24,7 @@ from selenium import webdriver  # noqa: E402  (only where a browser exists)
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from tilesat.studio.server import running  # noqa: E402
@@ -129,3 +130,48 @@ def test_quick_edits_show_the_last_boards_answer(url, browser):
     assert settled_verdict(browser) == "none"
     text = browser.find_element(By.ID, "instance-text").get_attribute("value")
     assert "#" not in text.split("\n", 1)[1]
+
+
+def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
+    browser.get(url + "/")
+    settled_verdict(browser)
+    # open an instance file
+    browser.find_element(By.ID, "open-file").send_keys(str(ROOT / "instances" / "lpanel-4x8-multiple.txt"))
+    assert settled_verdict(browser) == "multiple"
+    assert "differ at 8 cells" in browser.find_element(By.ID, "verdict-detail").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#picture svg .tiling")) == 2
+    assert browser.find_elements(By.CSS_SELECTOR, "#picture svg .marked")
+
+    # count it
+    browser.find_element(By.ID, "count").click()
+    WebDriverWait(browser, 30).until(lambda d: "tilings (" in d.find_element(By.ID, "count-result").text)
+    shown = browser.find_element(By.ID, "count-result").text
+    from tilesat.counting import count_tilings
+
+    expected = count_tilings(load_instance(ROOT / "instances" / "lpanel-4x8-multiple.txt"), "dlx").count
+    assert shown.startswith(f"{expected:,} tilings")
+
+    # generate a puzzle: the board is replaced and it is unique
+    size = browser.find_element(By.ID, "gen-size")
+    size.clear()
+    size.send_keys("8x8")
+    browser.find_element(By.ID, "generate").click()
+    WebDriverWait(browser, 60).until(lambda d: "generated a unique 8x8" in d.find_element(By.ID, "gen-result").text)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 64
+    assert settled_verdict(browser) == "unique"
+
+    # a custom shape: an O-tetromino drawn on the small grid, the only piece
+    browser.find_element(By.CSS_SELECTOR, "#custom-shape summary").click()
+    for k in (0, 1, 5, 6):
+        browser.find_elements(By.CSS_SELECTOR, "#shape-grid .cell")[k].click()
+    browser.find_element(By.ID, "add-shape").click()
+    browser.find_element(By.CSS_SELECTOR, '#piece-palette .chip[data-piece="L4"]').click()  # L4 off
+    assert browser.find_element(By.ID, "pieces-text").get_attribute("value") == "Q"
+    for name in ("rows", "cols"):
+        field = browser.find_element(By.ID, name)
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys("2", Keys.TAB)  # the change event: the board is resized
+    browser.find_element(By.ID, "clear-board").click()
+    assert settled_verdict(browser) == "unique"
+    text = browser.find_element(By.ID, "instance-text").get_attribute("value")
+    assert text == "pieces: Q\nshape: Q ##/##\n..\n..\n"
