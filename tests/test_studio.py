@@ -347,3 +347,10 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_memory_limit_reaches_each_command():
+    with running(max_memory=1000) as address:  # 1000 bytes: every board is refused
+        response = post(address, "check-unique", (INSTANCES / "lpanel-6x6.txt").read_text())
+    assert response.status_code == 400
+    assert "--max-memory" in response.json()["error"]

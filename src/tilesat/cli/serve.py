@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from .. import limits
 from ..errors import TilesatError
 from . import app
 from .common import _err, friendly
@@ -41,6 +42,7 @@ def serve_cmd(
     from ..studio.worker import start_forkserver
 
     err = _err()
+    memory = limits.explicit_limit()  # tilesat --max-memory SIZE serve: each command gets it
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:  # a taken port: one line, before anything starts
         try:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -59,6 +61,6 @@ def serve_cmd(
         import webbrowser
 
         webbrowser.open(url)
-    config = uvicorn.Config(create_app(time_limit, max_cells, max_running), host=host, port=port, log_level="warning",
+    config = uvicorn.Config(create_app(time_limit, max_cells, max_running, memory[0] if memory else None), host=host, port=port, log_level="warning",
                             timeout_graceful_shutdown=SHUTDOWN_GRACE)
     uvicorn.Server(config).run()

@@ -208,8 +208,10 @@ def _answer(command: str, outcome: Outcome, limit: float) -> Response:
     return _error(f"the command failed: {outcome.error_line()}", 500)
 
 
-def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_running: int = MAX_RUNNING) -> Starlette:
-    """The studio as an ASGI application (``tilesat serve`` runs it with uvicorn)."""
+def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_running: int = MAX_RUNNING,
+               max_memory: int | None = None) -> Starlette:
+    """The studio as an ASGI application (``tilesat serve`` runs it with uvicorn).
+    ``max_memory``: bytes, passed on as each command's ``--max-memory``."""
     slots = asyncio.Semaphore(max_running)
     running = {"now": 0, "done": 0}
 
@@ -229,6 +231,8 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
                     raise BadRequest("'instance' must be the text of an instance file")
                 files["instance.txt"] = text
             argv, outputs, limit = command_line(command, data.get("options") or {}, time_limit)
+            if max_memory is not None:
+                argv = ["--max-memory", str(max_memory)] + argv
             if command == "generate":
                 m = _SIZE.match(next((argv[i + 1] for i, a in enumerate(argv) if a == "--size"), "") or "")
                 if m is None:
@@ -255,7 +259,7 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
     async def status(request: Request) -> Response:
         return JSONResponse({"running": running["now"], "finished": running["done"],
                              "limits": {"time_limit": time_limit, "max_cells": max_cells, "max_body": MAX_BODY,
-                                        "max_running": max_running}})
+                                        "max_running": max_running, "max_memory": max_memory}})
 
     async def pieces(request: Request) -> Response:
         return JSONResponse(_pieces())
