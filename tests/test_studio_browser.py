@@ -175,3 +175,33 @@ def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
     assert settled_verdict(browser) == "unique"
     text = browser.find_element(By.ID, "instance-text").get_attribute("value")
     assert text == "pieces: Q\nshape: Q ##/##\n..\n..\n"
+
+
+def _slow_checks(app):
+    """Each check-unique request waits 1 s before it reaches the studio: a check surely in flight."""
+    import asyncio
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] == "http" and scope["path"] == "/api/check-unique":
+            await asyncio.sleep(1.0)
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def test_an_edit_aborts_the_check_in_flight(browser):
+    with running(time_limit=20.0, wrap=_slow_checks) as address:
+        browser.get(address + "/")
+        settled_verdict(browser)
+        browser.execute_script("""
+            window.aborted = 0;
+            const fetch0 = window.fetch;
+            window.fetch = (...args) => fetch0(...args).catch((e) => { if (e.name === "AbortError") window.aborted++; throw e; });
+        """)
+        cell(browser, 0, 0).click()
+        time.sleep(0.6)  # past the 300 ms debounce: that board's check is in flight
+        cell(browser, 0, 1).click()
+        assert settled_verdict(browser) == "none"
+        assert browser.execute_script("return window.aborted") == 1
+        text = browser.find_element(By.ID, "instance-text").get_attribute("value")
+        assert text.splitlines()[1] == "##...."  # the answer shown is the second board's

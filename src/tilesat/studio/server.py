@@ -285,9 +285,10 @@ def _pieces() -> dict:
 
 
 @contextlib.contextmanager
-def running(host: str = "127.0.0.1", port: int = 0, **limits):
+def running(host: str = "127.0.0.1", port: int = 0, wrap=None, **limits):
     """The studio served by uvicorn in a thread of this process, for tests and
-    scripts: yields its URL; stopped on leaving.  Starts the forkserver first."""
+    scripts: yields its URL; stopped on leaving.  Starts the forkserver first.
+    ``wrap``: a function of the ASGI app returning the app to serve (a test's middleware)."""
     import threading
 
     import uvicorn
@@ -298,7 +299,7 @@ def running(host: str = "127.0.0.1", port: int = 0, **limits):
     with socket.socket() as probe:  # a free port, when 0
         probe.bind((host, port))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(**limits), host=host, port=port, log_level="warning",
+    server = uvicorn.Server(uvicorn.Config((wrap or (lambda a: a))(create_app(**limits)), host=host, port=port, log_level="warning",
                                         timeout_graceful_shutdown=SHUTDOWN_GRACE))
     thread = threading.Thread(target=server.run, name="tilesat-studio", daemon=True)
     thread.start()
