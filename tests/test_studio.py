@@ -354,3 +354,30 @@ def test_a_memory_limit_reaches_each_command():
         response = post(address, "check-unique", (INSTANCES / "lpanel-6x6.txt").read_text())
     assert response.status_code == 400
     assert "--max-memory" in response.json()["error"]
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                     max_leaves=6)
+_NAMES = st.sampled_from(sorted({n for table in studio_server.OPTIONS.values() for n in table} | {"svg", "png", "timeout"}))
+
+
+@given(command=st.sampled_from(sorted(studio_server.OPTIONS)),
+       options=st.dictionaries(_NAMES | st.text(max_size=10), _JSON | st.text(max_size=60), max_size=6))
+def test_any_options_are_refused_or_become_safe_arguments(command, options):
+    try:
+        argv, outputs, limit = command_line(command, options, LIMIT)
+    except studio_server.BadRequest as e:
+        assert str(e) and "\n" not in str(e)
+        return
+    assert argv[0] == command and 0 < limit <= LIMIT
+    assert set(outputs) <= {"tiling.svg", "tiling.png", "formula.cnf"}
+    flags_with_paths = {"--svg", "--png", "--output", "--proof", "--out", "-o", "--map", "--block"}
+    for flag, value in zip(argv, argv[1:]):
+        if flag in flags_with_paths:
+            assert value in outputs
+        if flag in ("--encoding", "--solver", "--card", "--method", "--wrap"):
+            assert ":" not in value and "/" not in value and "." not in value
+    assert all("\n" not in a and "\0" not in a for a in argv)
