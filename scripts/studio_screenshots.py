@@ -1,6 +1,6 @@
 """Screenshots of the studio for the README: docs/studio.png (a unique L-Panel),
 docs/studio-multiple.png (two tilings, the differing cells marked) and
-docs/studio-none.png (a certificate of "no tiling").
+docs/studio-none.png (the mutilated chessboard: a certificate of "no tiling").
 
 Needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver).
 Run from the repository: python scripts/studio_screenshots.py
@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHOTS = {
     "studio.png": "lpanel-8x8.txt",
     "studio-multiple.png": "lpanel-4x8-multiple.txt",
-    "studio-none.png": "lpanel-6x6-none.txt",
+    "studio-none.png": "; the mutilated chessboard: two opposite corners gone\npieces: domino\n" + "\n".join(
+        "".join("#" if (r, c) in ((0, 0), (11, 11)) else "." for c in range(12)) for r in range(12)) + "\n",
 }
 
 
@@ -44,14 +45,14 @@ def main() -> int:
             for picture, instance in SHOTS.items():
                 driver.get(url + "/")
                 WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "verdict").get_attribute("data-verdict"))
-                text = (ROOT / "instances" / instance).read_text()
+                text = instance if "\n" in instance else (ROOT / "instances" / instance).read_text()
                 driver.execute_script("document.getElementById('instance-text').value = arguments[0];"
                                       "document.getElementById('apply-text').click();", text)
                 time.sleep(0.5)  # the debounce, then the answer
                 WebDriverWait(driver, 30).until(
                     lambda d: "busy" not in d.find_element(By.ID, "verdict").get_attribute("class"))
                 driver.save_screenshot(str(ROOT / "docs" / picture))
-                print(f"docs/{picture}: {instance}, {driver.find_element(By.ID, 'verdict').text}")
+                print(f"docs/{picture}: {instance.splitlines()[0]}, {driver.find_element(By.ID, 'verdict').text}")
         finally:
             driver.quit()
     return 0

@@ -299,7 +299,7 @@ async function checkUnique() {
     $("stats").textContent = "";
   } finally {
     if (controller === inFlight) { verdict.classList.remove("busy"); inFlight = null; }
-    ["download-svg", "download-png", "download-json"].forEach((id) => { $(id).disabled = !(last && (id !== "download-svg" || last.svg)); });
+    ["download-svg", "download-png", "download-json"].forEach((id) => { $(id).disabled = !(last && (id === "download-json" || last.svg)); });
   }
 }
 
