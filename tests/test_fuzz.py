@@ -205,3 +205,33 @@ def test_the_builtin_encodings_and_solvers_agree_on_1000_fresh_examples(capsys):
     data = json.loads(res.output.strip().splitlines()[-1])
     assert data["agreed"] and data["examples"] == 1000 and data["encodings"] == list(ENCODINGS)
     assert data["seed"] == seed and data["oracle_gave_up"] < 50
+
+
+def _processes_running(word: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, __import__("os").listdir("/proc")):
+        try:
+            if word in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_ctrl_c_leaves_no_external_solver_running(tmp_path):
+    """Was: the example's child was killed and its external solver (own session) ran on."""
+    script = tmp_path / "hangs.sh"
+    script.write_text("#!/bin/sh\nsleep 93.25\n")
+    script.chmod(0o755)
+    proc = subprocess.Popen(CLI + ["fuzz", "--solvers", f"ext:{script}", "--encodings", "pairwise",
+                                   "--out", str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr.readline().startswith("fuzz: seed ")
+    give_up = time.monotonic() + 60
+    while not _processes_running("sleep 93.25") and time.monotonic() < give_up:
+        time.sleep(0.1)
+    assert _processes_running("sleep 93.25"), "the external solver never started"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and "interrupted: after 0 examples" in err, err
+    time.sleep(0.2)
+    assert not _processes_running("sleep 93.25")

@@ -324,10 +324,15 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
         try:
             outcome = call_in_child(check_example, instance, encodings, solvers, cap, alone_done, what="the example")
         except TilesatError as e:  # the child died: a solver crashed the process
+            _kill_strays()
             outcome = Outcome(findings=[f"checking the example crashed: {e}"], truth="?")
         except TimedOut:
+            _kill_strays()
             result.stopped = "timeout"
             raise _Stop() from None
+        except KeyboardInterrupt:
+            _kill_strays()
+            raise
         alone_done.update(outcome.alone)
         result.note_alone(outcome.alone)
         if outcome.gave_up:
@@ -349,6 +354,7 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
             report(f"shrinking ({_size(result.finding.instance)[0]} cells so far)", result.shrink_tries, None)
         return bool(outcome.findings)
 
+    adopting = _adopt_orphans(True)
     try:
         with sigint_held():  # a Ctrl-C waits for the imports (a second or so), then stops the run
             _load_engines()
@@ -378,8 +384,58 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
     except (Unsatisfiable, Flaky):
         if result.finding is not None:
             result.finding.shrunk = True  # as far as hypothesis could take it
+    finally:
+        if adopting:
+            _adopt_orphans(False)
     result.seconds = time.perf_counter() - start
     return result
+
+
+# An external solver runs in its own session, which dies with it when the
+# solver is stopped the normal way; but the child checking an example is
+# killed outright on Ctrl-C, and its solver would run on.  So the run adopts
+# orphaned descendants (Linux's child subreaper) and kills any it has after a
+# child was stopped: the run's only child processes are the examples' own.
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _adopt_orphans(on: bool) -> bool:
+    """Become (or stop being) the subreaper of orphaned descendants; False where that is not possible."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _kill_strays() -> None:
+    """Kill (with their process groups) and reap the child processes left after a child was killed."""
+    import os
+    import signal
+
+    me = str(os.getpid())
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            continue
+        if ppid != me:
+            continue
+        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                kill()
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
 
 
 def _check_alone(encodings: list[str], sizes) -> dict:
