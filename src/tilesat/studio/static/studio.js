@@ -157,10 +157,10 @@ function shapeIcon(cells, unit = 6) {
 function drawPalette() {
   const palette = $("piece-palette");
   const chips = [];
-  const chosen = new Set(state.items.map((it) => it.name));
+  const chosen = new Set(state.items.map((it) => canonical(it.name)));
   const chip = (name, icon, title) => {
     const b = document.createElement("button");
-    b.className = "chip" + (chosen.has(name) ? " selected" : "");
+    b.className = "chip" + (chosen.has(canonical(name)) ? " selected" : "");
     b.dataset.piece = name; b.title = title;
     if (icon) b.appendChild(icon);
     b.appendChild(document.createTextNode(name));
@@ -196,8 +196,15 @@ function drawPalette() {
   $("pieces-text").value = piecesText();
 }
 
+const ALIASES = { monomino: "I1", domino: "I2" };
+
+function canonical(name) {
+  // built-in names are case-insensitive and have aliases (as the server's parser has them)
+  return name in state.shapes ? name : (ALIASES[name.toLowerCase()] || name.toUpperCase());
+}
+
 function togglePiece(name) {
-  const i = state.items.findIndex((it) => it.name === name);
+  const i = state.items.findIndex((it) => canonical(it.name) === canonical(name));
   if (i >= 0) state.items.splice(i, 1); else state.items.push({ name, orient: "free", count: "" });
   drawPalette(); changed();
 }
