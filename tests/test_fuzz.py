@@ -143,6 +143,8 @@ def test_out_is_never_overwritten_without_force(tmp_path):
     res = invoke("fuzz", "--examples", 1, "--out", out)
     assert res.exit_code == 2 and res.output.strip().splitlines()[-1].startswith("error: --out")
     assert "--force" in res.output and (out / "mine.txt").read_text() == "the user's\n"
+    res = invoke("fuzz", "--examples", 2, "--encodings", "pairwise", "--solvers", "cadical195", "--out", out, "--force")
+    assert res.exit_code == 0 and (out / "mine.txt").read_text() == "the user's\n"  # nothing found: nothing written
     res = invoke("fuzz", "--examples", 1, "--out", tmp_path / "no" / "such")
     assert res.exit_code == 2 and "no such directory" in res.output
     (tmp_path / "file").write_text("x")

@@ -17,7 +17,7 @@ from ..errors import TilesatError
 from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, check_names, fuzz, new_seed, write_finding
 from . import app
 from .common import (
-    EXIT_TIMEOUT, ForceOpt, JsonOpt, TimeoutOpt, _err, _out, friendly, interrupted_exit, run_limit,
+    EXIT_TIMEOUT, _err, _out, friendly, interrupted_exit, run_limit,
 )
 
 EXIT_DISAGREE = 1
@@ -30,11 +30,11 @@ def fuzz_cmd(
     solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated solvers: PySAT names, ext:COMMAND, plugins (MODULE:CLASS, FILE.py:CLASS).")] = ",".join(DEFAULT_SOLVERS),
     examples: Annotated[int, typer.Option("--examples", min=1, help="Random instances to check (hypothesis's max_examples).")] = 200,
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed of the random instances (printed at the start; the same seed draws the same instances).")] = None,
-    max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board, in cells (rows x columns).")] = DEFAULT_MAX_CELLS,
+    max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board, in cells (rows x columns; each at most 8).")] = DEFAULT_MAX_CELLS,
     out: Annotated[Optional[Path], typer.Option("--out", help="Directory for a disagreement's instance.txt, formula.cnf and report.txt (default: fuzz-SEED).")] = None,
-    json_out: JsonOpt = False,
-    timeout: TimeoutOpt = None,
-    force: ForceOpt = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print a JSON summary (seed, examples, answers, the disagreement) instead of the text.")] = False,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take; then exit 124 with the number of examples checked.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Write into an existing non-empty --out directory (its instance.txt, formula.cnf and report.txt are replaced).")] = False,
 ):
     """Differential testing: random boards and piece sets; every encoding x solver must agree
     with a brute-force oracle and dancing links on solve, check-unique and count.
