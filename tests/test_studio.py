@@ -124,6 +124,7 @@ def test_bad_instance_is_400_with_the_clis_line(url, tmp_path):
     ({"instance": "pieces: L4\n....\n", "options": {"svg": "yes"}}, 400, "true or false"),
     ({"instance": "", "options": {}}, 400, "'instance' must be"),
     ({"instance": "pieces: L4\n" + ("." * 60 + "\n") * 60}, 400, "at most 2,500"),
+    ({"instance": ("." * 60 + "\n") * 60, "options": {"pieces": "L4"}}, 400, "at most 2,500"),  # pieces given apart
     ({"instance": "pieces: L4\n....\n", "extra": 1}, 400, "unknown field"),
 ])
 def test_refused_requests(url, body, status, says):

@@ -151,8 +151,9 @@ def _too_many_cells(argv: list[str], max_cells: int) -> bool:
     from ..errors import TilesatError
     from ..instance import parse_instance, read_instance_text
 
+    overrides = {name: argv[argv.index(f"--{name}") + 1] for name in ("pieces", "wrap") if f"--{name}" in argv}
     try:
-        instance = parse_instance(read_instance_text("instance.txt"))
+        instance = parse_instance(read_instance_text("instance.txt"), **overrides)
     except (TilesatError, ValueError):
         return False  # the command says what is wrong with it
     cells = instance.board.rows * instance.board.cols
