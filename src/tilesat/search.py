@@ -95,6 +95,7 @@ class TilingSearch:
         self.placements: Placements | None = None
         self.formula: Formula | None = None
         self._solver = None
+        self._added: list[list[int]] = []  # clauses beyond the formula (required placements, blocked tilings)
         self.found = 0
         self.last_chosen: list[int] = []
         self.solve_seconds = 0.0
@@ -118,7 +119,13 @@ class TilingSearch:
         if self._solver is None:
             self._solver = make_solver(self.solver_name)
             load_formula(self._solver, self.formula, self.solver_name, self._progress)
+            for clause in self._added:  # a solver started again (after the LP's turn) keeps what was asked
+                self._solver.add_clause(clause)
         return self._solver
+
+    def _add_clause(self, clause: list[int]) -> None:
+        self._added.append(clause)
+        self._ensure_solver().add_clause(clause)
 
     def next(self) -> Tiling | None:
         """The next tiling (verified), or None when there are no more.
@@ -175,14 +182,14 @@ class TilingSearch:
         self.last_chosen = chosen  # the placement indices of the tiling just returned
         # Block this tiling: not all of these placements again.  Only the
         # placement variables: auxiliaries could differ for the same tiling.
-        solver.add_clause([-(i + 1) for i in chosen])
+        self._add_clause([-(i + 1) for i in chosen])
         return tiling
 
     def require(self, placement: int) -> None:
         """Only tilings that use this placement from now on (one cube of a split search)."""
         if not self.exhausted:
             with time_limit(self.limit):
-                self._ensure_solver().add_clause([placement + 1])
+                self._add_clause([placement + 1])
 
     def __iter__(self) -> Iterator[Tiling]:
         while (t := self.next()) is not None:
