@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from .control import TimedOut, call_in_child, sigint_held
+from .control import TimedOut, call_in_child, deadline, sigint_held
 from .errors import TilesatError
 from .instance import INF, Instance, PieceRule
 from .board import Board
@@ -131,7 +131,7 @@ def _compare_listing(label: str, found: list, truth: set, accepts, cap: int) -> 
         missing, extra = truth - set(found), set(found) - truth
         out.append(f"{label}, count: finds {_how_many(len(found), cap)}, the oracle {_how_many(len(truth), cap)}"
                    + (f"; misses {_tiling_text(next(iter(missing)))}" if missing else "")
-                   + (f"; the oracle has not {_tiling_text(next(iter(extra)))}" if extra else ""))
+                   + (f"; gives {_tiling_text(next(iter(extra)))}, which the oracle does not" if extra else ""))
     elif not out and len(truth) > cap and len(found) <= cap:
         out.append(f"{label}, count: finds {_how_many(len(found), cap)}, the oracle {_how_many(len(truth), cap)}")
     return out
@@ -228,6 +228,8 @@ def check_example(instance: Instance, encodings: list[str], solvers: list[str], 
             with TilingSearch(instance, encoding, solver, certificates=False) as search:
                 while len(found) <= cap and (t := search.next()) is not None:
                     found.append(_key(t))
+        except TimedOut:  # the run's deadline, which the child shares: not a finding
+            raise
         except Exception as e:  # noqa: BLE001 - a wrong model, a plugin's crash: findings
             outcome.findings.append(f"{label}: failed after {_how_many(len(found), cap)}: {type(e).__name__}: {e}")
             continue
@@ -323,16 +325,18 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
     def condition(instance: Instance) -> bool:
         try:
             outcome = call_in_child(check_example, instance, encodings, solvers, cap, alone_done, what="the example")
-        except TilesatError as e:  # the child died: a solver crashed the process
+        except TilesatError as e:  # the child died: a solver crashed the process (or it saw the deadline first)
             _kill_strays()
             outcome = Outcome(findings=[f"checking the example crashed: {e}"], truth="?")
         except TimedOut:
-            _kill_strays()
-            result.stopped = "timeout"
-            raise _Stop() from None
+            outcome = None
         except KeyboardInterrupt:
             _kill_strays()
             raise
+        if outcome is None or deadline().expired():  # an example cut short by the deadline says nothing
+            _kill_strays()
+            result.stopped = "timeout"
+            raise _Stop() from None
         alone_done.update(outcome.alone)
         result.note_alone(outcome.alone)
         if outcome.gave_up:
@@ -364,7 +368,12 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
         config = settings(max_examples=examples, database=None, derandomize=False, deadline=None,
                           verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
         report("each encoding alone", 0, None)
-        checked = call_in_child(_check_alone, encodings, range(1, TWO_ROWS_UP_TO + 1), what="the encodings alone")
+        try:
+            checked = call_in_child(_check_alone, encodings, range(1, TWO_ROWS_UP_TO + 1), what="the encodings alone")
+        except TilesatError:
+            if not deadline().expired():
+                raise
+            raise TimedOut() from None  # the child saw the deadline first
         alone_done.update(checked)
         result.note_alone(checked)
         minimal = find(instances(max_cells), condition, settings=config, random=random.Random(seed))
@@ -447,6 +456,8 @@ def _check_alone(encodings: list[str], sizes) -> dict:
         for n in sizes:
             try:
                 out[(encoding, n)] = encoding_alone(encoding, n)
+            except TimedOut:
+                raise
             except Exception as e:  # noqa: BLE001 - a plugin's failure is a finding
                 out[(encoding, n)] = f"encoding {encoding} alone, {n} literals: failed: {type(e).__name__}: {e}"
     return out
