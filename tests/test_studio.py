@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -265,9 +266,13 @@ def test_serve_warns_when_not_loopback_and_answers():
                 assert time.perf_counter() - t0 < 30
                 time.sleep(0.1)
         assert response.json()["verdict"] == "unique"
+        process.send_signal(signal.SIGINT)  # Ctrl-C: one line, exit 130, as every command
+        assert process.wait(20) == 130
+        assert process.stderr.read() == "studio stopped\n"
     finally:
-        process.terminate()
-        process.wait(20)
+        if process.poll() is None:
+            process.kill()
+            process.wait(20)
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ import typer
 from .. import limits
 from ..errors import TilesatError
 from . import app
-from .common import _err, friendly
+from .common import _err, friendly, interrupted_exit
 
 
 def _loopback(host: str) -> bool:
@@ -33,7 +33,7 @@ def serve_cmd(
     max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board (rows x columns) a request may send.")] = 10_000,
     max_running: Annotated[int, typer.Option("--max-running", min=1, help="Commands run at once; further requests wait.")] = 4,
 ):
-    """The studio: draw a board in the browser and watch check-unique answer as you edit; a JSON API for the commands (Ctrl-C stops it)."""
+    """The studio: draw a board in the browser and watch check-unique answer as you edit; a JSON API for the commands (Ctrl-C stops it: exit 130)."""
     try:
         import uvicorn
     except ImportError:
@@ -63,4 +63,8 @@ def serve_cmd(
         webbrowser.open(url)
     config = uvicorn.Config(create_app(time_limit, max_cells, max_running, memory[0] if memory else None), host=host, port=port, log_level="warning",
                             timeout_graceful_shutdown=SHUTDOWN_GRACE)
-    uvicorn.Server(config).run()
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:  # uvicorn shuts down on Ctrl-C, then raises it again
+        err.print("studio stopped", markup=False)
+        raise interrupted_exit() from None
