@@ -237,3 +237,23 @@ def test_ctrl_c_leaves_no_external_solver_running(tmp_path):
     assert proc.returncode == 130 and "interrupted: after 0 examples" in err, err
     time.sleep(0.2)
     assert not _processes_running("sleep 93.25")
+
+
+def test_every_kind_of_wrong_listing_is_named():
+    from tilesat.fuzz import _compare_listing
+
+    a = frozenset({("I2", frozenset({(0, 0), (0, 1)}))})
+    b = frozenset({("I1", frozenset({(0, 0)})), ("I1", frozenset({(0, 1)}))})
+    c = frozenset({("I1", frozenset({(0, 0)}))})  # not a tiling of the 1x2 board
+    truth = {a, b}
+    accepts = lambda t: t in truth  # noqa: E731
+    assert _compare_listing("x", [a, b], truth, accepts, cap=12) == []
+    assert _compare_listing("x", [b, a], truth, accepts, cap=12) == []
+    assert _compare_listing("x", [], truth, accepts, cap=12) == ["x, solve: says none, the oracle finds 2 tilings"]
+    assert _compare_listing("x", [a], truth, accepts, cap=12)[0].startswith("x, check-unique: says unique")
+    assert "lists a tiling twice" in " ".join(_compare_listing("x", [a, a], truth, accepts, cap=12))
+    assert "the oracle rejects" in " ".join(_compare_listing("x", [a, b, c], truth, accepts, cap=12))
+    assert _compare_listing("x", [a, b], {a, b, c}, lambda t: True, cap=1) == []  # past the cap, cap + 1 is enough
+    assert _compare_listing("x", [a], {a, b, c}, lambda t: True, cap=1)[0].startswith("x, check-unique: says unique")
+    many = {frozenset({("P", frozenset({(i, 0)}))}) for i in range(5)}
+    assert "count: finds 2 tilings, the oracle more than 3" in _compare_listing("x", list(many)[:2], many, lambda t: True, cap=3)[0]

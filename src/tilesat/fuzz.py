@@ -106,7 +106,7 @@ def _how_many(n: int, cap: int) -> str:
     if n == 0:
         return "no tiling"
     if n > cap:
-        return f"more than {cap} tilings"
+        return f"more than {cap} tiling{'s' if cap != 1 else ''}"
     return f"{n} tiling{'s' if n != 1 else ''}"
 
 
