@@ -358,6 +358,8 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
             report(f"shrinking ({_size(result.finding.instance)[0]} cells so far)", result.shrink_tries, None)
         return bool(outcome.findings)
 
+    _CALLERS_CHILDREN.clear()
+    _CALLERS_CHILDREN.update(_children())
     adopting = _adopt_orphans(True)
     try:
         with sigint_held():  # a Ctrl-C waits for the imports (a second or so), then stops the run
@@ -418,24 +420,34 @@ def _adopt_orphans(on: bool) -> bool:
         return False
 
 
+def _children() -> set[int]:
+    """This process's child processes (Linux /proc; empty elsewhere)."""
+    import os
+
+    me, out = str(os.getpid()), set()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return out
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[1] == me:
+                    out.add(pid)
+        except (OSError, IndexError):
+            continue
+    return out
+
+
+_CALLERS_CHILDREN: set[int] = set()  # the caller's own children when the run began: never touched
+
+
 def _kill_strays() -> None:
     """Kill (with their process groups) and reap the child processes left after a child was killed."""
     import os
     import signal
 
-    me = str(os.getpid())
-    try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                ppid = f.read().rsplit(")", 1)[1].split()[1]
-        except (OSError, IndexError):
-            continue
-        if ppid != me:
-            continue
+    for pid in _children() - _CALLERS_CHILDREN:
         for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
             try:
                 kill()
