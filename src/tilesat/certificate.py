@@ -553,7 +553,9 @@ def quick_check(instance: Instance, placements: Placements, gated: bool = True) 
 # -- the LP bound for packings ------------------------------------------------------
 
 def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
-    """HiGHS's optimum of max cost.x, row_lower <= A x <= row_upper, 0 <= x <= 1 (A column-wise)."""
+    """HiGHS's optimum of max cost.x, row_lower <= A x <= row_upper, x >= 0
+    (A column-wise), as (status, value, row duals).  A row's dual is >= 0
+    where its upper bound holds it, <= 0 where its lower bound does."""
     try:
         import highspy
     except ImportError:  # OR-Tools' HiGHS is loaded: scipy's
@@ -565,10 +567,18 @@ def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
         finite_hi, finite_lo = np.isfinite(upper), lower > 0
         A_ub = sp.vstack([A[finite_hi], -A[finite_lo]])
         b_ub = np.concatenate([upper[finite_hi], -lower[finite_lo]])
-        res = _scipy_lp(cost, A_ub, b_ub, None, None, (0, 1), time_limit)
+        res = _scipy_lp(cost, A_ub, b_ub, None, None, (0, None), time_limit)
         if res.status == 2:
-            return "infeasible", None
-        return ("optimal", -float(res.fun)) if res.status == 0 else ("unknown", None)
+            return "infeasible", None, None
+        if res.status != 0:
+            return "unknown", None, None
+        # scipy minimises -cost: its marginals are <= 0, the multipliers of "A_ub x <= b_ub" are their negations
+        marginals = np.asarray(res.ineqlin.marginals)
+        duals = np.zeros(lower.size)
+        hi = int(finite_hi.sum())
+        duals[finite_hi] -= marginals[:hi]
+        duals[finite_lo] += marginals[hi:]
+        return "optimal", -float(res.fun), duals
 
     start, index = matrix
     lower, upper = row_bounds
@@ -581,7 +591,7 @@ def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
     lp.num_row_ = int(lower.size)
     lp.col_cost_ = cost
     lp.col_lower_ = np.zeros(cost.size)
-    lp.col_upper_ = np.ones(cost.size)
+    lp.col_upper_ = np.full(cost.size, highspy.kHighsInf)
     lp.row_lower_ = lower
     lp.row_upper_ = upper
     lp.sense_ = highspy.ObjSense.kMaximize
@@ -595,18 +605,28 @@ def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
     h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
-        return "infeasible", None
+        return "infeasible", None, None
     if status != highspy.HighsModelStatus.kOptimal:
-        return "unknown", None
-    return "optimal", float(h.getInfo().objective_function_value)
+        return "unknown", None, None
+    return "optimal", float(h.getInfo().objective_function_value), np.array(h.getSolution().row_dual)
 
 
-def lp_pack_bound(placements: Placements, objective: str) -> int | None:
-    """An upper bound on the best packing's value (pieces, or covered cells)
-    from the LP relaxation "each open cell covered at most once, piece counts
-    kept, each placement used a fraction of a time": the floor of its
-    optimum (a packing's value is an integer).  None when the LP was not
-    solved (too large, or stopped by the time limit)."""
+@dataclass(frozen=True)
+class PackLP:
+    """The packing LP's answer: ``bound`` is its optimum rounded down (a
+    packing's value is an integer); ``duals`` its row duals (open cells in
+    board order, then the bounded rules in the instance's order)."""
+
+    bound: int
+    value: float
+    duals: np.ndarray
+
+
+def solve_pack_lp(placements: Placements, objective: str) -> PackLP | None:
+    """The LP relaxation "each open cell covered at most once, piece counts
+    kept, each placement used a fraction >= 0 of a time" (at most once
+    follows from its cells), maximising pieces or covered cells.  None when
+    it was not solved (too large, infeasible, or stopped by the time limit)."""
     instance = placements.instance
     board = instance.board
     if len(placements) == 0 or placements.cells.size > MAX_NONZEROS:
@@ -632,12 +652,175 @@ def lp_pack_bound(placements: Placements, objective: str) -> int | None:
     cost = sizes.astype(float) if objective == "cells" else np.ones(P)
     args = ((start, index), cost, (lower, upper), deadline().remaining())
     if _in_process(index.size):
-        status, value = _solve_pack_lp(*args)
+        status, value, duals = _solve_pack_lp(*args)
     else:
-        status, value = call_in_child(_solve_pack_lp, *args, what="the LP (HiGHS)")
+        status, value, duals = call_in_child(_solve_pack_lp, *args, what="the LP (HiGHS)")
     if status != "optimal":
         return None
-    return math.floor(value + 1e-6)  # HiGHS's optimality tolerance is 1e-7
+    return PackLP(math.floor(value + 1e-6), value, duals)  # HiGHS's optimality tolerance is 1e-7
+
+
+def lp_pack_bound(placements: Placements, objective: str) -> int | None:
+    """An upper bound on the best packing's value (pieces, or covered cells):
+    the packing LP's optimum rounded down; None when it was not solved."""
+    lp = solve_pack_lp(placements, objective)
+    return lp.bound if lp is not None else None
+
+
+# -- certificates of packing bounds (LP duality) --------------------------------------
+
+@dataclass(frozen=True)
+class BoundCertificate:
+    """An upper bound on every packing's value, checkable with additions.
+
+    Weights ``{(row, col): w}`` (w >= 0, zeros left out) on open cells and
+    multipliers ``{piece name: mu}`` (any sign) on piece rules, over a
+    common ``denominator`` D >= 1, such that every placement's cells'
+    weights plus its piece's multiplier add up to at least D times its value
+    (1 for ``pieces``, its number of cells for ``cells``).  Summed over the
+    tiles of a packing, which covers each cell at most once and uses n_k
+    pieces of rule k: D x value <= the covered cells' weights + sum mu_k n_k
+    <= ``total`` = the open cells' weights + each multiplier times the count
+    that bounds it (the maximum for mu > 0, the minimum for mu < 0).  So no
+    packing is worth more than floor(total / D).  A dual solution of the
+    packing LP, scaled to integers."""
+
+    weights: dict
+    rules: dict
+    denominator: int
+    total: int
+
+    @property
+    def bound(self) -> int:
+        return self.total // self.denominator
+
+    def to_json(self) -> dict:
+        return {
+            "weights": [[r, c, w] for (r, c), w in sorted(self.weights.items())],
+            "rules": dict(sorted(self.rules.items())),
+            "denominator": self.denominator,
+            "total": self.total,
+        }
+
+    @classmethod
+    def from_json(cls, data) -> "BoundCertificate":
+        """Read strictly: any deviation from the format is a :class:`CertificateError`."""
+        if not isinstance(data, dict):
+            raise CertificateError("the bound certificate is not a JSON object")
+        if set(data) != {"weights", "rules", "denominator", "total"}:
+            raise CertificateError("the bound certificate must have the fields weights, rules, denominator, total; "
+                                   f"it has {sorted(data)}")
+        base = Certificate.from_json({k: data[k] for k in ("weights", "rules", "total")})
+        if not (_is_int(data["denominator"]) and data["denominator"] >= 1):
+            raise CertificateError(f"the bound certificate's denominator {str(data['denominator'])[:20]} is not a positive integer")
+        return cls(base.weights, base.rules, data["denominator"], base.total)
+
+    def sentence(self, objective: str) -> str:
+        value = "its number of cells" if objective == "cells" else "1"
+        counts = " with the piece counts" if self.rules else ""
+        return (f"every placement covers weight >= {self.denominator} x {value}, the open cells{counts} weigh "
+                f"{self.total}: no packing is worth more than {self.total}/{self.denominator}, so {self.bound}")
+
+
+def _bound_total(instance: Instance, cert: BoundCertificate) -> int:
+    """The certificate's total, recomputed: open cells' weights plus each
+    rule's multiplier times the count that bounds it."""
+    rules = {r.name: r for r in instance.rules}
+    unknown = sorted(set(cert.rules) - set(rules))
+    if unknown:
+        raise CertificateError(f"the certificate has a multiplier for {unknown[0]!r}, which the instance does not use")
+    total = sum(cert.weights.values())
+    for name, mu in cert.rules.items():
+        rule = rules[name]
+        if mu > 0:
+            if rule.max == INF:
+                raise CertificateError(f"piece {name} has a positive multiplier but no maximum count")
+            total += mu * int(rule.max)
+        elif mu < 0:
+            total += mu * rule.min
+    return total
+
+
+def check_bound_certificate(instance: Instance, cert: BoundCertificate, objective: str) -> int:
+    """The bound floor(total / denominator) the certificate proves, or
+    :class:`CertificateError` saying in one line why it proves nothing.
+    Like :func:`check_certificate`: every allowed orientation at every
+    position, in exact integer arithmetic, without the LP or the placement
+    generator."""
+    if objective not in ("pieces", "cells"):
+        raise CertificateError(f"unknown objective {objective!r}")
+    board = instance.board
+    D = cert.denominator
+    if not (_is_int(D) and D >= 1):
+        raise CertificateError(f"the denominator {D} is not a positive integer")
+    negative = sorted(cell for cell, w in cert.weights.items() if w < 0)
+    if negative:
+        r, c = negative[0]
+        raise CertificateError(f"cell ({r}, {c}) has the negative weight {cert.weights[negative[0]]}")
+    total = _bound_total(instance, cert)
+    if total != cert.total:
+        raise CertificateError(f"the certificate's total is {cert.total}, but its weights and multipliers add up to {total}")
+    big = max([0] + list(cert.weights.values()) + [abs(v) for v in cert.rules.values()])
+    size = max(r.piece.size for r in instance.rules)
+    exact = (big + D) * (size + 1) < 2**62  # int64 sums cannot overflow; else Python integers
+    grid = np.zeros((board.rows, board.cols), dtype=np.int64 if exact else object)
+    for (r, c), w in cert.weights.items():
+        if not (0 <= r < board.rows and 0 <= c < board.cols) or not board.open[r, c]:
+            raise CertificateError(f"the certificate weighs cell ({r}, {c}), which is not an open cell of the board")
+        grid[r, c] = w
+    for rule in instance.rules:
+        if rule.max == 0:
+            continue
+        mu = cert.rules.get(rule.name, 0)
+        for shape in allowed_shapes(rule.piece.cells, rule.orient):
+            sums = _shape_sums(board, grid, shape)
+            if sums is None:
+                continue
+            covered, fits = sums
+            need = D * (len(shape) if objective == "cells" else 1)
+            value = covered + mu
+            bad = fits & (value < need)
+            if bad.any():
+                r, c = (int(x) for x in np.argwhere(bad)[0])
+                cells = sorted(((r + a) % board.rows, (c + b) % board.cols) for a, b in shape)
+                raise CertificateError(f"the {rule.name} on {cells} covers weight {value[r, c]} < {need}")
+    return total // D
+
+
+def bound_certificate(instance: Instance, objective: str, lp: PackLP, target: int) -> BoundCertificate | None:
+    """The packing LP's duals as a checked :class:`BoundCertificate` proving
+    no packing is worth more than ``target``, or None when no integer
+    scaling of them checks (then the caller proves it otherwise)."""
+    board = instance.board
+    n = board.area
+    y = np.clip(lp.duals[:n], 0, None)
+    bounded = [r.name for r in instance.rules if r.bounded]
+    mus = lp.duals[n:]
+    cells = [divmod(int(cell), board.cols) for cell in board.open_cells.tolist()]
+
+    def attempt(Y, M, D):
+        g = math.gcd(D, *Y, *M)
+        weights = {cell: w // g for cell, w in zip(cells, Y) if w}
+        rules = {name: m // g for name, m in zip(bounded, M) if m}
+        cert = BoundCertificate(weights, rules, D // g, 0)
+        try:
+            cert = BoundCertificate(weights, rules, D // g, _bound_total(instance, cert))
+            if check_bound_certificate(instance, cert, objective) == target:
+                return cert
+        except CertificateError:
+            pass
+        return None
+
+    # a vertex's duals are fractions with small denominators: rounding finds them exactly
+    for D in DENOMINATORS:
+        cert = attempt(np.rint(y * D).astype(np.int64).tolist(), np.rint(mus * D).astype(np.int64).tolist(), D)
+        if cert is not None:
+            return cert
+    # else round up, with a margin for HiGHS's tolerance (1e-7), and keep it if the floor is unchanged
+    D = 10**7
+    Y = (np.ceil(y * D) + 10).astype(np.int64).tolist()
+    M = np.ceil(mus * D).astype(np.int64).tolist()
+    return attempt(Y, M, D)
 
 
 def certificate_reason(instance: Instance, placements: Placements) -> str | None:

@@ -22,9 +22,17 @@ A ``timeout`` bounds the whole run (:mod:`tilesat.control`); when it passes,
 or on Ctrl-C, the best packing so far is a lower bound (``proved`` False).
 RC2 runs in a forked child: its solver cannot be stopped otherwise.
 
+Before searching, the packing LP relaxation is solved
+(:func:`tilesat.certificate.solve_pack_lp`); its optimum rounded down bounds
+every packing, and when a packing meets it the search stops there: the
+optimum is proved without a SAT call.  The LP's dual solution, scaled to
+integers, is then a :class:`~tilesat.certificate.BoundCertificate` that
+anyone can check with additions (``bound_certificate`` of the result).
+
 The last step, "no packing is better than the optimum", is also what
-``--proof`` writes: the formula plus "cost <= bound" as plain CNF, and the
-DRAT proof of its unsatisfiability (see :mod:`tilesat.proof`).
+``--proof`` writes: that certificate when there is one, else the formula
+plus "cost <= bound" as plain CNF and the DRAT proof of its
+unsatisfiability (see :mod:`tilesat.proof`).
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from .certificate import lp_pack_bound
+from .certificate import BoundCertificate, bound_certificate, solve_pack_lp
 from .control import TimedOut, call_in_child, sigint_held, time_limit
 from .encodings import DEFAULT_ENCODING, check_encoding
 from .errors import TilesatError
@@ -106,6 +114,7 @@ class PackResult:
     proof: str | None = None
     stopped: str | None = None  # "timeout" or "interrupted" when not proved
     lp_bound: int | None = None  # the LP relaxation's bound, floored; met: optimal without the last SAT call
+    bound_certificate: BoundCertificate | None = None  # when met: the LP's duals, checked, proving it
 
     def to_json(self) -> dict:
         return {
@@ -118,6 +127,7 @@ class PackResult:
             "steps": self.steps,
             "proof": self.proof,
             "lp_bound": self.lp_bound,
+            "bound_certificate": self.bound_certificate.to_json() if self.bound_certificate is not None else None,
             "stats": self.stats,
         }
 
@@ -231,14 +241,15 @@ def pack(
     if method == "rc2" and solver_name.startswith(EXTERNAL_PREFIX):
         raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
     t0 = compiled = time.perf_counter()
-    best, steps, proved, stopped, formula, bound, lp_seconds = None, [], True, None, None, None, 0.0
+    best, steps, proved, stopped, formula, lp, bound, lp_seconds = None, [], True, None, None, None, None, 0.0
     try:
         with time_limit(options.timeout):
             progress("compiling the packing formula")
             formula, goal = compile_packing(instance, objective, encoding, card)
             progress("the LP bound")
             lp_start = time.perf_counter()
-            bound = lp_pack_bound(formula.placements, objective)
+            lp = solve_pack_lp(formula.placements, objective)
+            bound = lp.bound if lp is not None else None
             compiled = time.perf_counter()
             lp_seconds = compiled - lp_start
             run = _incremental if method == "incremental" else _rc2
@@ -264,4 +275,11 @@ def pack(
     stats["lp_bound_met"] = bound is not None and optimum is not None and optimum >= bound
     if optimum is not None and bound is not None and optimum > bound:
         raise AssertionError(f"BUG: a packing worth {optimum} beats the LP bound {bound}")
-    return PackResult(objective, optimum, best, proved, method, steps, stats, stopped=stopped, lp_bound=bound)
+    cert = None
+    if stats["lp_bound_met"]:
+        # proved by the LP alone: its duals, scaled to integers and checked, are the proof
+        t = time.perf_counter()
+        cert = bound_certificate(instance, objective, lp, optimum)
+        stats["certificate_seconds"] = round(time.perf_counter() - t, 6)
+    return PackResult(objective, optimum, best, proved, method, steps, stats, stopped=stopped, lp_bound=bound,
+                      bound_certificate=cert)

@@ -13,7 +13,13 @@ recompiles the formula (plus the blocking or "better than" clauses), requires
 ``dratify``, a checker that shares no code with the solver, against the
 recompiled clauses.  What it then reports is a statement it derived from the
 kind of proof and the instance, never the ``claim`` text of the file, which
-must merely agree with it.  Anything wrong, however odd, is a
+must merely agree with it.
+
+Two kinds of proof are ``proof.json`` alone, checked by additions with no
+solver: a certificate of "no tiling" (:func:`write_certificate_proof`) and,
+for a packing that meets the LP bound, a bound certificate
+(:class:`~tilesat.certificate.BoundCertificate`: LP duality) that no packing
+is worth more than the stored one (:func:`write_pack_proof`).  Anything wrong, however odd, is a
 :class:`ProofError` (one line), never another exception.
 """
 
@@ -27,7 +33,9 @@ import dratify
 from pysat.solvers import Solver
 
 from . import __version__
-from .certificate import Certificate, CertificateError, check_certificate
+from .certificate import (
+    BoundCertificate, Certificate, CertificateError, check_bound_certificate, check_certificate,
+)
 from .dimacs import blocking_clause, dimacs_nvars, instance_digest, parse_dimacs, write_dimacs
 from .encodings import ENCODINGS
 from .errors import TilesatError
@@ -52,6 +60,10 @@ _FIELDS = {
 # a certificate proof is proof.json alone: the weights, checked by additions (no CNF, no solver)
 _CERTIFICATE_FIELDS = {"tilesat": str, "instance": (str, None), "sha256": str, "pieces": str, "wrap": str,
                        "verdict": str, "claim": str, "certificate": dict}
+# a packing proved by the LP bound: proof.json alone, with the packing and the LP-duality certificate
+_BOUND_FIELDS = {"tilesat": str, "instance": (str, None), "sha256": str, "pieces": str, "wrap": str,
+                 "verdict": str, "claim": str, "task": str, "objective": str, "optimum": int, "packing": list,
+                 "bound_certificate": dict}
 
 
 class ProofError(Exception):
@@ -151,6 +163,11 @@ def write_certificate_proof(instance: Instance, directory: str | Path, cert: Cer
         check_certificate(instance, cert)
     except CertificateError as e:
         raise AssertionError(f"BUG: a certificate that does not check was to be written: {e}") from None
+    return _write_meta_only(instance, d, {"verdict": "none", "claim": stored_claim("none"), "certificate": cert.to_json()})
+
+
+def _write_meta_only(instance: Instance, d: Path, fields: dict) -> Path:
+    """A proof that is proof.json alone: the instance's identity, then ``fields``."""
     d.mkdir(parents=True, exist_ok=True)
     meta = _identity(instance)
     source = meta.pop("source")
@@ -158,9 +175,7 @@ def write_certificate_proof(instance: Instance, directory: str | Path, cert: Cer
         "tilesat": __version__,
         "instance": str(Path(source).resolve()) if source != "<string>" else None,
         **meta,
-        "verdict": "none",
-        "claim": stored_claim("none"),
-        "certificate": cert.to_json(),
+        **fields,
     }
     (d / "proof.json").write_text(json.dumps(meta) + "\n")
     return d
@@ -176,8 +191,13 @@ def _identity(instance: Instance) -> dict:
 def write_pack_proof(instance: Instance, directory: str | Path, result, encoding: str, card: str,
                      prover: str = PROVER) -> Path:
     """Prove that no packing beats ``result.optimum`` (or, when there is no
-    packing, that none keeps the piece counts)."""
+    packing, that none keeps the piece counts): with the result's bound
+    certificate when it has one (the LP bound was met: proof.json alone, no
+    SAT call), else with a DRAT proof."""
     d = check_proof_dir(directory)
+    cert = getattr(result, "bound_certificate", None)
+    if cert is not None and result.optimum is not None:
+        return write_bound_proof(instance, d, result.objective, result.optimum, result.packing, cert)
     formula, goal = compile_packing(instance, result.objective, encoding, card)
     extra = better_than(formula, goal, result.optimum, card) if result.optimum is not None else []
     return _prove(d, formula, extra, {
@@ -191,6 +211,35 @@ def write_pack_proof(instance: Instance, directory: str | Path, result, encoding
         "encoding": formula.encoding,
         "card": card,
     }, prover)
+
+
+def write_bound_proof(instance: Instance, directory: str | Path, objective: str, optimum: int, packing: Tiling,
+                      cert: BoundCertificate) -> Path:
+    """Write proof.json with a packing worth ``optimum`` and the LP-duality
+    certificate that no packing is worth more; both are checked again first."""
+    d = check_proof_dir(directory)
+    try:
+        bound = check_bound_certificate(instance, cert, objective)
+    except CertificateError as e:
+        raise AssertionError(f"BUG: a bound certificate that does not check was to be written: {e}") from None
+    wrong = problems(instance, packing, partial=True)
+    if bound != optimum or _packing_value(packing, objective) != optimum or wrong:
+        raise AssertionError(f"BUG: a bound proof of {optimum} with a certificate of {bound} and a packing "
+                             f"worth {_packing_value(packing, objective)} ({wrong[:1]}) was to be written")
+    return _write_meta_only(instance, d, {
+        "verdict": "optimum",
+        "claim": stored_claim("optimum", objective, optimum),
+        "task": "pack",
+        "objective": objective,
+        "optimum": optimum,
+        "packing": packing.to_json(),
+        "bound_certificate": cert.to_json(),
+    })
+
+
+def _packing_value(packing: Tiling, objective: str) -> int:
+    """Pieces, or covered cells (counted here, not by the packing module)."""
+    return sum(len(t.cells) for t in packing) if objective == "cells" else len(packing)
 
 
 # -- checking -------------------------------------------------------------------
@@ -226,6 +275,8 @@ def _verify(d: Path, instance_path) -> str:
         meta = _parse_meta(_read_text(d / "proof.json"))
         if "certificate" in meta:
             return _verify_certificate(meta, instance_path)
+        if "bound_certificate" in meta:
+            return _verify_bound_certificate(meta, instance_path)
     meta = _read_meta(d)
     kind = "pack" if "task" in meta else "tiling"
     _check_fields(meta, kind)
@@ -319,6 +370,51 @@ def _verify_certificate(meta: dict, instance_path) -> str:
     kind = f"weights mod {cert.modulus}" if cert.modulus is not None else "weights"
     return (f"proof verified: {_statement('none')} ({path}, a certificate: {kind} on {len(cert.weights)} cells, "
             f"{len(cert.rules)} piece multipliers; {cert.sentence()})")
+
+
+def _verify_bound_certificate(meta: dict, instance_path) -> str:
+    """A packing proved by the LP bound: exactly its fields, the instance by
+    its digest, the packing by the independent checker, and the certificate's
+    weights summed over every placement (no solver, no LP): the packing's
+    value must equal the bound floor(total / denominator)."""
+    _check_exact_fields(meta, _BOUND_FIELDS)
+    if meta["task"] != "pack" or meta["verdict"] != "optimum":
+        raise ProofError(f"proof.json's task/verdict {_quote(meta['task'])}/{_quote(meta['verdict'])} is no kind of proof tilesat writes")
+    objective, optimum = meta["objective"], meta["optimum"]
+    if objective not in OBJECTIVES:
+        raise ProofError(f"proof.json's objective {_quote(objective)} is not one of {', '.join(OBJECTIVES)}")
+    if meta["claim"] != stored_claim("optimum", objective, optimum):
+        raise ProofError(f"proof.json's claim {_quote(meta['claim'])} is not what this proof shows "
+                         f"({stored_claim('optimum', objective, optimum)!r})")
+    if not re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]):
+        raise ProofError(f"proof.json's sha256 {_quote(meta['sha256'])} is not a SHA-256 digest")
+    path, instance = _load(meta, instance_path)
+    packing = _checked(instance, meta["packing"], "packing", True)
+    value = _packing_value(packing, objective)
+    if value != optimum:
+        raise ProofError(f"the packing in proof.json is worth {value}, not the optimum {optimum} it claims")
+    try:
+        cert = BoundCertificate.from_json(meta["bound_certificate"])
+        bound = check_bound_certificate(instance, cert, objective)
+    except CertificateError as e:
+        raise ProofError(f"the bound certificate does not check: {e}") from None
+    if bound != optimum:
+        raise ProofError(f"the bound certificate proves at most {bound} (total {cert.total} / denominator "
+                         f"{cert.denominator}), not the optimum {optimum}")
+    return (f"proof verified: {_statement('optimum', objective, optimum)} ({path}, an LP-duality certificate: "
+            f"weights on {len(cert.weights)} cells, {len(cert.rules)} piece multipliers; {cert.sentence(objective)})")
+
+
+def _check_exact_fields(meta: dict, fields: dict) -> None:
+    for name in fields:
+        if name not in meta:
+            raise ProofError(f"proof.json lacks the field {name!r}")
+    for name in meta:
+        if name not in fields:
+            raise ProofError(f"proof.json has an unknown field {_quote(name)}")
+    for name, types in fields.items():
+        if not _is(meta[name], types):
+            raise ProofError(f"proof.json's {name!r} is {_quote(meta[name])}, not what tilesat writes there")
 
 
 def _fail(message: str):

@@ -37,7 +37,7 @@ def pack_cmd(
     wrap: WrapOpt = None,
     as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
-    proof: Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF of 'one more is impossible' and its DRAT proof here.")] = None,
+    proof: Annotated[Optional[Path], typer.Option("--proof", help="Write the proof that one more is impossible here: an LP-duality certificate when the LP bound is met, else the CNF and its DRAT proof.")] = None,
     svg: SvgOpt = None,
     png: PngOpt = None,
     force: ForceOpt = False,
@@ -57,7 +57,8 @@ def pack_cmd(
             result = pack(instance, objective, method, progress=progress, **vars(options))
         if proof is not None and result.proved:
             if progress:
-                progress("writing the DRAT proof")
+                progress("writing the LP-duality certificate" if result.bound_certificate is not None
+                         else "writing the DRAT proof")
             write_pack_proof(instance, proof, result, encoding, card)
             result.proof = str(proof)
     if result.packing is not None:
