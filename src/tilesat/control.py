@@ -151,10 +151,45 @@ def sigint_held():
             previous(signal.SIGINT, None)  # Python's own handler: KeyboardInterrupt, now
 
 
+# Callables every poll of this process runs (:func:`watching`), each with the
+# pid that registered it: a forked child inherits the variable, not the job.
+_WATCHERS: contextvars.ContextVar[tuple] = contextvars.ContextVar("tilesat_watchers", default=())
+_IN_WATCHER = threading.local()  # a watcher that waits (Child.recv) must not run the watchers again
+
+
+@contextlib.contextmanager
+def watching(fn: Callable[[], None]) -> Iterator[None]:
+    """Run ``fn()`` at every poll of every wait inside (:func:`wait_step`,
+    about every POLL_SECONDS), in this process only; ``fn`` may raise to stop
+    the run, like a deadline (e.g. count stops when a race beside it is won)."""
+    token = _WATCHERS.set(_WATCHERS.get() + ((os.getpid(), fn),))
+    try:
+        yield
+    finally:
+        _WATCHERS.reset(token)
+
+
+def run_watchers() -> None:
+    """The watchers' poll, for code that waits without :func:`wait_step` (or ends a run)."""
+    watchers = _WATCHERS.get()
+    if not watchers or getattr(_IN_WATCHER, "on", False):
+        return
+    pid = os.getpid()
+    _IN_WATCHER.on = True
+    try:
+        for owner, fn in watchers:
+            if owner == pid:
+                fn()
+    finally:
+        _IN_WATCHER.on = False
+
+
 def wait_step(limit: Deadline | None = None) -> float:
-    """How long the next poll may sleep; raises :class:`TimedOut` when the deadline has passed."""
+    """How long the next poll may sleep; raises :class:`TimedOut` when the
+    deadline has passed, or whatever a watcher (:func:`watching`) raises."""
     limit = limit or deadline()
     limit.check()
+    run_watchers()
     remaining = limit.remaining()
     return POLL_SECONDS if remaining is None else max(0.0, min(POLL_SECONDS, remaining))
 
@@ -257,6 +292,13 @@ class Child:
 
     def is_alive(self) -> bool:
         return not self._ended()
+
+    def ready(self) -> bool:
+        """Whether :meth:`recv` would return (or fail) at once: a message or the child's end is waiting."""
+        try:
+            return self._conn.poll()
+        except (OSError, ValueError):  # closed by kill()
+            return True
 
     def send(self, message) -> None:
         try:

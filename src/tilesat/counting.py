@@ -45,8 +45,12 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from .certificate import Certificate, CertificateError, check_certificate, load_lp, lp_estimate, lp_gate, quick_check
 from .checks import obstruction, placement_check
-from .control import Deadline, TimedOut, call_in_child, deadline, in_child_process, stream_from_child, time_limit, wait_step
+from .control import (
+    Child, ChildError, Deadline, TimedOut, call_in_child, deadline, in_child_process, may_start_children, run_watchers,
+    stream_from_child, time_limit, wait_step, watching,
+)
 from .dlx import dlx_problem, stream_covers
 from .encodings import DEFAULT_ENCODING
 from .errors import TilesatError
@@ -107,6 +111,8 @@ class CountResult:
     reason: str | None = None  # a quick check that answered 0
     encoding: str = DEFAULT_ENCODING
     solver: str = DEFAULT_SOLVER
+    certificate: Certificate | None = None  # checked: why the count is 0
+    certificate_check: dict | None = None  # whether the LP ran, and what it found
 
     @property
     def group_order(self) -> int | None:
@@ -119,7 +125,8 @@ class CountResult:
                 "up_to_symmetry": self.up_to_symmetry, "group_order": self.group_order,
                 "group": self.group, "estimate": self.estimate, "units": self.units, "jobs": self.jobs,
                 "encoding": self.encoding, "solver": self.solver, "reason": self.reason,
-                "seconds": round(self.seconds, 6)}
+                "certificate": self.certificate.to_json() if self.certificate is not None else None,
+                "certificate_check": self.certificate_check, "seconds": round(self.seconds, 6)}
 
 
 # --- which method ---------------------------------------------------------
@@ -399,6 +406,131 @@ def _quiet_stdout():
         os.close(saved)
 
 
+# --- the certificate check, raced beside the count --------------------------
+
+#: ``certificates=``: True (the LP raced beside the count where :func:`lp_gate`
+#: allows it), "always" (the LP first, on any board), False (never).
+CERTIFICATE_MODES = (True, "always", False)
+
+
+class Certified(Exception):
+    """The LP beside the count won: a checked certificate that there is no tiling."""
+
+    def __init__(self, certificate: Certificate):
+        super().__init__(certificate.sentence())
+        self.certificate = certificate
+
+
+def _lp_target(conn, instance: Instance, placements: Placements) -> None:
+    """In the LP's child: the certificate check, its answer (a Certificate or None) sent back."""
+    with contextlib.suppress(OSError):
+        os.nice(10)  # where the count and the LP share a core, the count goes first
+    load_lp()
+    conn.send(("ok", quick_check(instance, placements, gated=False)))
+
+
+class CertificateRace:
+    """The certificate check (:mod:`tilesat.certificate`) beside a count or a listing.
+
+    Run before the count, the LP would cost every count it does not answer
+    0.2 s or more (loading HiGHS, then the LP): as much as the whole count of
+    6x10 pentominoes.  So, where :func:`lp_gate` allows it, :meth:`start`
+    forks the LP into its own child before the count starts, and :meth:`poll`
+    (a :func:`~tilesat.control.watching` hook, run at each of the count's
+    50 ms polls) looks at its pipe without waiting: a certificate that checks
+    here too raises :class:`Certified`, which stops the count like a deadline
+    (its children killed on the way out).  The first tiling found, or the
+    count's end, kills the LP (:meth:`lost`, :meth:`stop`).  ``report`` says
+    what happened (the result's ``certificate_check``)."""
+
+    def __init__(self, instance: Instance, placements: Placements, mode: bool | str, method: str,
+                 what: str = "count"):
+        if mode not in CERTIFICATE_MODES:
+            raise TilesatError(f"certificates={mode!r}: use True (raced beside the {what}), 'always' or False")
+        self.instance, self.placements, self.mode, self.what = instance, placements, mode, what
+        self.child: Child | None = None
+        self.certificate: Certificate | None = None
+        self.runs, why = False, "turned off"
+        if mode is True:
+            self.runs, why = lp_gate(placements)
+            if method in COUNTERS:
+                self.runs, why = False, (f"the {method} engine counts in polynomial time and answers 0 as fast "
+                                         "as the LP would")
+            elif self.runs and not may_start_children():
+                self.runs, why = False, "already in a child process: no race is started from here"
+            elif self.runs:
+                why = (f"few open cells are forced: the LP runs in a child beside the {what} "
+                       f"(expected {lp_estimate(placements):.2f} s)")
+        elif mode == "always":
+            why = f"asked for: the LP before the {what}"
+        self.report: dict = {"ran": False, "why": why}
+        self._t0 = 0.0
+
+    # -- "always": the LP first, here
+    def first(self) -> Certificate | None:
+        """The LP before anything (``certificates="always"``), under the current deadline."""
+        self._t0 = time.perf_counter()
+        load_lp()
+        cert = quick_check(self.instance, self.placements, gated=False)
+        self._answer(cert)
+        return self.certificate
+
+    # -- True: raced
+    def start(self) -> None:
+        if self.runs:
+            self._t0 = time.perf_counter()
+            self.child = Child(_lp_target, self.instance, self.placements)
+            self.report["ran"] = True
+
+    def poll(self) -> None:
+        """The LP's answer if it has come (no waiting); raises :class:`Certified` when it is a certificate."""
+        if self.child is None or not self.child.ready():
+            return
+        child, self.child = self.child, None
+        try:
+            message = child.recv()
+        except ChildError as e:
+            self.report.update(found=False, error=str(e), seconds=self._seconds())
+            return
+        finally:
+            child.kill()
+        self._answer(message[1])
+        if self.certificate is not None:
+            raise Certified(self.certificate)
+
+    def _answer(self, cert: Certificate | None) -> None:
+        self.report.update(ran=True, found=False, seconds=self._seconds())
+        if cert is None:
+            self.report["why"] += "; the LP found no certificate (its relaxation is feasible)"
+            return
+        try:
+            check_certificate(self.instance, cert)  # again, here: nothing unchecked is reported
+        except CertificateError as e:
+            self.report.update(error=f"BUG: the LP's certificate does not check: {e}")
+            return
+        self.certificate = cert
+        self.report.update(found=True, **cert.stats)
+
+    def _seconds(self) -> float:
+        return round(time.perf_counter() - self._t0, 6)
+
+    def lost(self, why: str) -> None:
+        """A tiling exists (or the count is over): the LP can only lose; it is stopped."""
+        if self.child is not None:
+            self.child.kill()
+            self.child = None
+            self.report.update(found=False, seconds=self._seconds())
+            self.report["why"] += f"; {why}, so the LP was stopped"
+
+    def stop(self, finished: bool) -> None:
+        """The count is over: a last look at the LP's answer when it ``finished`` (not
+        stopped by a deadline or Ctrl-C), then the LP stopped."""
+        if finished:
+            with contextlib.suppress(Certified, TimedOut):
+                self.poll()
+        self.lost(f"the {self.what} finished first" if finished else f"the {self.what} was stopped")
+
+
 # --- the driver -----------------------------------------------------------
 
 _WORKER: Context | None = None
@@ -434,11 +566,15 @@ def count_tilings(
     seed: int = 1,
     timeout: float | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    certificates: bool | str = True,
 ) -> CountResult:
     """Count the tilings (and their classes under the board's symmetries).
 
     ``progress(tilings, units_done, units)`` is called as work advances.
-    Ctrl-C returns what was counted so far, as a lower bound."""
+    Ctrl-C returns what was counted so far, as a lower bound.
+    ``certificates`` (:class:`CertificateRace`): True races the LP's check
+    of "no tiling" beside the count where it may pay, "always" runs it
+    first, False never; a certificate found makes the count an exact 0."""
     t0 = time.perf_counter()
     if method not in METHODS:
         raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(METHODS)}")
@@ -465,6 +601,8 @@ def count_tilings(
         jobs = 1  # one computation, no units to share out
     if limit is not None and method not in ENUMERATORS:
         raise TilesatError(f"--limit stops an enumeration; --method {method} counts without listing")
+    if certificates not in CERTIFICATE_MODES:
+        raise TilesatError(f"certificates={certificates!r}: use True (raced beside the count), 'always' or False")
     if not (0 < epsilon < float("inf") and 0 < delta < 1):
         raise TilesatError("--epsilon must be above 0 and --delta between 0 and 1")
     estimate = {"epsilon": epsilon, "delta": delta} if method == "approx" else None
@@ -475,7 +613,7 @@ def count_tilings(
     try:
         with time_limit(timeout):
             return _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
-                          epsilon, delta, seed, t0)
+                          epsilon, delta, seed, t0, certificates)
     except TimedOut:  # before the counting started (placements, symmetry group)
         result.timed_out, result.exact = True, False
         result.seconds = time.perf_counter() - t0
@@ -483,7 +621,7 @@ def count_tilings(
 
 
 def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
-           epsilon, delta, seed, t0) -> CountResult:
+           epsilon, delta, seed, t0, certificates=True) -> CountResult:
     timeout = None  # the deadline is the caller's time_limit
     if up_to_symmetry:
         placements, group = _placements_and_group(instance)
@@ -493,6 +631,13 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
     reason = obstruction(instance) or placement_check(placements)
     if group is not None:
         result.group = [g.name for g in group]
+    result.certificate_check = {"ran": False, "why": "a board check answered first"}
+    race = None
+    if reason is None:
+        race = CertificateRace(instance, placements, certificates, method)
+        result.certificate_check = race.report
+        if certificates == "always" and race.first() is not None:
+            result.certificate, reason = race.certificate, race.certificate.sentence()
     if reason is not None:
         result.reason, result.exact = reason, True
         result.up_to_symmetry = 0 if up_to_symmetry else None
@@ -517,52 +662,72 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
         fixed[i], done[i] = counts, True
         tilings[0] += units[i].weight * counts[0]  # syms[0] is the identity: all tilings
         tilings_now[0] = tilings[0]
+        if tilings[0]:
+            race.lost("the count found tilings")
         report(tilings[0], sum(done), len(units))
 
+    completed = False
     try:
-        if jobs == 1 and method == "native" and limit is None and len(units) > 1 and not in_child_process():
-            # every unit in one child: a fork per unit cost more than the search
-            # (6x10 pentominoes up to symmetry, 8 units: 0.43 s -> 0.27 s)
-            ctx = Context(*args)
-            if deadline().at is None:
-                from . import native
+        race.start()  # before the count: from here on, the count's waits look at the LP's pipe too
+        with watching(race.poll):
+            if jobs == 1 and method == "native" and limit is None and len(units) > 1 and not in_child_process():
+                # every unit in one child: a fork per unit cost more than the search
+                # (6x10 pentominoes up to symmetry, 8 units: 0.43 s -> 0.27 s)
+                ctx = Context(*args)
+                if deadline().at is None:
+                    from . import native
 
-                native.warm_up()  # loaded here, inherited by the child
-            for i, counts in enumerate(call_in_child(_run_units, ctx, units, what="native")):
-                finish(i, counts)
-        elif jobs == 1:
-            ctx = Context(*args)
-            for i, unit in enumerate(units):
+                    native.warm_up()  # loaded here, inherited by the child
+                for i, counts in enumerate(call_in_child(_run_units, ctx, units, what="native")):
+                    finish(i, counts)
+            elif jobs == 1:
+                ctx = Context(*args)
+                for i, unit in enumerate(units):
 
-                def one_more(weight=unit.weight):
-                    # so far: the finished units, and this one's tilings (each
-                    # stands for ``weight`` tilings, one per orbit member)
-                    tilings_now[0] += weight
-                    report(tilings_now[0], sum(done), len(units))
+                    def one_more(weight=unit.weight):
+                        # so far: the finished units, and this one's tilings (each
+                        # stands for ``weight`` tilings, one per orbit member)
+                        tilings_now[0] += weight
+                        race.lost("the count found a tiling")
+                        report(tilings_now[0], sum(done), len(units))
 
-                finish(i, ctx.run(unit, one_more, limit))
-            if limit is not None and not ctx.exhausted:
-                result.limited = True
-        else:
-            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-            with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(args,)) as pool:
-                futures = {pool.submit(_run_in_worker, u): i for i, u in enumerate(units)}
-                try:
-                    pending = set(futures)
-                    while pending:
-                        finished, pending = wait(pending, timeout=wait_step(), return_when=FIRST_COMPLETED)
-                        for fut in finished:
-                            finish(futures[fut], fut.result())
-                except (KeyboardInterrupt, TimedOut):
-                    for proc in list(pool._processes.values()):
-                        proc.terminate()
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+                    finish(i, ctx.run(unit, one_more, limit))
+                if limit is not None and not ctx.exhausted:
+                    result.limited = True
+            else:
+                context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+                with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(args,)) as pool:
+                    futures = {pool.submit(_run_in_worker, u): i for i, u in enumerate(units)}
+                    try:
+                        pending = set(futures)
+                        while pending:
+                            finished, pending = wait(pending, timeout=wait_step(), return_when=FIRST_COMPLETED)
+                            for fut in finished:
+                                finish(futures[fut], fut.result())
+                    except BaseException:  # Ctrl-C, the deadline, the LP's certificate: the workers go at once
+                        for proc in list(pool._processes.values()):
+                            proc.terminate()
+                        pool.shutdown(wait=False, cancel_futures=True)
+                        raise
+            completed = True
+    except Certified as e:  # the LP won: there is no tiling
+        result.certificate, result.reason = e.certificate, str(e)
     except KeyboardInterrupt:
         result.interrupted = True
     except TimedOut:
         result.timed_out = True
+    finally:
+        race.stop(completed)
+    if completed and race.certificate is not None:  # it came at the count's end
+        if max(tilings[0], tilings_now[0]):
+            raise AssertionError("BUG: the count found tilings where a checked certificate says there are none")
+        result.certificate, result.reason = race.certificate, race.certificate.sentence()
 
+    if result.certificate is not None:
+        result.exact, result.limited = True, False
+        result.up_to_symmetry = 0 if group is not None else None
+        result.seconds = time.perf_counter() - t0
+        return result
     result.count = max(tilings[0], tilings_now[0])
     complete = all(done) and not result.interrupted and not result.timed_out and not result.limited
     result.exact = result.exact and complete
@@ -593,34 +758,98 @@ def choose_list_method(instance: Instance, options: SatOptions) -> tuple[str, st
     return "native", "the compiled enumerator lists tilings fastest"
 
 
+class Listing:
+    """The tilings of :func:`iter_tilings_by`, one by one (an iterator with
+    ``close()``); once it has ended, ``reason`` says why there were none when
+    a check knew it (a certificate's sentence, a board check), ``certificate``
+    holds the checked certificate and ``certificate_check`` whether the LP ran."""
+
+    def __init__(self, run: Callable[["Listing"], Iterator[Tiling]]):
+        self.reason: str | None = None
+        self.certificate: Certificate | None = None
+        self.certificate_check: dict | None = None
+        self._tilings = run(self)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Tiling:
+        return next(self._tilings)
+
+    def close(self) -> None:
+        self._tilings.close()
+
+
 def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None = None, *,
                     encoding: str = DEFAULT_ENCODING, solver: str = DEFAULT_SOLVER, card: str = DEFAULT_CARD,
-                    timeout: float | None = None) -> Iterator[Tiling]:
+                    timeout: float | None = None, certificates: bool | str = True) -> Listing:
     """The tilings one by one by an enumerating method (``auto``: see
     :func:`choose_list_method`), each verified.  With ``timeout``,
-    :class:`~tilesat.control.TimedOut` ends the iteration when the time is up."""
+    :class:`~tilesat.control.TimedOut` ends the iteration when the time is up.
+    ``certificates`` as for :func:`count_tilings`: the LP raced beside the
+    listing (stopped at the first tiling), first, or never."""
     if method not in LIST_METHODS:
         raise TilesatError(f"unknown list method {method!r}; available: {', '.join(LIST_METHODS)}")
+    if certificates not in CERTIFICATE_MODES:
+        raise TilesatError(f"certificates={certificates!r}: use True (raced beside the listing), 'always' or False")
     options = SatOptions(encoding, solver, card, timeout)
     check_memory(instance)
     if method == "auto":
         method, _ = choose_list_method(instance, options)
-    if method == "blocking":
-        yield from iter_tilings(instance, limit, **vars(options))
-        return
-    refuse_unused(options, method)
-    if method == "dlx" and (problem := dlx_problem(instance)) is not None:
-        raise TilesatError(f"--method dlx: {problem}; use native or blocking")
+    if method != "blocking":
+        refuse_unused(options, method)
+        if method == "dlx" and (problem := dlx_problem(instance)) is not None:
+            raise TilesatError(f"--method dlx: {problem}; use native or blocking")
+    return Listing(lambda listing: _listing(listing, instance, method, limit, options, certificates))
+
+
+def _listing(listing: Listing, instance: Instance, method: str, limit: int | None, options: SatOptions,
+             certificates: bool | str) -> Iterator[Tiling]:
     limit_at = Deadline(options.timeout)  # held between yields: the consumer's time is not ours to bound
-    with time_limit(limit_at):
-        if obstruction(instance) is not None:
-            return
-        ctx = Context(instance, method, options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
-        stream = ctx.enumerate(None, limit)
-    while True:
+    listing.certificate_check = {"ran": False, "why": "a board check answered first"}
+    race = stream = None
+    try:
         with time_limit(limit_at):
-            chosen = next(stream, None)
-            if chosen is None:
+            listing.reason = obstruction(instance)
+            if listing.reason is not None:
                 return
-            tiling = verify_tiling(instance, Tiling.from_placements(ctx.placements, chosen.tolist()))
-        yield tiling
+            if method == "blocking":
+                placements = generate_placements(instance) if certificates else None
+                stream = iter_tilings(instance, limit, **vars(options))  # verified tilings
+            else:
+                ctx = Context(instance, method, options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
+                placements = ctx.placements
+                stream = ctx.enumerate(None, limit)
+            if certificates:
+                listing.reason = placement_check(placements)
+                if listing.reason is not None:
+                    return
+                race = CertificateRace(instance, placements, certificates, method, "listing")
+                listing.certificate_check = race.report
+                if certificates == "always" and race.first() is not None:
+                    listing.certificate, listing.reason = race.certificate, race.certificate.sentence()
+                    return
+                race.start()
+        while True:
+            with time_limit(limit_at), watching(race.poll if race is not None else lambda: None):
+                try:
+                    item = next(stream, None)
+                except Certified as e:
+                    listing.certificate, listing.reason = e.certificate, str(e)
+                    return
+                if item is None:
+                    break
+                if race is not None:
+                    race.lost("a tiling was found")
+                tiling = item if method == "blocking" else (
+                    verify_tiling(instance, Tiling.from_placements(ctx.placements, item.tolist())))
+            yield tiling
+        if race is not None:
+            race.stop(True)
+            if race.certificate is not None:
+                listing.certificate, listing.reason = race.certificate, race.certificate.sentence()
+    finally:
+        if stream is not None:
+            stream.close()  # a SAT search or a child streaming covers: ended now
+        if race is not None:
+            race.stop(False)

@@ -22,10 +22,18 @@ from ..render import plain_rows, rich_tiling
 from ..solvers import DEFAULT_SOLVER
 from ..tiling import Tiling
 from . import app
+from .search import _show_certificate, certificate_mode
 from .common import (
     EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
     TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit, run_limit,
 )
+
+
+CertificateOpt = Annotated[Optional[bool], typer.Option(
+    "--certificate/--no-certificate", show_default=False,
+    help="Look for a weighted colouring proving 'no tiling' (linear programming) before anything else "
+         "(--certificate), or never (--no-certificate). By default: where it may pay (see info), in a child "
+         "beside the count, which it stops when it proves the answer is 0.")]
 
 
 @app.command("count")
@@ -45,6 +53,7 @@ def count_cmd(
     timeout: TimeoutOpt = None,
     epsilon: Annotated[float, typer.Option("--epsilon", help="approx: the estimate is within a factor (1 + epsilon) ...")] = 0.8,
     delta: Annotated[float, typer.Option("--delta", help="approx: ... with probability at least 1 - delta.")] = 0.2,
+    certificate: CertificateOpt = None,
 ):
     """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
     options = SatOptions(encoding, solver, card, timeout)
@@ -62,11 +71,14 @@ def count_cmd(
                             rate=tilings / max(time.perf_counter() - t0, 1e-9))
 
         result = count_tilings(instance, method, up_to_symmetry=up_to_symmetry, limit=limit, jobs=jobs,
-                               epsilon=epsilon, delta=delta, progress=report, **vars(options))
+                               epsilon=epsilon, delta=delta, progress=report,
+                               certificates=certificate_mode(certificate), **vars(options))
     if as_json:
         print(json.dumps(result.to_json()))
     else:
         _out().print(_count_text(result), markup=False)
+        if result.certificate is not None:
+            _show_certificate(instance, result.certificate)
     if result.interrupted:
         raise interrupted_exit()
     if result.timed_out:
@@ -107,13 +119,14 @@ def list_cmd(
     svg: SvgOpt = None,
     png: PngOpt = None,
     force: ForceOpt = False,
+    certificate: CertificateOpt = None,
 ):
     """List tilings one by one (each verified); --svg/--png draw them side by side. Exit 130 on Ctrl-C, 124 at --timeout (what was listed stands)."""
     options = SatOptions(encoding, solver, card, timeout)
     instance = _load(file, pieces, wrap)
     check_outputs({"--out": out, "--svg": svg, "--png": png}, force)
     with run_limit(options.timeout):  # the whole listing, writing included
-        tilings = iter_tilings_by(instance, method, **vars(options))
+        tilings = iter_tilings_by(instance, method, certificates=certificate_mode(certificate), **vars(options))
         console = _out()
         found: list[Tiling] = []
         sink = None
@@ -151,7 +164,8 @@ def list_cmd(
     if found:
         save_pictures(instance, found, [svg, png])
     what = "all" if complete else "the first"
-    _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else "")
+    why = f": no tiling exists ({tilings.reason})" if complete and not found and tilings.reason else ""
+    _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else "") + why
                  + (f" (time limit of {options.timeout:g} s reached)" if timed_out else ""), markup=False)
     if timed_out:
         raise typer.Exit(EXIT_TIMEOUT)

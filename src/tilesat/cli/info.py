@@ -10,6 +10,7 @@ from rich.table import Table
 
 from ..certificate import lp_gate
 from ..checks import area_check, placement_check, region_check
+from ..counting import COUNTERS, CertificateRace
 from ..encodings import ENCODINGS
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD, compile_formula, resolve_encoding
@@ -63,6 +64,7 @@ def info_cmd(
         "card": card,
         "checks": checks,
         "certificate_check": dict(zip(("runs", "why"), lp_gate(placements))),
+        "count_certificate_check": _count_check(instance, placements),
     }
     if as_json:
         print(json.dumps(data))
@@ -91,6 +93,18 @@ def info_cmd(
     gate = data["certificate_check"]
     out.print(f"certificate check (LP) before a search: {'runs' if gate['runs'] else 'skipped'} ({gate['why']})",
               markup=False)
+    gate = data["count_certificate_check"]
+    out.print(f"certificate check (LP) beside count and list: {'runs' if gate['runs'] else 'skipped'} ({gate['why']})",
+              markup=False)
+
+
+def _count_check(instance, placements) -> dict:
+    """Whether count's and list's certificate check runs (by default) and why."""
+    race = CertificateRace(instance, placements, True, "auto", "count")
+    why = race.report["why"]
+    if race.runs:
+        why += f"; not with count --method {' or '.join(COUNTERS)}, which answer 0 as fast"
+    return {"runs": race.runs, "why": why}
 
 
 @app.command("pieces")
