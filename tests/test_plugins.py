@@ -4,6 +4,7 @@ entry point) run in every command that takes --encoding/--solver; bad ones are o
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,34 @@ def test_unknown_names_say_how_to_name_a_plugin():
     assert res.exit_code == 2 and "MODULE:FUNCTION or FILE.py:FUNCTION" in res.output
     res = invoke("solve", BOARD, "--solver", "nosuch")
     assert res.exit_code == 2 and "MODULE:CLASS or FILE.py:CLASS" in res.output
+
+
+MY_SOLVER = f"{ROOT / 'examples' / 'my_solver.py'}:MySolver"
+
+
+def test_the_example_solver_runs_and_honours_the_timeout(tmp_path):
+    res = invoke("check-unique", INSTANCES / "lpanel-8x8.txt", "--solver", MY_SOLVER, "--json")
+    assert res.exit_code == 0 and json.loads(res.output)["verdict"] == "unique", res.output
+    res = invoke("fuzz", "--encodings", "pairwise,commander", "--solvers", MY_SOLVER, "--examples", 15, "--json")
+    assert res.exit_code == 0 and json.loads(res.output.strip().splitlines()[-1])["agreed"], res.output
+    # the mutilated 16x16 board by dominoes (no certificate asked for): far beyond MiniSat's reach in 1.5 s
+    import time
+
+    from test_control import mutilated
+    from tilesat import parse_instance
+    from tilesat.control import TimedOut
+    from tilesat.search import TilingSearch
+
+    search = TilingSearch(parse_instance(mutilated(16)), solver=MY_SOLVER, certificates=False, timeout=1.5)
+    t0 = time.perf_counter()
+    with pytest.raises(TimedOut), search:
+        search.next()
+    assert time.perf_counter() - t0 < 1.5 + 1.0  # a slice of 20,000 conflicts past it at most
+
+
+def test_a_plugin_that_stops_at_the_deadline_is_not_a_failure(tmp_path):
+    """Was: TimedOut raised inside a plugin's solve became 'error: solver ... failed in solve: TimedOut'
+    (the LP certificate's budget is such a deadline: solve on a board it refutes failed)."""
+    (tmp_path / "mut6.txt").write_text(__import__("test_control").mutilated(6))
+    res = invoke("solve", tmp_path / "mut6.txt", "--solver", MY_SOLVER, "--json")
+    assert res.exit_code == 3 and json.loads(res.output)["verdict"] == "none", res.output

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .control import TimedOut
 from .errors import TilesatError
 
 ENCODING_GROUP = "tilesat.encodings"
@@ -162,7 +163,7 @@ def checked_encoding(fn, name: str):
     def exactly_one(lits, top):
         try:
             answer = fn(lits, top)
-        except TilesatError:
+        except (TilesatError, TimedOut):
             raise
         except Exception as e:  # noqa: BLE001 - the plugin failed: one line naming it
             raise TilesatError(f"encoding {name!r} failed: {type(e).__name__}: {e}") from None
@@ -222,7 +223,7 @@ class PluginSolver:
     def _call(self, method: str, *args):
         try:
             return getattr(self._solver, method)(*args)
-        except TilesatError:
+        except (TilesatError, TimedOut):  # TimedOut: the solver honoured the run's deadline
             raise
         except Exception as e:  # noqa: BLE001
             raise TilesatError(f"solver {self.name!r} failed in {method}: {type(e).__name__}: {e}") from None
