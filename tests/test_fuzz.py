@@ -257,3 +257,11 @@ def test_every_kind_of_wrong_listing_is_named():
     assert _compare_listing("x", [a], {a, b, c}, lambda t: True, cap=1)[0].startswith("x, check-unique: says unique")
     many = {frozenset({("P", frozenset({(i, 0)}))}) for i in range(5)}
     assert "count: finds 2 tilings, the oracle more than 3" in _compare_listing("x", list(many)[:2], many, lambda t: True, cap=3)[0]
+
+
+def test_fuzz_leaves_nothing_in_the_current_directory(tmp_path):
+    """Was: hypothesis wrote its constants cache to .hypothesis/ wherever fuzz ran."""
+    proc = subprocess.run(CLI + ["fuzz", "--examples", "3", "--encodings", "pairwise", "--solvers", "cadical195"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -28,9 +28,11 @@ example to a minimal one that still disagrees.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 import re
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -378,7 +380,8 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
             raise TimedOut() from None  # the child saw the deadline first
         alone_done.update(checked)
         result.note_alone(checked)
-        minimal = find(instances(max_cells), condition, settings=config, random=random.Random(seed))
+        with _hypothesis_home():
+            minimal = find(instances(max_cells), condition, settings=config, random=random.Random(seed))
         # find's last call replays the minimal example; if not, it is checked again for what it gives
         instance, outcome = last_failing
         if instance is not minimal:
@@ -457,6 +460,22 @@ def _kill_strays() -> None:
             os.waitpid(pid, 0)
         except ChildProcessError:
             pass
+
+
+@contextlib.contextmanager
+def _hypothesis_home():
+    """Hypothesis keeps caches in ``.hypothesis`` of the current directory
+    (here with ``database=None``, its constants cache): a command must not
+    leave that behind, so they go to a temporary directory for the run."""
+    from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
+
+    before = storage_directory(intent_to_write=False).home_directory
+    with tempfile.TemporaryDirectory(prefix="tilesat-fuzz-") as home:
+        set_hypothesis_home_dir(home)
+        try:
+            yield
+        finally:
+            set_hypothesis_home_dir(before)
 
 
 def _check_alone(encodings: list[str], sizes) -> dict:
