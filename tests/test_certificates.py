@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -317,3 +317,187 @@ def test_info_says_whether_the_check_runs(tmp_path):
     path.write_text("pieces: domino\n" + "\n".join(mutilated(8)) + "\n")
     result = runner.invoke(app, ["info", str(path), "--json"])
     assert json.loads(result.output)["certificate_check"]["runs"] is True
+
+
+# -- bound certificates: pack's LP bound, proved by LP duality ---------------------
+
+from tilesat.certificate import BoundCertificate, check_bound_certificate  # noqa: E402
+
+
+def bound_by_placements(instance, cert: BoundCertificate, objective: str):
+    """The test's own reading of a bound certificate, over the placement
+    generator's placements (the checker uses neither it nor the LP): the
+    bound floor(total / D) it proves, or None when it proves nothing."""
+    rules = {r.name: r for r in instance.rules}
+    D = cert.denominator
+    if D < 1 or any(w < 0 for w in cert.weights.values()) or not set(cert.rules) <= set(rules):
+        return None
+    if any(not instance.board.open[r, c] for r, c in cert.weights if 0 <= r < instance.board.rows and 0 <= c < instance.board.cols):
+        return None
+    if any(not (0 <= r < instance.board.rows and 0 <= c < instance.board.cols) for r, c in cert.weights):
+        return None
+    total = sum(cert.weights.values())
+    for name, mu in cert.rules.items():
+        if mu > 0 and rules[name].max == float("inf"):
+            return None
+        total += mu * (rules[name].max if mu > 0 else rules[name].min)
+    if total != cert.total:
+        return None
+    placements = generate_placements(instance)
+    cols = instance.board.cols
+    for i in range(len(placements)):
+        cells = placements.cells[placements.indptr[i]:placements.indptr[i + 1]].tolist()
+        rule = instance.rules[int(placements.rule[i])]
+        covered = sum(cert.weights.get(divmod(x, cols), 0) for x in cells) + cert.rules.get(rule.name, 0)
+        if covered < D * (len(cells) if objective == "cells" else 1):
+            return None
+    return total // D
+
+
+def oracle_max(instance, grid, wrap, objective, node_limit=200_000):
+    from tilesat.oracle import brute_force_max_packing
+
+    oracle_pieces = [(r.name, list(r.piece.cells), r.orient, r.min, r.max) for r in instance.rules]
+    return brute_force_max_packing(grid, wrap, oracle_pieces, objective, node_limit=node_limit)
+
+
+def proof_round_trip(tmp: Path, text: str, objective: str) -> tuple[Path, dict]:
+    """pack --proof through the library on the instance written to a file;
+    verify-proof accepts it; the proof.json data."""
+    from tilesat import load_instance
+    from tilesat.packing import pack
+    from tilesat.proof import write_pack_proof
+
+    path = tmp / "board.txt"
+    path.write_text(text)
+    instance = load_instance(path)
+    result = pack(instance, objective)
+    write_pack_proof(instance, tmp / "p", result, "auto", "seqcounter")
+    assert sorted(f.name for f in (tmp / "p").iterdir()) == ["proof.json"]  # no CNF, no DRAT: no SAT call
+    assert verify_proof(tmp / "p").startswith(f"proof verified: no packing has more than {result.optimum} ")
+    return tmp / "p" / "proof.json", json.loads((tmp / "p" / "proof.json").read_text())
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(), st.sampled_from(["pieces", "cells"]), st.data())
+def test_bound_certificates_are_sound(case, objective, data):
+    import tempfile
+
+    from tilesat.packing import pack
+
+    grid, pieces, wrap = case
+    instance = board(grid, pieces, wrap)
+    result = pack(instance, objective)
+    if not result.stats.get("lp_bound_met"):
+        assert result.bound_certificate is None
+        return
+    event(f"LP bound met, objective {objective}")
+    cert = result.bound_certificate
+    assert cert is not None, "the LP bound was met but its duals gave no certificate"
+    assert check_bound_certificate(instance, cert, objective) == result.optimum
+    assert bound_by_placements(instance, cert, objective) == result.optimum
+    assert BoundCertificate.from_json(json.loads(json.dumps(cert.to_json()))) == cert
+    try:
+        assert oracle_max(instance, grid, wrap, objective) == result.optimum
+        event("the oracle agrees")
+    except TooHard:
+        pass
+    # damage one weight (or a multiplier), with the total kept or moved along
+    keys = [("w", k) for k in sorted(cert.weights)] + [("r", k) for k in sorted(cert.rules)]
+    if not keys:
+        return
+    which, key = data.draw(st.sampled_from(keys), label="damaged")
+    delta = data.draw(st.sampled_from([-3, -1, 1, 2]), label="delta")
+    weights, rules = dict(cert.weights), dict(cert.rules)
+    (weights if which == "w" else rules)[key] += delta
+    for total in (cert.total, None):  # None: the total made consistent again
+        bad = BoundCertificate(weights, rules, cert.denominator, 0 if total is not None else 0)
+        if total is None:
+            try:
+                from tilesat.certificate import _bound_total
+                total = _bound_total(instance, bad)
+            except CertificateError:
+                total = cert.total
+        bad = BoundCertificate(weights, rules, cert.denominator, total)
+        truth = bound_by_placements(instance, bad, objective)
+        try:
+            got = check_bound_certificate(instance, bad, objective)
+        except CertificateError:
+            got = None
+        assert got == truth, (bad, truth, got)
+        event("damaged: " + ("rejected" if got is None else "still a valid bound"))
+    # through a written proof: a changed weight (total kept) is rejected
+    if which == "w":
+        with tempfile.TemporaryDirectory() as tmp:
+            path, meta = proof_round_trip(Path(tmp), f"pieces: {pieces}\nwrap: {wrap}\n" + "\n".join(grid) + "\n", objective)
+            entry = meta["bound_certificate"]["weights"][0]
+            entry[2] += delta
+            path.write_text(json.dumps(meta))
+            with pytest.raises(ProofError, match="bound certificate does not check"):
+                verify_proof(Path(tmp) / "p")
+
+
+KNOWN_BOUNDS = [
+    # (board rows, pieces, wrap, objective, optimum)
+    (["....."] * 5, "V5", "none", "pieces", 4),  # every V covers two cells of the central cross: D = 2
+    (["....."] * 5, "V5", "none", "cells", 20),
+    ([".........."] * 5, "V5", "none", "pieces", 9),
+    (["....."] * 3, "V5", "none", "pieces", 2),
+    (["....."] * 5, "T4", "none", "pieces", 5),
+    (["......"] * 6, "T4", "none", "pieces", 8),  # the area allows 9; the LP says 8
+    (["....."] * 6, "T4", "none", "pieces", 7),
+    (["...."] * 4, "T4", "none", "cells", 16),
+    (["....."] * 5, "V5", "both", "pieces", 5),
+    (["......"] * 5, "V5", "rows", "pieces", 6),
+    (["....."] * 5, "T4", "rows", "pieces", 6),
+    (["......"] * 2, "T4:2, O4", "none", "pieces", 2),  # a negative multiplier times T4's minimum
+    (["...."] * 4, "V5:1.., domino", "none", "pieces", 6),
+    (["....."] * 3, "V5:1.., I3", "none", "pieces", 4),
+    (["....."] * 5, "T4:1..2, domino:0..3", "none", "pieces", 5),  # positive multipliers times the maxima
+]
+
+
+@pytest.mark.parametrize("grid, pieces, wrap, objective, optimum", KNOWN_BOUNDS)
+def test_known_lp_tight_packings_are_proved_by_a_certificate(grid, pieces, wrap, objective, optimum, tmp_path):
+    path, meta = proof_round_trip(tmp_path, f"pieces: {pieces}\nwrap: {wrap}\n" + "\n".join(grid) + "\n", objective)
+    assert meta["optimum"] == optimum
+    instance = board(grid, pieces, wrap)
+    cert = BoundCertificate.from_json(meta["bound_certificate"])
+    assert cert.total // cert.denominator == optimum and bound_by_placements(instance, cert, objective) == optimum
+    assert oracle_max(instance, grid, wrap, objective, node_limit=2_000_000) == optimum
+    if pieces == "T4:2, O4":
+        assert cert.rules == {"T4": -2 * cert.denominator // 6} or cert.rules["T4"] < 0
+    # a changed weight, total or denominator is rejected
+    for field, change in (("weight", 1), ("total", 1), ("denominator", 1), ("denominator", -cert.denominator)):
+        damaged = json.loads(json.dumps(meta))
+        c = damaged["bound_certificate"]
+        if field == "weight":
+            if not c["weights"]:
+                continue
+            c["weights"][len(c["weights"]) // 2][2] += change
+        else:
+            c[field] += change
+        bad = tmp_path / f"bad-{field}-{change}"
+        bad.mkdir()
+        (bad / "proof.json").write_text(json.dumps(damaged))
+        if field == "denominator" and change == 1:
+            # D + 1 may still be a valid certificate (slack everywhere); the test's own criterion decides
+            again = BoundCertificate(cert.weights, cert.rules, cert.denominator + 1, cert.total)
+            if bound_by_placements(instance, again, objective) == optimum:
+                assert verify_proof(bad).startswith("proof verified")
+                continue
+        with pytest.raises(ProofError):
+            verify_proof(bad)
+
+
+def test_the_v5_cross_certificate_reads_as_the_argument():
+    """V5 on 5x5: weight 1 on the nine cells of the central cross except the
+    centre, denominator 2: every V covers at least two of them, so 4 Vs at most."""
+    from tilesat.packing import pack
+
+    instance = board(["....."] * 5, "V5")
+    cert = pack(instance).bound_certificate
+    assert cert is not None and (cert.denominator, cert.total, cert.rules) == (2, 8, {})
+    assert cert.sentence("pieces").endswith("no packing is worth more than 8/2, so 4")
+    assert all(w == 1 for w in cert.weights.values()) and len(cert.weights) == 8
+    assert all(r == 2 or c == 2 for r, c in cert.weights) and (2, 2) not in cert.weights
