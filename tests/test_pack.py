@@ -122,6 +122,8 @@ def test_cli_pack_text_and_proof(t8, tmp_path):
     grid = lines[2:10]
     assert sum(row.count(".") for row in grid) == 14
     assert "proof written to" in res.output
+    # the LP bound (12) is not met: the DRAT proof, as before
+    assert sorted(f.name for f in (tmp_path / "proof").iterdir()) == ["formula.cnf", "proof.drat", "proof.json"]
     res = run("verify-proof", tmp_path / "proof")
     assert res.exit_code == 0 and "no packing has more than 10 pieces" in res.output
     res = run("pack", t8, "--proof", tmp_path / "proof")  # never overwrite a proof
@@ -176,3 +178,83 @@ def test_packing_table_script_8x8_row():
     got = dict(zip(header.strip("|").split("|")[1:-1], row.strip("|").split("|")[1:-1]))
     got = {k.strip(): int(v) for k, v in got.items()}
     assert got == {"I": 12, "L": 12, "N": 12, "P": 12, "V": 12, "W": 12, "Y": 12, "F": 11, "U": 11, "T": 10, "Z": 10, "X": 8}
+
+
+@pytest.fixture
+def v5(tmp_path):
+    p = tmp_path / "v5.txt"
+    p.write_text("; 5x5, V-pentominoes: the LP bound (4) is tight\npieces: V5\n" + ".....\n" * 5)
+    return p
+
+
+def test_cli_pack_proof_is_a_bound_certificate_when_the_lp_bound_is_met(v5, tmp_path):
+    res = run("pack", v5, "--proof", tmp_path / "proof")
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("optimum: 4 pieces; 5 is impossible (proved: the LP relaxation's bound)")
+    assert sorted(f.name for f in (tmp_path / "proof").iterdir()) == ["proof.json"]  # no SAT call, no DRAT
+    meta = json.loads((tmp_path / "proof" / "proof.json").read_text())
+    assert meta["optimum"] == 4 and len(meta["packing"]) == 4 and "encoding" not in meta
+    cert = meta["bound_certificate"]
+    assert set(cert) == {"weights", "rules", "denominator", "total"} and cert["total"] // cert["denominator"] == 4
+    res = run("verify-proof", tmp_path / "proof")
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("proof verified: no packing has more than 4 pieces, and the packing in proof.json has 4")
+    assert "LP-duality certificate" in res.output
+    # --json carries the same certificate
+    data = json.loads(run("pack", v5, "--json").output)
+    assert data["lp_bound"] == 4 and data["bound_certificate"] == cert
+
+    def damaged(name, edit):
+        d = tmp_path / name
+        d.mkdir()
+        bad = json.loads(json.dumps(meta))
+        edit(bad)
+        (d / "proof.json").write_text(json.dumps(bad))
+        res = run("verify-proof", d)
+        assert res.exit_code == 1, (name, res.output)
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("proof REJECTED: "), (name, res.output)
+        return lines[0]
+
+    def weight(m):
+        m["bound_certificate"]["weights"][0][2] += 1
+
+    def weight_and_total(m):  # consistent, but every V over that cell... one cell less: a V misses its two
+        m["bound_certificate"]["weights"][0][2] -= 1
+        m["bound_certificate"]["total"] -= 1
+
+    def total(m):
+        m["bound_certificate"]["total"] += 2
+
+    def denominator(m):
+        m["bound_certificate"]["denominator"] = 3
+
+    def optimum(m):
+        m["optimum"] = 3
+        m["claim"] = "no packing has more than 3 pieces"
+
+    def packing(m):
+        m["packing"] = m["packing"][:3]
+
+    assert "bound certificate does not check" in damaged("weight", weight)
+    assert "< 2" in damaged("weight_and_total", weight_and_total)
+    assert "total" in damaged("total", total)
+    assert "does not check" in damaged("denominator", denominator)
+    assert "worth 4, not the optimum 3" in damaged("optimum", optimum)
+    assert "worth 3, not the optimum 4" in damaged("packing", packing)
+
+
+def test_cli_pack_bound_proof_on_a_wrapped_board_with_counts(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("pieces: T4:2, O4\n......\n......\n")
+    res = run("pack", p, "--proof", tmp_path / "proof", "--json")
+    assert res.exit_code == 0, res.output
+    cert = json.loads(res.output)["bound_certificate"]
+    assert cert["rules"]["T4"] < 0  # a negative multiplier, counted at T4's minimum (2)
+    assert run("verify-proof", tmp_path / "proof").exit_code == 0
+    w = tmp_path / "w.txt"
+    w.write_text("pieces: V5\nwrap: both\n.....\n.....\n.....\n.....\n.....\n")
+    res = run("pack", w, "--proof", tmp_path / "wp")
+    assert res.exit_code == 0 and res.output.startswith("optimum: 5 pieces"), res.output
+    res = run("verify-proof", tmp_path / "wp")
+    assert res.exit_code == 0 and "LP-duality certificate" in res.output, res.output
