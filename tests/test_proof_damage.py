@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 from typer.testing import CliRunner
@@ -26,6 +26,8 @@ from tilesat import check_unique, load_instance
 from tilesat.cli import app
 from tilesat.packing import pack
 from tilesat.proof import FILES, ProofError, verify_proof, write_pack_proof, write_proof
+from tilesat.certificate import BoundCertificate
+from test_certificates import bound_by_placements
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 runner = CliRunner()
@@ -453,3 +455,153 @@ def test_criterion_parsers_read_the_pristine_proofs(proofs):
         cnf, steps = parse_cnf((d / "formula.cnf").read_bytes()), parse_drat((d / "proof.drat").read_bytes())
         assert refutes(cnf[1], steps)
         assert not refutes(cnf[1], steps[: len(steps) // 2])
+
+
+# -- a packing proved by the LP bound: proof.json alone, with a bound certificate --------
+
+@pytest.fixture(scope="session")
+def bound_proof(tmp_path_factory) -> Path:
+    """T4:2 + O4 on 2x6: two pieces at most, proved by cell weights and a
+    negative multiplier on T4's count (denominator 6); no CNF, no DRAT."""
+    base = tmp_path_factory.mktemp("bound")
+    path = base / "t4-o4-2x6.txt"
+    path.write_text("pieces: T4:2, O4\n......\n......\n")
+    inst = load_instance(path)
+    result = pack(inst)
+    assert result.bound_certificate is not None and result.bound_certificate.rules
+    d = write_pack_proof(inst, base / "proof", result, "auto", "seqcounter")
+    assert sorted(f.name for f in d.iterdir()) == ["proof.json"]
+    return d
+
+
+def bound_criterion(damaged: Path, pristine: Path) -> bool:
+    """Whether the damaged bound proof is still valid, by the test's own
+    reading: proof.json alone, the same fields (the version any text), and
+    a certificate that is the pristine one or, read strictly here, bounds
+    every placement (over the placement generator's placements) by the optimum."""
+    if any((damaged / f).exists() for f in FILES if f != "proof.json") or not (damaged / "proof.json").is_file():
+        return False
+    new, old = strict_json((damaged / "proof.json").read_bytes()), strict_json((pristine / "proof.json").read_bytes())
+    if not isinstance(new, dict) or new.keys() != old.keys() or not isinstance(new["tilesat"], str):
+        return False
+    if not all(same_json(new[k], old[k]) for k in old if k not in ("tilesat", "bound_certificate")):
+        return False
+    cert = new["bound_certificate"]
+    if same_json(cert, old["bound_certificate"]):
+        return True
+
+    def integer(x):
+        return type(x) is int
+
+    if not (isinstance(cert, dict) and cert.keys() == {"weights", "rules", "denominator", "total"}):
+        return False
+    weights, rules = cert["weights"], cert["rules"]
+    if not (isinstance(weights, list) and all(isinstance(w, list) and len(w) == 3 and all(map(integer, w)) for w in weights)):
+        return False
+    if len({(r, c) for r, c, _ in weights}) < len(weights):
+        return False
+    if not (isinstance(rules, dict) and all(integer(v) for v in rules.values())):
+        return False
+    if not (integer(cert["denominator"]) and integer(cert["total"])):
+        return False
+    inst = load_instance(new["instance"], pieces=new["pieces"], wrap=new["wrap"])
+    ours = BoundCertificate({(r, c): w for r, c, w in weights}, dict(rules), cert["denominator"], cert["total"])
+    return bound_by_placements(inst, ours, new["objective"]) == new["optimum"]
+
+
+@st.composite
+def bound_damage(draw):
+    """A damage to a bound proof's directory, and what it did."""
+    what = draw(st.sampled_from(["weight", "weight+total", "rule", "total", "denominator", "cert-set", "json-set",
+                                 "json-delete", "flip", "truncate", "add-file"]))
+    if what in ("weight", "weight+total", "rule", "total", "denominator"):
+        deltas = [1, 1, 2, -1] if what == "weight+total" else [x for x in range(-12, 13) if x]
+        delta = draw(st.sampled_from(deltas))
+        pick = draw(st.integers(0, 10**6))
+
+        def edit(d):
+            meta = json.loads((d / "proof.json").read_text())
+            cert = meta["bound_certificate"]
+            if what.startswith("weight"):
+                cert["weights"][pick % len(cert["weights"])][2] += delta
+                if what == "weight+total":  # consistent: valid while the total stays below D x 3
+                    cert["total"] += delta
+            elif what == "rule":
+                name = sorted(cert["rules"])[pick % len(cert["rules"])]
+                cert["rules"][name] += delta
+            else:
+                cert[what] += delta
+            (d / "proof.json").write_text(json.dumps(meta))
+        return f"{what} += {delta} (pick {pick})", edit
+    if what in ("cert-set", "json-set", "json-delete"):
+        fields = ["weights", "rules", "denominator", "total"] if what == "cert-set" else [
+            "instance", "sha256", "pieces", "wrap", "verdict", "claim", "tilesat", "task", "objective", "optimum",
+            "packing", "bound_certificate", "encoding"]
+        key = draw(st.sampled_from(fields))
+        value = draw(json_values)
+
+        def edit(d):
+            meta = json.loads((d / "proof.json").read_text())
+            target = meta["bound_certificate"] if what == "cert-set" else meta
+            if what == "json-delete":
+                target.pop(key, None)
+            else:
+                target[key] = value
+            (d / "proof.json").write_text(json.dumps(meta))
+        return f"{what} {key!r} {value!r}", edit
+    if what == "flip":
+        at, byte = draw(st.floats(0, 1, exclude_max=True)), draw(st.integers(0, 255))
+
+        def flip(d):
+            data = bytearray((d / "proof.json").read_bytes())
+            data[int(at * len(data))] = byte
+            _write(d / "proof.json", bytes(data))
+        return f"flip proof.json at {at:.3f} to {byte}", flip
+    if what == "truncate":
+        at = draw(st.floats(0, 1, exclude_max=True))
+        return f"truncate at {at:.3f}", lambda d: _write(d / "proof.json", (d / "proof.json").read_bytes()[: int(at * (d / "proof.json").stat().st_size)])
+    name = draw(st.sampled_from(["formula.cnf", "proof.drat"]))
+    return f"add {name}", lambda d: _write(d / name, b"p cnf 1 1\n1 0\n")
+
+
+@settings(max_examples=80)
+@given(data=st.data())
+def test_damaged_bound_proofs_are_judged_by_their_substance(bound_proof, tmp_path_factory, data):
+    how, apply = data.draw(bound_damage(), label="damage")
+    d = tmp_path_factory.mktemp("bound-damaged")
+    shutil.copytree(bound_proof, d, dirs_exist_ok=True)
+    apply(d)
+    (ok, message), res = _verdicts(d)
+    assert "bug" not in message.lower(), (how, message)
+    assert res.exit_code == (0 if ok else 1), (how, res.output)
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1, (how, res.output)
+    assert ok == bound_criterion(d, bound_proof), (how, message)
+    event("still valid" if ok else "rejected")
+    if ok:
+        assert lines[0] == message and message.startswith("proof verified: no packing has more than 2 pieces")
+    else:
+        assert lines[0] == f"proof REJECTED: {message}", (how, res.output)
+
+
+def test_intact_bound_proof_verifies(bound_proof):
+    (ok, message), res = _verdicts(bound_proof)
+    assert ok and res.exit_code == 0 and res.output.strip() == message
+    assert message.startswith("proof verified: no packing has more than 2 pieces, and the packing in proof.json has 2")
+    assert bound_criterion(bound_proof, bound_proof)
+
+
+def test_a_bound_proof_with_slack_to_spare_still_verifies(bound_proof, tmp_path):
+    """A larger weight with the total raised alike still bounds every
+    placement, and floor(total / D) is still 2: a valid proof, accepted."""
+    d = tmp_path / "slack"
+    shutil.copytree(bound_proof, d)
+    meta = json.loads((d / "proof.json").read_text())
+    cert = meta["bound_certificate"]
+    assert (cert["total"] + 1) // cert["denominator"] == 2
+    cert["weights"][0][2] += 1
+    cert["total"] += 1
+    meta["tilesat"] = "0.0.0-elsewhere"
+    (d / "proof.json").write_text(json.dumps(meta))
+    assert bound_criterion(d, bound_proof)
+    assert verify_proof(d).startswith("proof verified: no packing has more than 2 pieces")
