@@ -26,10 +26,16 @@ rules with ``min == max``, or one multiplier shared by every rule when all
 pieces have the same size (then the number of pieces is area / size).
 Found by Gaussian elimination over GF(p) for small primes p.
 
-:func:`check_certificate` uses neither the LP nor :mod:`tilesat.placements`:
-it puts every allowed orientation (:func:`tilesat.verify.allowed_shapes`,
-the independent checker's) at every position with array sums over the
-weight grid, in exact integer arithmetic.
+A **bound certificate** (:class:`BoundCertificate`) proves an upper bound
+on packings (``tilesat pack``): the packing LP's dual solution, weights >= 0
+on cells and multipliers on piece counts over a common denominator D, with
+every placement covering at least D times its value; no packing is worth
+more than floor(total / D).  When a packing meets that bound, it is optimal.
+
+:func:`check_certificate` and :func:`check_bound_certificate` use neither
+the LP nor :mod:`tilesat.placements`: they put every allowed orientation
+(:func:`tilesat.verify.allowed_shapes`, the independent checker's) at every
+position with array sums over the weight grid, in exact integer arithmetic.
 """
 
 from __future__ import annotations

@@ -89,7 +89,8 @@ def pack_cmd(
             out.print(f"{s['variables']} variables, {s['clauses']} clauses, {s['encoding']} + {s['solver']}, "
                       f"bounds found {result.steps}, {s['seconds']:.3f} s", style="dim", markup=False)
         if result.proof:
-            out.print(f"proof written to {result.proof} (check it with: tilesat verify-proof {result.proof})", markup=False)
+            kind = "an LP-duality certificate, no SAT call; " if result.bound_certificate is not None else ""
+            out.print(f"proof written to {result.proof} ({kind}check it with: tilesat verify-proof {result.proof})", markup=False)
     if not result.proved:
         raise typer.Exit(EXIT_TIMEOUT) if result.stopped == "timeout" else interrupted_exit()
     raise typer.Exit(EXIT_NONE if result.optimum is None else 0)
