@@ -265,3 +265,36 @@ def test_fuzz_leaves_nothing_in_the_current_directory(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+CRASHER = """
+import os
+from pysat.solvers import Minisat22
+
+class Crasher:
+    '''Takes the process down when a clause comes after a solve (as kissat404 does: not incremental).'''
+    def __init__(self):
+        self.s, self.solved = Minisat22(), False
+    def add_clause(self, clause):
+        if self.solved:
+            os.abort()
+        self.s.add_clause(clause)
+    def solve(self, assumptions=()):
+        self.solved = True
+        return self.s.solve(assumptions=assumptions)
+    def model(self):
+        return self.s.get_model()
+"""
+
+
+def test_a_solver_that_crashes_the_process_is_named(tmp_path):
+    """Was: 'checking the example crashed', naming no solver (and suggesting the first one)."""
+    plugin = tmp_path / "crasher.py"
+    plugin.write_text(CRASHER)
+    spec = f"{plugin}:Crasher"
+    out = tmp_path / "o"
+    res = invoke("fuzz", "--encodings", "pairwise", "--solvers", f"cadical195,{spec}", "--examples", 100, "--out", out)
+    assert res.exit_code == 1, res.output
+    report = (out / "report.txt").read_text()
+    assert f"pairwise + {spec}: checking it with {spec} failed: it was killed by SIGABRT" in report
+    assert "pairwise + cadical195" not in report and f"count --method blocking instance.txt --encoding pairwise --solver {spec}" in report

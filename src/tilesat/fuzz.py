@@ -327,9 +327,9 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
     def condition(instance: Instance) -> bool:
         try:
             outcome = call_in_child(check_example, instance, encodings, solvers, cap, alone_done, what="the example")
-        except TilesatError as e:  # the child died: a solver crashed the process (or it saw the deadline first)
+        except TilesatError:  # the child died: a solver crashed the process (or it saw the deadline first)
             _kill_strays()
-            outcome = Outcome(findings=[f"checking the example crashed: {e}"], truth="?")
+            outcome = None if deadline().expired() else _blame(instance, encodings, solvers, cap, alone_done)
         except TimedOut:
             outcome = None
         except KeyboardInterrupt:
@@ -460,6 +460,29 @@ def _kill_strays() -> None:
             os.waitpid(pid, 0)
         except ChildProcessError:
             pass
+
+
+def _blame(instance: Instance, encodings: list[str], solvers: list[str], cap: int, alone_done: dict) -> Outcome | None:
+    """The example again, one solver per child, after a child died checking
+    it: the findings name the solver that takes the process down (kissat404
+    aborts when a clause is added after a solve: it is not incremental).
+    None when the deadline passed meanwhile."""
+    outcome = Outcome(truth="?")
+    for solver in solvers:
+        try:
+            part = call_in_child(check_example, instance, encodings, [solver], cap, alone_done, what=f"checking it with {solver}")
+        except TilesatError as e:
+            _kill_strays()
+            if deadline().expired():
+                return None
+            outcome.findings.append(f"{encodings[0]} + {solver}: {e} (the process died: a crash in the solver)")
+            continue
+        outcome.truth = part.truth
+        outcome.alone.update(part.alone)
+        outcome.findings += [f for f in part.findings if f not in outcome.findings]
+    if not outcome.findings:  # no solver alone: the oracle or dancing links
+        outcome.findings.append("checking the example crashed the process, with each solver alone too")
+    return outcome
 
 
 @contextlib.contextmanager
@@ -600,6 +623,8 @@ def report_text(result: FuzzResult, command: str, cnf_note: str, encoding: str, 
               else "not fully shrunk: the run stopped while shrinking")
     first = f.findings[0]
     task = next((t for t in ("solve", "check-unique", "count") if f", {t}:" in first), None)
+    if task is None and "the process died" in first:
+        task = "count"  # the crash may come at any solve: count makes them all
     if task is None:  # "failed after N tilings": the search that would have found tiling N + 1
         after = re.search(r"failed after (\d+|no) tiling", first)
         n = 0 if after is None or after.group(1) == "no" else int(after.group(1))

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn
 from ..compare import parse_list
 from ..encodings import encoding_names
 from ..errors import TilesatError
+from ..solvers import solver_names
 from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, check_names, fuzz, new_seed, write_finding
 from . import app
 from .common import (
@@ -27,7 +28,7 @@ EXIT_DISAGREE = 1
 @friendly
 def fuzz_cmd(
     encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings (plugins too: MODULE:FUNCTION, FILE.py:FUNCTION), or all.")] = "all",
-    solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated solvers: PySAT names, ext:COMMAND, plugins (MODULE:CLASS, FILE.py:CLASS).")] = ",".join(DEFAULT_SOLVERS),
+    solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated solvers: PySAT names, ext:COMMAND, plugins (MODULE:CLASS, FILE.py:CLASS); all: every PySAT solver that works here.")] = ",".join(DEFAULT_SOLVERS),
     examples: Annotated[int, typer.Option("--examples", min=1, help="Random instances to check (hypothesis's max_examples).")] = 200,
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed of the random instances (printed at the start; the same seed draws the same instances).")] = None,
     max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board, in cells (rows x columns; each at most 8).")] = DEFAULT_MAX_CELLS,
@@ -43,7 +44,7 @@ def fuzz_cmd(
     written to --out; 124 at --timeout, 130 on Ctrl-C (with what was checked)."""
     # every name checked (plugins loaded) before the run says anything
     enc_list, solver_list = check_names(parse_list(encodings, encoding_names(), "encodings"),
-                                        parse_list(solvers, list(DEFAULT_SOLVERS), "solvers"))
+                                        parse_list(solvers, solver_names(), "solvers"))
     seed = new_seed() if seed is None else seed
     out_dir = out if out is not None else Path(f"fuzz-{seed}")
     _check_out_dir(out_dir, force)
