@@ -1,65 +1,99 @@
 """Puzzle generation: boards whose tiling is unique.
 
-1. Pack pieces at random into the rectangle (SAT with random phases), where a
-   random set of ``optional`` cells may stay empty; empty cells become black.
-   The board is tileable by construction.
-2. While check-unique says "multiple", black out a tile of the first tiling
-   that the second does not use: the second tiling is gone, the first stays.
-   (``fast``: one incremental solver, and a tile per region of difference.)
-Deterministic for a seed (the random choices and the solver are).
+1. Pack pieces at random into the rectangle (SAT with random phases, piece
+   counts included), where a random set of ``optional`` cells may stay empty;
+   empty cells become black.  The board is tileable by construction: the
+   packing is the *intended* tiling.
+2. Deduce (:mod:`tilesat.grade`: propagation, then probing, on one compiled
+   formula of the full rectangle where black cells are units): where
+   deduction stops, black out one intended tile in each separate region of
+   undetermined cells, and deduce again, until deduction settles the whole
+   board.  Deduction is sound, so the board is then unique, and its grade
+   is at most what was used (``easy``: propagation only).
+3. For a grade asked for: open blacked-out tiles again, one at a time, while
+   the board keeps its grade's property (``easy``/``medium``: still settled
+   by that deduction; ``hard``: still unique, by the SAT check); then grade,
+   and start again from a new packing when the grade is not the one asked.
+4. Confirmed from scratch by :func:`~tilesat.search.check_unique`.
+
+Pieces with a least count (``pentominoes:1``: each exactly once) cannot lose
+a tile; there each try is a new packing, kept when it is unique.
+Deterministic for a seed (the random choices and the solvers are).
+
+Measured (2-core machine): the earlier method, a SAT call per round asking
+for a second tiling, took > 300 s on 40x40 L4; this one takes seconds
+(``scripts/bench_generate.py``, README "Making puzzles").
 """
 
 from __future__ import annotations
 
 import random
+import time
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
-from pysat.solvers import Solver
 
 from .board import Board
-from .errors import TilesatError
-from .instance import Instance, PieceRule
-from .placements import generate_placements
-from .formula import compile_formula
-from .search import check_unique
 from .control import TimedOut, deadline, time_limit
-from .solvers import make_solver, solve_quietly
-from .tiling import Tiling
+from .errors import TilesatError
+from .formula import compile_formula
+from .grade import GRADES, Contradiction, Deducer, Grade, _Structure, grade
+from .instance import Instance, PieceRule
+from .placements import Placements, generate_placements
+from .search import check_unique
+from .solvers import solve_quietly
+from pysat.solvers import Solver
+
+#: What ``difficulty`` may be: a grade, or None (whatever deduction gives, quickest).
+DIFFICULTIES = GRADES
+CELLS_PER_BLACKOUT = 64
 
 
-def random_packing(rows: int, cols: int, rules: tuple[PieceRule, ...], rng: random.Random, optional: int,
-                   chosen_out: list | None = None) -> np.ndarray:
-    """Open cells of a random packing that leaves at most ``optional`` chosen cells empty
-    (its placements, numbered as on the full rectangle, go to ``chosen_out``)."""
-    inst = Instance(Board.rectangle(rows, cols), rules)
-    placements = generate_placements(inst)
-    cell_ptr, ids = placements.by_cell()
-    may_skip = set(rng.sample(range(rows * cols), min(optional, rows * cols)))
+@dataclass
+class Puzzle:
+    """A generated board: the instance, how many tiles were blacked out, its grade, the tries it took."""
+
+    instance: Instance
+    blacked: int
+    grade: Grade
+    tries: int
+    seconds: float
+
+
+class _Full:
+    """The full rectangle's placements, their lists, and the packing formula: built once per run."""
+
+    def __init__(self, rows: int, cols: int, rules: tuple[PieceRule, ...]):
+        self.rows, self.cols = rows, cols
+        self.placements = generate_placements(Instance(Board.rectangle(rows, cols), rules))
+        self.structure = _Structure(self.placements)
+        self.formula = compile_formula(self.placements, "commander", allow_empty=True)
+
+    def deducer(self, mask: np.ndarray) -> Deducer:
+        return Deducer(self.placements, mask.ravel(), self.structure, self.formula)
+
+
+def _pack(full: _Full, rng: random.Random, optional: int) -> list[int] | None:
+    """The placements of a random packing leaving at most ``optional`` chosen cells empty (None: none fits)."""
+    n = full.rows * full.cols
+    may_skip = set(rng.sample(range(n), min(optional, n)))
+    formula = full.formula
     with Solver(name="glucose4") as solver:
-        for cell in range(rows * cols):
-            lits = (ids[cell_ptr[cell] : cell_ptr[cell + 1]] + 1).tolist()
+        formula.add_to(solver.add_clause)
+        for cell, v in enumerate(formula.empty_vars.tolist()):
             if cell not in may_skip:
-                solver.add_clause(lits)
-            for i, a in enumerate(lits):  # at most one placement per cell
-                for b in lits[i + 1 :]:
-                    solver.add_clause([-a, -b])
-        solver.set_phases([v if rng.random() < 0.5 else -v for v in range(1, len(placements) + 1)])
+                solver.add_clause([-v])
+        P = len(full.placements)
+        solver.set_phases([v if rng.random() < 0.5 else -v for v in range(1, P + 1)])
         deadline().check()
-        sat = solve_quietly(solver, "glucose4", [])  # a quick solve (random phases, a loose board)
-        if not sat:
+        if not solve_quietly(solver, "glucose4", []):
             return None
-        chosen = [v - 1 for v in solver.get_model() if 0 < v <= len(placements)]
-    if chosen_out is not None:
-        chosen_out[:] = chosen
-    grid = np.zeros((rows, cols), dtype=bool)
-    for i in chosen:
-        grid.flat[placements.cells_of(i)] = True
-    return grid
+        return [v - 1 for v in solver.get_model()[:P] if v > 0]
 
 
-def _differing_regions(first, second) -> list[set]:
-    """The cells where two tilings differ, in edge-connected groups."""
-    cells = {c for t in set(first.tiles) - set(second.tiles) for c in t.cells}
+def _regions(cells: set[int], cols: int) -> list[set[int]]:
+    """Edge-connected groups of flat cells (no wrap: generated boards are rectangles)."""
     regions, seen = [], set()
     for start in sorted(cells):
         if start in seen:
@@ -67,101 +101,163 @@ def _differing_regions(first, second) -> list[set]:
         seen.add(start)
         region, stack = set(), [start]
         while stack:
-            r, c = stack.pop()
-            region.add((r, c))
-            for nb in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-                if nb in cells and nb not in seen:
+            c = stack.pop()
+            region.add(c)
+            r, k = divmod(c, cols)
+            for nb, ok in ((c - cols, r > 0), (c + cols, True), (c - 1, k > 0), (c + 1, k < cols - 1)):
+                if ok and nb in cells and nb not in seen:
                     seen.add(nb)
                     stack.append(nb)
         regions.append(region)
     return regions
 
 
-def generate_unique(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: int = 1,
-                    blocked: int | None = None, tries: int = 20, fast: bool = False,
-                    timeout: float | None = None) -> tuple[Instance, int]:
-    """An instance with exactly one tiling, and how many tiles were blacked out.
-    :class:`~tilesat.control.TimedOut` when ``timeout`` seconds pass first.
+def _settled(full: _Full, mask: np.ndarray, level: int):
+    """The deduction state on this mask at ``level`` (1 propagation, 2 probing)."""
+    return full.deducer(mask).run(level, explain=0)
 
-    ``fast``: one incremental solver for all rounds (black cells are
-    assumptions on the packing formula's "empty" variables) and, each round,
-    one tile blacked out in every separate region where the two tilings
-    differ.  Far quicker on big boards; a different board for the same seed."""
-    if any(r.bounded for r in rules):
-        raise TilesatError("generate takes pieces without counts (e.g. 'L4' or 'L3, I3')")
+
+def _black_out_until_settled(full: _Full, mask: np.ndarray, intended: set[int], level: int,
+                             rng: random.Random, progress: Callable) -> list[int]:
+    """Black out intended tiles (one per undetermined region a round) until
+    deduction at ``level`` settles the board; the tiles blacked out."""
+    cells_of = full.structure.cells
+    blacked: list[int] = []
+    total = int(mask.sum())
+    while True:
+        deadline().check()
+        state = _settled(full, mask, level)
+        left = set(state.undetermined())
+        progress(f"deducing · {total - len(left):,} of {total:,} cells settled, {len(blacked)} tiles blacked out",
+                 total - len(left), total)
+        if not left:
+            return blacked
+        for region in _regions(left, full.cols):
+            tiles = sorted(p for p in intended if cells_of[p][0] in region)
+            # a tile per CELLS_PER_BLACKOUT cells of a region: far fewer rounds on a big open
+            # board; the tiles blacked out too many are opened again after (_reopen)
+            for p in rng.sample(tiles, max(1, len(region) // CELLS_PER_BLACKOUT)):
+                mask.ravel()[cells_of[p]] = False
+                intended.discard(p)
+                blacked.append(p)
+                total -= len(cells_of[p])
+
+
+def _reopen(full: _Full, mask: np.ndarray, intended: set[int], blacked: list[int], keeps: Callable,
+            rng: random.Random, progress: Callable) -> list[int]:
+    """Open blacked-out tiles again, in random order, where ``keeps(mask)`` stays true; the tiles still black."""
+    cells_of = full.structure.cells
+    order = list(blacked)
+    rng.shuffle(order)
+    still = []
+    for i, p in enumerate(order):
+        deadline().check()
+        progress(f"opening blacked-out tiles again · {i} of {len(order)}", i, len(order))
+        flat = mask.ravel()
+        flat[cells_of[p]] = True
+        if keeps(mask):
+            intended.add(p)
+        else:
+            flat[cells_of[p]] = False
+            still.append(p)
+    return still
+
+
+def _unique_by_sat(rules) -> Callable:
+    def keeps(mask: np.ndarray) -> bool:
+        result = check_unique(Instance(Board(mask.copy()), rules), method="sat", certificates=False)
+        if result.verdict == "unknown":
+            raise TimedOut(deadline().seconds)
+        return result.verdict == "unique"
+    return keeps
+
+
+def _settled_by(full: _Full, level: int) -> Callable:
+    def keeps(mask: np.ndarray) -> bool:
+        try:
+            return _settled(full, mask, level).solved
+        except Contradiction:  # cannot happen (the intended tiling stays a tiling); refuse the change
+            return False
+    return keeps
+
+
+def generate_puzzle(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: int = 1,
+                    blocked: int | None = None, tries: int = 20, difficulty: str | None = None,
+                    timeout: float | None = None, progress: Callable | None = None) -> Puzzle:
+    """A board with exactly one tiling, graded (:mod:`tilesat.grade`); with
+    ``difficulty`` one of ``easy``, ``medium``, ``hard``, of that grade.
+    :class:`~tilesat.control.TimedOut` when ``timeout`` seconds pass first;
+    :class:`~tilesat.errors.TilesatError` when ``tries`` packings gave none.
+    ``progress(message, done=None, total=None)`` hears each stage."""
     if rows < 1 or cols < 1:
         raise TilesatError("the board size must be at least 1x1")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise TilesatError(f"unknown difficulty {difficulty!r}; use one of: {', '.join(DIFFICULTIES)}")
+    progress = progress or (lambda message, done=None, total=None: None)
+    t0 = time.perf_counter()
     with time_limit(timeout):
-        return _generate(rows, cols, rules, seed, blocked, tries, fast)
+        return _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0)
 
 
-def _check_unique(instance: Instance):
-    result = check_unique(instance)
-    if result.verdict == "unknown":  # the time limit passed inside
-        raise TimedOut(deadline().seconds)
-    return result
-
-
-def _generate(rows, cols, rules, seed, blocked, tries, fast) -> tuple[Instance, int]:
+def _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0) -> Puzzle:
     rng = random.Random(seed)
+    progress(f"placements and formula of the {rows}x{cols} rectangle")
+    full = _Full(rows, cols, rules)
+    counted = any(r.min > 0 for r in rules)  # a tile cannot be blacked out: new packings instead
     optional = blocked if blocked is not None else max(4, (rows * cols * 15) // 100)
-    chosen: list[int] = []
-    for _ in range(tries):
-        grid = random_packing(rows, cols, rules, rng, optional, chosen)
-        if grid is not None and grid.any():
-            break
-        optional += max(1, optional // 2)  # too tight: allow more empty cells
-    else:
+    if counted:
+        tries = max(tries, 200)
+    packed_once = False
+    for attempt in range(1, tries + 1):
+        progress(f"packing at random (try {attempt})")
+        chosen = _pack(full, rng, optional)
+        if chosen is None or not chosen:
+            if not packed_once:
+                optional += max(1, optional // 2)  # too tight: allow more empty cells
+            continue
+        packed_once = True
+        mask = np.zeros((rows, cols), dtype=bool)
+        for p in chosen:
+            mask.ravel()[full.structure.cells[p]] = True
+        intended = set(chosen)
+        blacked: list[int] = []
+        if counted:
+            progress(f"checking uniqueness (try {attempt})")
+            if not _unique_by_sat(rules)(mask):
+                continue
+        else:
+            # propagation finds where to black out (cheap, Python); probing would black out
+            # no fewer tiles (measured) at many times the cost
+            blacked = _black_out_until_settled(full, mask, intended, 1, rng, progress)
+            if difficulty in (None, "easy", "medium"):  # None: as easy (quickest, and denser than none)
+                level = 2 if difficulty == "medium" else 1
+                blacked = _reopen(full, mask, intended, blacked, _settled_by(full, level), rng, progress)
+            elif difficulty == "hard":
+                blacked = _reopen(full, mask, intended, blacked, _unique_by_sat(rules), rng, progress)
+        instance = Instance(Board(mask), rules)
+        progress("grading")
+        graded = grade(instance)
+        if difficulty is not None and graded.grade != difficulty:
+            continue
+        progress("confirming uniqueness from scratch")
+        result = check_unique(instance)
+        if result.verdict == "unknown":
+            raise TimedOut(deadline().seconds)
+        if result.verdict != "unique":
+            raise AssertionError(f"BUG: generation made a board whose verdict is {result.verdict}")
+        return Puzzle(instance, len(blacked), graded, attempt, time.perf_counter() - t0)
+    if not packed_once:
         raise TilesatError(f"could not pack these pieces into {rows}x{cols}; try --blocked with a larger number")
-    if fast:
-        rounds = _unique_by_one_solver(grid, rules, chosen, rng)
-        result = _check_unique(Instance(Board(grid), rules))  # confirmed from scratch
-    else:
-        result = _check_unique(Instance(Board(grid), rules))
-        rounds = 0
-        while result.verdict == "multiple":
-            first, second = result.tilings
-            tile = rng.choice(sorted(set(first.tiles) - set(second.tiles)))
-            for r, c in tile.cells:
-                grid[r, c] = False
-            result = _check_unique(Instance(Board(grid), rules))
-            rounds += 1
-    if result.verdict != "unique":
-        raise AssertionError("BUG: generation lost the tiling it started from")
-    return Instance(Board(grid), rules), rounds
+    what = f"a {difficulty} board" if difficulty else "a unique board"
+    raise TilesatError(f"no {what[2:] if difficulty else 'unique board'} in {tries} tries; try another seed or size"
+                       if not difficulty else f"no {difficulty} board in {tries} tries; try another seed or size")
 
 
-def _unique_by_one_solver(grid: np.ndarray, rules, chosen: list[int], rng: random.Random, solver_name: str = "glucose4") -> int:
-    """Black out tiles of the packing ``chosen`` (in ``grid``) until it is the
-    board's only tiling; returns how many tiles were blacked out."""
-    rows, cols = grid.shape
-    full = generate_placements(Instance(Board.rectangle(rows, cols), rules))
-    formula = compile_formula(full, "commander", allow_empty=True)
-    empty = formula.empty_vars  # one per cell of the full rectangle, flat order
-    # glucose4: measured on 30x30 L4, 17.9 s against 40.6 s for cadical195 (minisat22 20.8 s)
-    intended = set(chosen)
-    top = formula.nvars
-    blacked = 0
-    with make_solver(solver_name) as solver:
-        solver.add_formula(formula)
-        for v, open_ in zip(empty, grid.ravel()):
-            if not open_:
-                solver.add_clause([int(v)])  # black for good: black cells never reopen
-        while True:
-            # "not the intended tiling": switched on for this round only
-            top += 1
-            solver.add_clause([-top] + [-(p + 1) for p in sorted(intended)])
-            cells = [-int(v) for v, open_ in zip(empty, grid.ravel()) if open_]
-            if not solver.solve(cells + [top]):
-                return blacked
-            other = {v - 1 for v in solver.model() if 0 < v <= len(full)}
-            first = Tiling.from_placements(full, sorted(intended))
-            second = Tiling.from_placements(full, sorted(other))
-            by_tile = {Tiling.from_placements(full, [p]).tiles[0]: p for p in intended - other}
-            for region in _differing_regions(first, second):
-                tile = rng.choice(sorted(t for t in by_tile if region.issuperset(t.cells)))
-                for r, c in tile.cells:
-                    grid[r, c] = False
-                    solver.add_clause([int(empty[r * cols + c])])
-                intended.discard(by_tile[tile])
-                blacked += 1
+def generate_unique(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: int = 1,
+                    blocked: int | None = None, tries: int = 20, fast: bool = True,
+                    timeout: float | None = None) -> tuple[Instance, int]:
+    """An instance with exactly one tiling, and how many tiles were blacked
+    out (:func:`generate_puzzle` without a grade asked for).  ``fast`` is
+    kept for old callers: there is one method now, the deduction-guided one."""
+    puzzle = generate_puzzle(rows, cols, rules, seed=seed, blocked=blocked, tries=tries, timeout=timeout)
+    return puzzle.instance, puzzle.blacked
