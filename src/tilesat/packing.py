@@ -242,6 +242,7 @@ def pack(
         raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
     t0 = compiled = time.perf_counter()
     best, steps, proved, stopped, formula, lp, bound, lp_seconds = None, [], True, None, None, None, None, 0.0
+    cert, cert_seconds = None, None
     try:
         with time_limit(options.timeout):
             progress("compiling the packing formula")
@@ -257,6 +258,12 @@ def pack(
                 steps.append(goal.value_of(best))
                 if bound is not None and steps[-1] >= bound:
                     break  # the LP bound is met: optimal, without proving "one more is impossible" by SAT
+            if bound is not None and steps and steps[-1] == bound:
+                # proved by the LP alone: its duals, scaled to integers and checked, are the proof
+                progress("the LP bound's certificate")
+                cert_start = time.perf_counter()
+                cert = bound_certificate(instance, objective, lp, bound)
+                cert_seconds = time.perf_counter() - cert_start
     except KeyboardInterrupt:
         proved, stopped = False, "interrupted"  # what was found so far is a lower bound, not the optimum
     except TimedOut:
@@ -275,11 +282,7 @@ def pack(
     stats["lp_bound_met"] = bound is not None and optimum is not None and optimum >= bound
     if optimum is not None and bound is not None and optimum > bound:
         raise AssertionError(f"BUG: a packing worth {optimum} beats the LP bound {bound}")
-    cert = None
-    if stats["lp_bound_met"]:
-        # proved by the LP alone: its duals, scaled to integers and checked, are the proof
-        t = time.perf_counter()
-        cert = bound_certificate(instance, objective, lp, optimum)
-        stats["certificate_seconds"] = round(time.perf_counter() - t, 6)
+    if cert_seconds is not None:
+        stats["certificate_seconds"] = round(cert_seconds, 6)
     return PackResult(objective, optimum, best, proved, method, steps, stats, stopped=stopped, lp_bound=bound,
                       bound_certificate=cert)
