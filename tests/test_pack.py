@@ -258,3 +258,18 @@ def test_cli_pack_bound_proof_on_a_wrapped_board_with_counts(tmp_path):
     assert res.exit_code == 0 and res.output.startswith("optimum: 5 pieces"), res.output
     res = run("verify-proof", tmp_path / "wp")
     assert res.exit_code == 0 and "LP-duality certificate" in res.output, res.output
+
+
+def test_a_met_bound_without_a_certificate_falls_back_to_drat(v5, tmp_path):
+    """Should no integer scaling of the duals check, the proof is the DRAT one."""
+    import dataclasses
+
+    inst = load_instance(v5)
+    result = pack(inst)
+    assert result.stats["lp_bound_met"] and result.bound_certificate is not None
+    write_pack_proof(inst, tmp_path / "cert", result, "auto", "seqcounter")
+    assert sorted(f.name for f in (tmp_path / "cert").iterdir()) == ["proof.json"]
+    write_pack_proof(inst, tmp_path / "drat", dataclasses.replace(result, bound_certificate=None), "auto", "seqcounter")
+    assert sorted(f.name for f in (tmp_path / "drat").iterdir()) == ["formula.cnf", "proof.drat", "proof.json"]
+    for d in ("cert", "drat"):
+        assert verify_proof(tmp_path / d).startswith("proof verified: no packing has more than 4 pieces")

@@ -605,3 +605,27 @@ def test_a_bound_proof_with_slack_to_spare_still_verifies(bound_proof, tmp_path)
     (d / "proof.json").write_text(json.dumps(meta))
     assert bound_criterion(d, bound_proof)
     assert verify_proof(d).startswith("proof verified: no packing has more than 2 pieces")
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda c: c.update(denominator=0), ["denominator"]),
+    (lambda c: c.update(denominator=True), ["denominator"]),
+    (lambda c: c.update(denominator=2.0), ["denominator"]),
+    (lambda c: c.update(total=c["total"] + 0.5), ["total"]),
+    (lambda c: c.pop("denominator"), ["denominator"]),
+    (lambda c: c.update(extra=1), ["fields"]),
+    (lambda c: c["weights"].append([0, 0, 0]) or c["weights"].append([0, 0, 1]), ["two weights"]),
+    (lambda c: c["weights"].append([5, 0, 1]) or c.update(total=c["total"] + 1), ["not an open cell"]),
+    (lambda c: c["weights"][0].__setitem__(2, -c["weights"][0][2]) or c.update(total=0), ["negative"]),
+    (lambda c: c["rules"].update(X5=-1), ["X5"]),
+    (lambda c: c["rules"].update(O4=1), ["no maximum"]),  # O4 has no maximum count: mu > 0 bounds nothing
+    (lambda c: c.update(weights={}), ["weights"]),
+], ids=["D=0", "D=true", "D=2.0", "total-float", "no-D", "extra", "repeated-cell", "off-board", "negative",
+        "unknown-piece", "unbounded-positive", "weights-not-a-list"])
+def test_malformed_bound_certificates_are_rejected(bound_proof, tmp_path, edit, words):
+    d = _damaged({"bound": bound_proof}, tmp_path, "bound")
+    meta = json.loads((d / "proof.json").read_text())
+    edit(meta["bound_certificate"])
+    (d / "proof.json").write_text(json.dumps(meta))
+    message = _rejected(d, "bound certificate", *words)
+    assert not bound_criterion(d, bound_proof), message
