@@ -106,8 +106,15 @@ def test_list_by_blocking_is_stopped_by_the_certificate_too():
     assert listing.reason == listing.certificate.sentence()
 
 
+def slow_lp(monkeypatch):
+    """The LP's turn at once, and an LP that takes a minute."""
+    monkeypatch.setattr(counting, "RACE_HEAD_START", 0.0)
+    monkeypatch.setattr(counting, "LP_LOAD_SECONDS", 0.0)
+    monkeypatch.setattr(counting, "_lp_target", lambda conn, *args: time.sleep(60))
+
+
 def test_a_timeout_stops_the_lp_child_too(monkeypatch):
-    monkeypatch.setattr(counting, "RACE_HEAD_START", 60.0)  # the LP child still asleep at the deadline
+    slow_lp(monkeypatch)
     before = children_of_this_process()
     r = count_tilings(parse_instance(mutilated_text(20)), "dlx", timeout=1.0)
     assert r.timed_out and not r.exact and r.certificate is None
@@ -126,7 +133,7 @@ def test_the_polynomial_engines_skip_the_check():
 
 
 def test_a_count_that_finds_tilings_stops_the_lp(monkeypatch):
-    monkeypatch.setattr(counting, "RACE_HEAD_START", 60.0)  # the LP still asleep when the tilings come
+    slow_lp(monkeypatch)
     instance = parse_instance((INSTANCES / "pentomino-3x20.txt").read_text())
     before = children_of_this_process()
     r = count_tilings(instance, "dlx")
@@ -134,6 +141,17 @@ def test_a_count_that_finds_tilings_stops_the_lp(monkeypatch):
     assert r.count == 8 and r.exact and r.certificate is None
     check = r.certificate_check
     assert check["ran"] and not check["found"] and "so the LP was stopped" in check["why"]
+
+
+def test_a_count_within_the_head_start_never_starts_the_lp(monkeypatch):
+    monkeypatch.setattr(counting, "RACE_HEAD_START", 60.0)
+    monkeypatch.setattr(counting, "Child", None)  # a fork would fail
+    instance = parse_instance((INSTANCES / "pentomino-3x20.txt").read_text())
+    r = count_tilings(instance, "native")
+    assert r.count == 8 and r.exact
+    assert not r.certificate_check["ran"] and "so the LP never ran" in r.certificate_check["why"]
+    listing = iter_tilings_by(instance, "native")
+    assert len(list(listing)) == 8 and not listing.certificate_check["ran"]
 
 
 def test_certificates_must_be_a_mode():

@@ -421,19 +421,18 @@ class Certified(Exception):
         self.certificate = certificate
 
 
-#: The count runs alone for this long (at least) before the LP's child starts
-#: its work: a count that ends sooner (most of them) never pays for the LP.
+#: The count runs alone for this long (at least) before the LP's child is
+#: forked: a count that ends sooner (most of them) never pays for the LP.
 #: Measured on 6x10 pentominoes (0.25-0.45 s, 2 busy cores): the LP started
-#: at once cost 20% (HiGHS's import, 0.2-0.3 s of CPU, beside the count).
+#: at once cost 20% (HiGHS's import, 0.2-0.3 s of CPU, beside the count);
+#: a child forked at once that slept through the count still cost 7% (30 ms).
 RACE_HEAD_START = 0.5
 #: HiGHS's import in a fresh child, added to the LP's estimate (lp_estimate leaves it out).
 LP_LOAD_SECONDS = 0.25
 
 
-def _lp_target(conn, instance: Instance, placements: Placements, head_start: float) -> None:
-    """In the LP's child: after the count's head start, the certificate check,
-    its answer (a Certificate or None) sent back."""
-    time.sleep(head_start)  # killed while asleep when the count ends first: it cost nothing
+def _lp_target(conn, instance: Instance, placements: Placements) -> None:
+    """In the LP's child: the certificate check, its answer (a Certificate or None) sent back."""
     with contextlib.suppress(OSError):
         os.nice(10)  # where the count and the LP share a core, the count goes first
     load_lp()
@@ -445,17 +444,18 @@ class CertificateRace:
 
     Run before the count, the LP would cost every count it does not answer
     0.2 s or more (loading HiGHS, then the LP): as much as the whole count of
-    6x10 pentominoes.  So, where :func:`lp_gate` allows it, :meth:`start`
-    forks the LP into its own child before the count starts, and :meth:`poll`
-    (a :func:`~tilesat.control.watching` hook, run at each of the count's
-    50 ms polls) looks at its pipe without waiting.  The child gives the
-    count a head start (``head_start``: what the LP is expected to take,
-    HiGHS's import included, at least RACE_HEAD_START) before it loads
-    HiGHS, so a count that ends within it pays only the fork (5 ms): a certificate that checks
-    here too raises :class:`Certified`, which stops the count like a deadline
-    (its children killed on the way out).  The first tiling found, or the
-    count's end, kills the LP (:meth:`lost`, :meth:`stop`).  ``report`` says
-    what happened (the result's ``certificate_check``)."""
+    6x10 pentominoes.  So, where :func:`lp_gate` allows it, the LP races
+    beside the count: :meth:`start` starts the clock as the count starts, and
+    :meth:`poll` (a :func:`~tilesat.control.watching` hook, run at each of
+    the count's 50 ms polls) forks the LP into its own child once the count
+    has had its head start (``head_start``: what the LP is expected to take,
+    HiGHS's import included, at least RACE_HEAD_START; a count that ends
+    sooner pays nothing), then looks at the LP's pipe without waiting: a
+    certificate that checks here too raises :class:`Certified`, which stops
+    the count like a deadline (its children killed on the way out).  The
+    first tiling found, or the count's end, stops the LP (:meth:`lost`,
+    :meth:`stop`).  ``report`` says what happened (the result's
+    ``certificate_check``)."""
 
     def __init__(self, instance: Instance, placements: Placements, mode: bool | str, method: str,
                  what: str = "count"):
@@ -479,6 +479,7 @@ class CertificateRace:
         elif mode == "always":
             why = f"asked for: the LP before the {what}"
         self.report: dict = {"ran": False, "why": why}
+        self.pending = False  # the LP's child is yet to be forked
         self._t0 = 0.0
 
     # -- "always": the LP first, here
@@ -492,13 +493,18 @@ class CertificateRace:
 
     # -- True: raced
     def start(self) -> None:
-        if self.runs:
-            self._t0 = time.perf_counter()
-            self.child = Child(_lp_target, self.instance, self.placements, self.head_start)
-            self.report["ran"] = True
+        """The count starts now; the LP's turn comes after its head start."""
+        self.pending = self.runs
+        self._t0 = time.perf_counter()
 
     def poll(self) -> None:
-        """The LP's answer if it has come (no waiting); raises :class:`Certified` when it is a certificate."""
+        """The LP forked when the head start is over; its answer if it has
+        come (no waiting); raises :class:`Certified` when it is a certificate."""
+        if self.pending and time.perf_counter() - self._t0 >= self.head_start:
+            self.pending = False
+            self.child = Child(_lp_target, self.instance, self.placements)
+            self.report["ran"] = True
+            return
         if self.child is None or not self.child.ready():
             return
         child, self.child = self.child, None
@@ -530,7 +536,10 @@ class CertificateRace:
         return round(time.perf_counter() - self._t0, 6)
 
     def lost(self, why: str) -> None:
-        """A tiling exists (or the count is over): the LP can only lose; it is stopped."""
+        """A tiling exists (or the count is over): the LP can only lose; it is stopped (or never started)."""
+        if self.pending:
+            self.pending = False
+            self.report["why"] += f"; {why} within the head start, so the LP never ran"
         if self.child is not None:
             self.child.kill()
             self.child = None
