@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
-from oracle import TooHard, board_maps, brute_force_tilings, orbit_count
+from tilesat.oracle import TooHard, board_maps, brute_force_tilings, orbit_count
 from test_property import POOL, _args
 from typer.testing import CliRunner
 
