@@ -110,6 +110,7 @@ def slow_lp(monkeypatch):
     """The LP's turn at once, and an LP that takes a minute."""
     monkeypatch.setattr(counting, "RACE_HEAD_START", 0.0)
     monkeypatch.setattr(counting, "LP_LOAD_SECONDS", 0.0)
+    monkeypatch.setattr(counting, "lp_estimate", lambda placements: 0.0)
     monkeypatch.setattr(counting, "_lp_target", lambda conn, *args: time.sleep(60))
 
 
