@@ -61,6 +61,13 @@ _MINISAT_FAMILY = {"gluecard3", "gluecard4", "glucose3", "glucose4", "glucose42"
                    "maplecm", "mergesat3", "minicard", "minisat22", "minisatgh", "minisatep"}
 
 
+# Solvers PySAT builds without incremental use: a clause added after a solve
+# takes the process down (kissat404: SIGSEGV or SIGABRT in kissat_add, found by
+# `tilesat fuzz --solvers all`).  Each solve after the first starts such a
+# solver again from the formula and every clause added since.
+NOT_INCREMENTAL = {"kissat404"}
+
+
 def _without_longjmp(name: str) -> bool:
     """Whether this solver can solve here with no SIGINT handler of PySAT's."""
     return name.startswith("cadical") or name in _MINISAT_FAMILY
@@ -135,11 +142,15 @@ class PysatSolver:
         self._model: list[int] | np.ndarray = []
         self._conflicts = 0
         self._small = True
+        self._formula = None
+        self._added: list[list[int]] = []  # every clause added after the formula (a non-incremental solver's restart)
+        self._solved = False
         self.spent = False  # stopped by a deadline or Ctrl-C: only close() is left
         self.on_conflicts = None
 
     def add_formula(self, formula, progress=None) -> None:
         self._small = formula.nclauses <= IN_PROCESS_CLAUSES
+        self._formula = formula
         limit = deadline()
 
         def loaded(done):  # clauses go in from Python: Ctrl-C lands between them
@@ -150,6 +161,10 @@ class PysatSolver:
         formula.add_to(_raw_add_clause(self.name, self._solver.solver), loaded)
 
     def add_clause(self, clause) -> None:
+        if self.name in NOT_INCREMENTAL:
+            self._added.append([int(x) for x in clause])
+            if self._solved:
+                return  # goes in when the solver starts again (solve)
         if self._child is not None:
             self._pending.append([int(x) for x in clause])
         else:
@@ -161,6 +176,9 @@ class PysatSolver:
         assumptions = [int(a) for a in assumptions]
         limit = deadline()
         limit.check()
+        if self._solved and self.name in NOT_INCREMENTAL:
+            self._start_again()
+        self._solved = True
         if self._child is None and self._budgets and self._small:
             self._solver.conf_budget(FIRST_SLICE)
             status = solve_quietly(self._solver, self.name, assumptions)
@@ -197,6 +215,15 @@ class PysatSolver:
         except BaseException:
             self.spent = True  # the child was killed with its solver
             raise
+
+    def _start_again(self) -> None:
+        """A fresh solver with the formula and every clause added since (non-incremental solvers)."""
+        self.close()
+        self._solver = Solver(name=self.name)
+        if self._formula is not None:
+            self._formula.add_to(_raw_add_clause(self.name, self._solver.solver), lambda done: deadline().check())
+        for clause in self._added:
+            self._solver.add_clause(clause)
 
     def _move_to_child(self) -> None:
         with sigint_held():  # a Ctrl-C waits until the child exists and our copy is freed once
