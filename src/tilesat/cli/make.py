@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sys
@@ -17,7 +18,7 @@ from ..control import TimedOut, check_timeout
 from ..options import SatOptions
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
-from ..generate import generate_unique
+from ..generate import DIFFICULTIES, generate_puzzle, generate_unique  # generate_unique: kept for callers that patch it
 from ..instance import Instance, format_instance, parse_pieces
 from ..pictures import save_pictures
 from ..search import solve
@@ -26,23 +27,30 @@ from ..tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_
 from ..verify import verify_tiling
 from . import app
 from .common import (
-    EXIT_TIMEOUT, EncodingOpt, ForceOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err, check_outputs, friendly,
-    interrupted_exit, run_limit, writing,
+    EXIT_TIMEOUT, EncodingOpt, ForceOpt, JsonOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err, _progress,
+    check_outputs, friendly, interrupted_exit, one_of, run_limit, writing,
 )
+
+
+DifficultyOpt = Annotated[Optional[str], typer.Option(
+    "--difficulty", help=f"Make a puzzle of this grade: {one_of(DIFFICULTIES)} (see check-unique's grade); "
+                         "by default whatever is quickest (easy).")]
 
 
 @app.command("generate")
 @friendly
 def generate_cmd(
     size: Annotated[str, typer.Option("--size", help="ROWSxCOLS, e.g. 12x12.")],
-    pieces: Annotated[str, typer.Option("--pieces", help="Pieces without counts, e.g. L4.")] = "L4",
+    pieces: Annotated[str, typer.Option("--pieces", help="Pieces, e.g. L4, 'L3, I3' or pentominoes:1 (counts: each try a new packing).")] = "L4",
     seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same board.")] = 1,
-    blocked: Annotated[Optional[int], typer.Option("--blocked", min=0, help="How many random cells may start black (default 15%).")] = None,
+    blocked: Annotated[Optional[int], typer.Option("--blocked", min=0, help="Pack by SAT, letting this many random cells stay black (default: a greedy random packing; with piece counts, 15%).")] = None,
+    difficulty: DifficultyOpt = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the instance here instead of printing it.")] = None,
+    as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
     force: ForceOpt = False,
 ):
-    """Make a board with exactly one tiling (a puzzle), in the instance format. Exit 124 at --timeout, 130 on Ctrl-C (nothing written)."""
+    """Make a board with exactly one tiling (a puzzle), in the instance format, and grade it. Exit 124 at --timeout, 130 on Ctrl-C (nothing written)."""
     check_timeout(timeout)
     m = re.fullmatch(r"(\d+)[xX](\d+)", size.strip())
     if not m:
@@ -50,32 +58,46 @@ def generate_cmd(
     rows, cols = int(m.group(1)), int(m.group(2))
     if rows * cols > 10_000:
         raise TilesatError(f"--size {size}: at most 10,000 cells")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise TilesatError(f"--difficulty {difficulty!r}: use {one_of(DIFFICULTIES)}")
     check_outputs({"--out": out}, force)
     rules = parse_pieces(pieces)
     t0 = time.perf_counter()
     try:
-        with run_limit(timeout):
-            instance, rounds = generate_unique(rows, cols, rules, seed=seed, blocked=blocked)
+        with _progress() as progress, run_limit(timeout):
+            puzzle = generate_puzzle(rows, cols, rules, seed=seed, blocked=blocked, difficulty=difficulty,
+                                     progress=progress)
     except TimedOut:
-        _err().print(f"unknown: the time limit of {timeout:g} s passed before the board was unique; nothing written",
-                     markup=False)
+        message = f"unknown: the time limit of {timeout:g} s passed before the board was unique; nothing written"
+        if as_json:
+            print(json.dumps({"instance": None, "stopped": "timeout", "message": message}))
+        else:
+            _err().print(message, markup=False)
         raise typer.Exit(EXIT_TIMEOUT) from None
     except KeyboardInterrupt:
         _err().print("interrupted: no unique board yet; nothing written", markup=False)
         raise interrupted_exit() from None
     seconds = time.perf_counter() - t0
-    text = format_instance(instance, [
-        f"Made by tilesat generate --size {rows}x{cols} --pieces '{pieces}' --seed {seed}"
-        + (f" --blocked {blocked}" if blocked is not None else "")
-        + f": a random packing (empty cells black), then {rounds} tiles blacked out until the tiling was unique.",
-        "expect: unique",
-    ])
-    if out is None:
-        sys.stdout.write(text)
-    else:
+    graded = puzzle.grade
+    made = (f"Made by tilesat generate --size {rows}x{cols} --pieces '{pieces}' --seed {seed}"
+            + (f" --blocked {blocked}" if blocked is not None else "")
+            + (f" --difficulty {difficulty}" if difficulty is not None else ""))
+    how = (f"a random packing (empty cells black), then {puzzle.blacked} tiles blacked out until deduction settled it."
+           if puzzle.blacked or not any(r.min > 0 for r in rules) else
+           f"a random packing (empty cells black), unique at try {puzzle.tries}.")
+    text = format_instance(puzzle.instance, [f"{made}: {how}", graded.sentence(), "expect: unique"])
+    message = (f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed}); "
+               f"grade {graded.grade}, {graded.rounds} deduction round{'s' if graded.rounds != 1 else ''}")
+    if out is not None:
         with writing(out):
             out.write_text(text)
-    _err().print(f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed})", markup=False)
+    if as_json:
+        print(json.dumps({"instance": text, "message": message, "grade": graded.to_json(), "blacked": puzzle.blacked,
+                          "tries": puzzle.tries, "seed": seed, "size": f"{rows}x{cols}",
+                          "seconds": round(seconds, 6), "out": str(out) if out is not None else None}))
+    elif out is None:
+        sys.stdout.write(text)
+    _err().print(message, markup=False)
 
 
 @app.command("tromino")
