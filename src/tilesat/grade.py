@@ -291,6 +291,8 @@ class Deducer:
         return d
 
     def _solver(self, d: Deduction) -> Solver:
+        if all(m > len(self.placements) for m in self.structure.rule_max):
+            return self._local_solver(d)
         formula = self._formula
         if formula is None:
             # the board's own formula; on a mask smaller than the board (generate: the
@@ -307,6 +309,23 @@ class Deducer:
                 add([-(q + 1)])
         for q in d.chosen_set:
             add([q + 1])
+        return solver
+
+    def _local_solver(self, d: Deduction) -> Solver:
+        """Pieces without counts: what is left after propagation is an exact cover
+        of the undetermined cells by the placements still alive; its pairwise
+        formula (as strong under unit propagation as the whole formula with the
+        deductions as units) is a fraction of the size: a probing pass costs no load
+        of the whole board's formula."""
+        solver = Solver(name=_PROBE_SOLVER)
+        add = _raw_add_clause(_PROBE_SOLVER, solver.solver)
+        alive, cands = d.alive, self.structure.cands
+        for c in d.undetermined():
+            lits = [q + 1 for q in cands[c] if alive[q]]
+            add(lits)
+            for i, a in enumerate(lits):
+                for b in lits[i + 1:]:
+                    add([-a, -b])
         return solver
 
     def _masked(self) -> bool:

@@ -8,6 +8,7 @@ import errno
 import functools
 import signal
 import threading
+import time
 import os
 import select
 import sys
@@ -123,8 +124,23 @@ def interrupt_reported() -> bool:
     return bool(_STARTED_COMMAND)
 
 
+_RUNS = {"pid": os.getpid(), "count": 0}  # runs begun in this process (a fork starts again at 0)
+
+
 def begin_run() -> None:
-    """A new run of the command line (in-process callers run several): no command started yet, Ctrl-C as Python has it."""
+    """A new run of the command line (in-process callers run several): no command started yet, Ctrl-C as Python has it,
+    and ``STARTED`` (what --timeout counts from) this run's start.
+
+    The first run of a process counts from the process's start (the user times the
+    whole command, imports included); a forked process's from the fork (the studio's
+    workers); every later run in one process from now.  Never earlier than a
+    ``STARTED`` a caller set just before."""
+    global STARTED
+    if _RUNS["pid"] != os.getpid():
+        _RUNS.update(pid=os.getpid(), count=0)
+    start = process_start() if _RUNS["count"] == 0 else time.perf_counter()
+    _RUNS["count"] += 1
+    STARTED = max(STARTED, start)
     _STARTED_COMMAND.clear()
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -116,7 +116,7 @@ OPTIONS = {
               "limit": _number("--limit", int, 1, 10**12), **_SAT, **_BOARD,
               "epsilon": _number("--epsilon", float, 1e-3, 100), "delta": _number("--delta", float, 1e-3, 0.999)},
     "generate": {"size": _size, "pieces": _text("--pieces"), "seed": _number("--seed", int, 0, 2**63 - 1),
-                 "blocked": _number("--blocked", int, 0, 10**6)},
+                 "blocked": _number("--blocked", int, 0, 10**6), "difficulty": _word("--difficulty")},
     "export": {"encoding": _word("--encoding"), "card": _word("--card"), **_BOARD},
 }
 #: Options the studio handles itself: the pictures returned with the JSON, the time limit.
@@ -133,7 +133,7 @@ def command_line(command: str, options: dict, time_limit: float) -> tuple[list[s
     argv, outputs = [command], []
     if command not in ("generate",):
         argv.append("instance.txt")
-    if command in ("check-unique", "solve", "count"):
+    if command in ("check-unique", "solve", "count", "generate"):
         argv.append("--json")
     limit = time_limit
     for name, value in options.items():
@@ -190,10 +190,8 @@ def _answer(command: str, outcome: Outcome, limit: float) -> Response:
     if outcome.status == 2:
         return _error(outcome.error_line())
     if command == "generate":
-        if outcome.status == 0:
-            return JSONResponse({"instance": outcome.stdout.decode("utf-8"), "message": outcome.stderr.strip()})
-        if outcome.status == 124:
-            return JSONResponse({"instance": None, "stopped": "timeout", "message": outcome.stderr.strip()})
+        if outcome.status in (0, 124) and outcome.stdout.strip():
+            return Response(outcome.stdout, media_type="application/json")  # generate --json, as printed
     elif command == "export":
         if outcome.status == 0 and "formula.cnf" in outcome.files:
             return JSONResponse({"dimacs": outcome.files["formula.cnf"].decode("utf-8"), "message": outcome.stderr.strip()})

@@ -107,12 +107,7 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
     os.chdir(directory)
     status = 2
     try:
-        from ..cli import common
-        from ..control import process_start
-
-        # --timeout counts from the process start, read when common was imported:
-        # that was the forkserver's start, not this request's
-        common.STARTED = process_start()
+        # --timeout counts from this fork: begin_run (in the command's main) sees the new process
         if max_cells is not None and _too_many_cells(argv, max_cells):
             status = 2
         else:
