@@ -80,8 +80,11 @@ def write_dimacs(
     extra_clauses: Iterable[list[int]] = (),
     placement_comments: bool = True,
 ) -> int:
-    """Write the formula (plus ``extra_clauses``) as DIMACS; return the clause count."""
+    """Write the formula (plus ``extra_clauses``) as DIMACS; return the clause count.
+    A native formula is written as its CNF expansion (``Formula.cnf``: DIMACS
+    has no at-most constraints), said in a comment line."""
     extra_clauses = [list(c) for c in extra_clauses]
+    native, formula = formula.native, formula.cnf()
     placements = formula.placements
     instance = placements.instance
     nclauses = formula.nclauses + len(extra_clauses)
@@ -90,6 +93,8 @@ def write_dimacs(
     out.write(f"c tilesat {__version__}\n")
     out.write(f"c source {source or instance.source} sha256 {instance_digest(instance)}\n")
     out.write(f"c encoding {formula.encoding} card {formula.card}\n")
+    if native:
+        out.write(f"c native at-most constraints expanded to CNF: at-most-one pairwise, piece counts {formula.card}\n")
     out.write(f"c placements {P} variables {nvars} clauses {nclauses}\n")
     out.write(f"p cnf {nvars} {nclauses}\n")
     # the projection set for model counters: the placement variables
@@ -120,6 +125,7 @@ def placement_map(placements: Placements) -> dict:
 
 def dimacs_nvars(formula: Formula, extra_clauses: Iterable[list[int]] = ()) -> int:
     """The variable count :func:`write_dimacs` declares for these clauses."""
+    formula = formula.cnf()
     return max([formula.nvars] + [abs(lit) for clause in extra_clauses for lit in clause])
 
 
@@ -219,6 +225,7 @@ def check_model(formula: Formula, model: list[int], where: str = "the model",
     """Raise a clear error if the model names unknown variables or falsifies a
     clause of the formula or of ``extra_clauses`` (a ``--block`` clause)."""
     extra_clauses = [list(c) for c in extra_clauses]
+    formula = formula.cnf()  # native: checked against what it stands for (the same models)
     nvars = dimacs_nvars(formula, extra_clauses)
     values = np.zeros(nvars + 1, dtype=np.int8)
     for lit in model:
@@ -248,7 +255,7 @@ def decode_answer(instance: Instance, answer: Answer, encoding: str = DEFAULT_EN
     if answer.status == "unknown":
         raise TilesatError(f"{where}: no answer in it (no 's SATISFIABLE'/'s UNSATISFIABLE' line and no literals)")
     placements = generate_placements(instance)
-    formula = compile_formula(placements, encoding, card)
+    formula = compile_formula(placements, encoding, card).cnf()  # as exported (native: expanded)
     extra = []
     if block is not None:
         wrong = problems(instance, block)

@@ -6,18 +6,27 @@ auxiliary variables of the encodings come after them, always.  For packing
 (``allow_empty``) each open cell may stay uncovered: variable ``P + 1 + j``
 says "the j-th open cell is empty" and joins that cell's exactly-one, so the
 same encodings serve tilings and packings.
+
+With the ``native`` encoding the at-most parts are not clauses but
+constraints "at most k of these literals" (``Formula.atmost``), given to
+solvers that take them (minicard, gluecard3/4: ``add_to(..., add_atmost=)``);
+``Formula.cnf()`` expands them to clauses for everything else, and the
+callers that ask for clauses of a native formula without expanding it (DRAT
+proofs, model counters, RC2, plugin solvers) get :data:`NEEDS_CNF`.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Iterator
 
 import numpy as np
 from pysat.card import CardEnc, EncType
 
-from .encodings import AUTO, DEFAULT_ENCODING, choose_encoding, get_encoding
+from .encodings import AUTO, DEFAULT_ENCODING, NATIVE_ENCODINGS, choose_encoding, get_encoding
+from .encodings._util import pairs
 from .errors import TilesatError
 from .limits import check_formula_memory
 from .placements import Placements
@@ -25,6 +34,21 @@ from .placements import Placements
 #: Cardinality encodings of ``pysat.card`` usable for any bound (``--card``).
 CARD_ENCODINGS = ("seqcounter", "sortnetwrk", "cardnetwrk", "totalizer", "mtotalizer", "kmtotalizer")
 DEFAULT_CARD = "seqcounter"
+
+#: Solvers that take at-most constraints natively (PySAT's ``supports_atmost``).
+NATIVE_SOLVERS = ("minicard", "gluecard3", "gluecard4")
+
+#: The one-line refusal of a consumer that needs clauses and got a native formula.
+NEEDS_CNF = ("encoding native keeps its at-most-one constraints outside CNF, and {what} needs clauses "
+             "(DRAT proofs, ganak, ApproxMC, RC2 and plugin solvers do): choose a CNF encoding "
+             "(--encoding auto, pairwise, commander, ...)")
+
+
+class NeedsCnf(TilesatError):
+    """A native formula where only clauses will do (see :data:`NEEDS_CNF`)."""
+
+    def __init__(self, what: str = "this command"):
+        super().__init__(NEEDS_CNF.format(what=what))
 
 
 @dataclass(eq=False)
@@ -38,6 +62,19 @@ class Formula:
     encoding: str = DEFAULT_ENCODING
     card: str = DEFAULT_CARD
     allow_empty: bool = False
+    #: native encoding only: (rows, k), each row "at most k of these literals"
+    atmost: list[tuple[np.ndarray, int]] = field(default_factory=list)
+    _cnf: "Formula | None" = field(default=None, repr=False)
+
+    @property
+    def native(self) -> bool:
+        """Whether some constraints are native at-most constraints, not clauses."""
+        return bool(self.atmost)
+
+    @property
+    def nconstraints(self) -> int:
+        """Native at-most constraints (0 unless the encoding is native)."""
+        return sum(rows.shape[0] for rows, _ in self.atmost)
 
     @property
     def empty_vars(self) -> np.ndarray:
@@ -54,26 +91,57 @@ class Formula:
 
     @property
     def nclauses(self) -> int:
-        return sum(b.shape[0] for b in self.blocks) + len(self.extra)
+        """Clauses, a native constraint counting as one (what a solver is given)."""
+        return sum(b.shape[0] for b in self.blocks) + len(self.extra) + self.nconstraints
 
     @property
     def nliterals(self) -> int:
-        return sum(b.size for b in self.blocks) + sum(len(c) for c in self.extra)
+        return sum(b.size for b in self.blocks) + sum(len(c) for c in self.extra) + sum(r.size for r, _ in self.atmost)
 
     def clauses(self) -> Iterator[list[int]]:
-        """Every clause as a list of ints (blocks first, then the rest)."""
+        """Every clause as a list of ints (blocks first, then the rest).
+        A native formula refuses (:class:`NeedsCnf`): expand it with :meth:`cnf`."""
+        if self.native:
+            raise NeedsCnf()
         for b in self.blocks:
             yield from b.tolist()
         yield from self.extra
 
-    def add_to(self, add_clause, progress=None, chunk: int = 200_000) -> None:
-        """Call ``add_clause`` on every clause; ``progress(done)`` after each
+    def cnf(self) -> "Formula":
+        """This formula as clauses only: itself, or (native) its at-most-one
+        constraints expanded pairwise (no auxiliaries: same variables, same
+        models; see encodings/native.py) and the piece-count ones with the
+        formula's cardinality encoding ``card``.  Built once."""
+        if not self.native:
+            return self
+        if self._cnf is None:
+            blocks, extra, top = list(self.blocks), list(self.extra), self.nvars
+            enc = getattr(EncType, self.card)
+            for rows, k in self.atmost:
+                if k == 1:
+                    blocks.append(pairs(rows))
+                    continue
+                for row in rows.tolist():
+                    made = CardEnc.atmost(lits=row, bound=k, top_id=top, encoding=enc)
+                    extra.extend(made.clauses)
+                    top = max(top, made.nv)
+            blocks = _dedupe_binary(blocks, self.nplacements)
+            self._cnf = Formula(self.placements, top, [b for b in blocks if b.size], extra, self.encoding, self.card,
+                                self.allow_empty)
+        return self._cnf
+
+    def add_to(self, add_clause, progress=None, chunk: int = 200_000, add_atmost=None) -> None:
+        """Call ``add_clause`` on every clause, and ``add_atmost(lits, k)`` on
+        every native constraint (a native formula without ``add_atmost``
+        refuses: :class:`NeedsCnf`); ``progress(done)`` after each
         ``chunk`` clauses (loading 10^7 clauses takes many seconds).
 
         ``deque(map(...))`` runs the loop in C: with PySAT, building the
         Python lists and crossing into the solver cost about 1.5 us a clause,
         which this keeps from growing (append_formula adds 25%).
         """
+        if self.native and add_atmost is None:
+            raise NeedsCnf()
         done = 0
         for b in self.blocks:
             for start in range(0, b.shape[0], chunk):
@@ -83,6 +151,11 @@ class Formula:
                 if progress is not None:
                     progress(done)
         deque(map(add_clause, self.extra), maxlen=0)
+        for rows, k in self.atmost:
+            deque(map(add_atmost, rows.tolist(), repeat(k)), maxlen=0)
+            if progress is not None:
+                done += rows.shape[0]
+                progress(done)
 
 
 def cell_constraints(placements: Placements, allow_empty: bool = False) -> list[np.ndarray]:
@@ -161,6 +234,30 @@ def count_clauses(placements: Placements, top: int, card: str) -> tuple[list[lis
     return clauses, top
 
 
+def native_count_constraints(placements: Placements) -> tuple[list[list[int]], list[tuple[np.ndarray, int]]]:
+    """Piece-count rules as native constraints: "at most B" on the rule's
+    placements and "at least A" as "at most n - A of their negations";
+    clauses only where a bound is trivial (0: unit clauses) or impossible."""
+    clauses: list[list[int]] = []
+    atmost: list[tuple[np.ndarray, int]] = []
+    for k, rule in enumerate(placements.instance.rules):
+        if not rule.bounded:
+            continue
+        lits = (placements.of_rule(k) + 1).astype(np.int64)
+        n, lo, hi = len(lits), rule.min, rule.max
+        if lo > n:
+            clauses.append([])  # more copies required than there are places
+            continue
+        for side, bound in ((lits, hi), (-lits, n - lo)):
+            if bound >= n:
+                continue
+            if bound == 0:
+                clauses.extend([[-int(x)] for x in side.tolist()])
+            else:
+                atmost.append((side[None, :], int(bound)))
+    return clauses, atmost
+
+
 def resolve_encoding(encoding: str, placements: Placements) -> str:
     """The concrete encoding ``encoding`` names for these placements (``auto``:
     chosen from the average number of placements covering an open cell)."""
@@ -183,6 +280,8 @@ def compile_formula(
     top = P + (placements.instance.board.area if allow_empty else 0)
     blocks: list[np.ndarray] = []
     extra: list[list[int]] = []
+    if encoding in NATIVE_ENCODINGS:
+        return _compile_native(placements, encoding, card, allow_empty)
     for lits in cell_constraints(placements, allow_empty):
         if lits.shape[1] == 0:
             extra.append([])  # an open cell no placement covers
@@ -193,3 +292,23 @@ def compile_formula(
     counts, top = count_clauses(placements, top, card)
     extra.extend(counts)
     return Formula(placements, top, [b for b in blocks if b.size], extra, encoding, card, allow_empty)
+
+
+def _compile_native(placements: Placements, encoding: str, card: str, allow_empty: bool) -> Formula:
+    """Each cell: its at-least-one clause and one native at-most-one; the
+    piece counts natively too (:func:`native_count_constraints`)."""
+    P = len(placements)
+    blocks: list[np.ndarray] = []
+    extra: list[list[int]] = []
+    atmost: list[tuple[np.ndarray, int]] = []
+    for lits in cell_constraints(placements, allow_empty):
+        if lits.shape[1] == 0:
+            extra.append([])  # an open cell no placement covers
+            continue
+        blocks.append(lits)
+        if lits.shape[1] > 1:
+            atmost.append((lits, 1))
+    counts, more = native_count_constraints(placements)
+    extra.extend(counts)
+    top = P + (placements.instance.board.area if allow_empty else 0)
+    return Formula(placements, top, blocks, extra, encoding, card, allow_empty, atmost + more)

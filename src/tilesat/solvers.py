@@ -147,8 +147,16 @@ class PysatSolver:
         self._solved = False
         self.spent = False  # stopped by a deadline or Ctrl-C: only close() is left
         self.on_conflicts = None
+        self.native: str | None = None  # how a native formula's at-most constraints went in
 
     def add_formula(self, formula, progress=None) -> None:
+        if formula.native and not self._solver.supports_atmost():
+            # encoding native on a solver without at-most constraints: their
+            # CNF expansion (pairwise + the card encoding), said in stats()
+            formula = formula.cnf()
+            self.native = "expanded to CNF (at-most-one pairwise, piece counts " + formula.card + ")"
+        elif formula.native:
+            self.native = "native at-most constraints"
         self._small = formula.nclauses <= IN_PROCESS_CLAUSES
         self._formula = formula
         limit = deadline()
@@ -158,7 +166,11 @@ class PysatSolver:
             if progress is not None:
                 progress(done)
 
-        formula.add_to(_raw_add_clause(self.name, self._solver.solver), loaded)
+        formula.add_to(_raw_add_clause(self.name, self._solver.solver), loaded, add_atmost=self._add_atmost())
+
+    def _add_atmost(self):
+        """The solver's native ``add_atmost(lits, k)``, or None (minicard, gluecard3/4 have it)."""
+        return self._solver.add_atmost if self._solver.supports_atmost() else None
 
     def add_clause(self, clause) -> None:
         if self.name in NOT_INCREMENTAL:
@@ -221,7 +233,8 @@ class PysatSolver:
         self.close()
         self._solver = Solver(name=self.name)
         if self._formula is not None:
-            self._formula.add_to(_raw_add_clause(self.name, self._solver.solver), lambda done: deadline().check())
+            self._formula.add_to(_raw_add_clause(self.name, self._solver.solver), lambda done: deadline().check(),
+                                 add_atmost=self._add_atmost())
         for clause in self._added:
             self._solver.add_clause(clause)
 
@@ -237,7 +250,10 @@ class PysatSolver:
     def stats(self) -> dict:
         if self._child is None and self._solver is not None:
             self._conflicts = _conflicts(self._solver)
-        return {"conflicts": self._conflicts, "in_child": self._child is not None}
+        stats = {"conflicts": self._conflicts, "in_child": self._child is not None}
+        if self.native is not None:
+            stats["native"] = self.native
+        return stats
 
     def close(self) -> None:
         if self._child is not None:
@@ -302,7 +318,7 @@ class ExternalSolver:
         self.on_conflicts = None
 
     def add_formula(self, formula, progress=None) -> None:
-        self._formula = formula  # written to a file at each solve
+        self._formula = formula.cnf()  # written to a file at each solve (native: expanded, DIMACS has no at-most)
 
     def add_clause(self, clause) -> None:
         self._added.append([int(x) for x in clause])

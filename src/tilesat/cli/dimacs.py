@@ -52,7 +52,9 @@ def export_cmd(
             map_file.write_text(json.dumps(placement_map(placements)) + "\n")
     except OSError as e:
         raise TilesatError(f"cannot write {e.filename or output}: {e.strerror or e}") from None
-    _err().print(f"wrote {output}: {formula.nvars} variables ({len(placements)} placements), {n} clauses", markup=False)
+    how = " (encoding native expanded to CNF: at-most-one pairwise, piece counts " + card + ")" if formula.native else ""
+    _err().print(f"wrote {output}: {formula.cnf().nvars} variables ({len(placements)} placements), {n} clauses{how}",
+                 markup=False)
 
 
 def _read_tiling(path: Path) -> Tiling:
@@ -118,3 +120,29 @@ def verify_proof_cmd(
     except ProofError as e:
         _err().print(f"proof REJECTED: {e}", markup=False)
         raise typer.Exit(1) from None
+
+
+@app.command("export-family")
+@friendly
+def export_family_cmd(
+    name: Annotated[str, typer.Argument(help="lpanel, hard-packing, mutilated, pentomino-rectangles or packing.", show_default=False)],
+    sizes: Annotated[str, typer.Option("--sizes", help="Comma-separated sizes: N (N x N; for pentomino-rectangles N x 60/N) or RxC.")],
+    out: Annotated[Path, typer.Option("--out", help="The directory to write into (created if need be).")],
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (lpanel, hard-packing).")] = 1,
+    encoding: EncodingOpt = DEFAULT_ENCODING,
+    card: CardOpt = DEFAULT_CARD,
+    piece: Annotated[Optional[str], typer.Option("--piece", help="The piece of hard-packing (default P5) and packing (default T5).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+):
+    """Write a benchmark family: DIMACS files, a metadata JSON per instance (expected answer, how it is known), an index."""
+    from ..families import INDEX, parse_sizes, write_family
+
+    parsed = parse_sizes(sizes, name)
+    err = _err()
+    index = write_family(name, parsed, out, seed, encoding, card, force, piece,
+                         lambda message: err.print(f"making {message}", markup=False) if err.is_terminal else None)
+    for item in index:
+        exp = item["expected"]
+        count = f", {exp['tilings']} tilings" if exp["tilings"] is not None else ""
+        _out().print(f"{out / item['cnf']}: expected {exp['answer']}{count}", markup=False)
+    err.print(f"wrote {len(index)} instances and {out / INDEX.format(family=name)}", markup=False)

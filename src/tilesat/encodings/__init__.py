@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import plugins
 from ..errors import TilesatError
-from . import bitwise, commander, ladder, pairwise, product, seqcounter
+from . import bitwise, commander, ladder, native, pairwise, product, seqcounter
 
 ENCODINGS = {
     "pairwise": pairwise.exactly_one,
@@ -36,7 +36,12 @@ ENCODINGS = {
     "product": product.exactly_one,
     "commander": commander.exactly_one,
     "bitwise": bitwise.exactly_one,
+    # not CNF: at-most-one constraints for solvers that take them (native.py);
+    # its exactly_one is the CNF it expands to where clauses are needed
+    "native": native.exactly_one,
 }
+#: Encodings whose formulas keep at-most constraints beside the clauses (Formula.atmost).
+NATIVE_ENCODINGS = {"native"}
 AUTO = "auto"
 DEFAULT_ENCODING = AUTO
 
@@ -68,6 +73,8 @@ def check_encoding(name: str) -> str:
 def choose_encoding(mean_candidates: float) -> str:
     """The encoding ``auto`` stands for, given the average number of literals
     per exactly-one constraint (placements per open cell)."""
+    # never native: it needs a solver with native constraints, and was not
+    # measured better than pairwise on the default solver (README)
     return "pairwise" if mean_candidates <= AUTO_PAIRWISE_UP_TO else "commander"
 
 
