@@ -19,8 +19,10 @@ Two kinds of proof are ``proof.json`` alone, checked by additions with no
 solver: a certificate of "no tiling" (:func:`write_certificate_proof`) and,
 for a packing that meets the LP bound, a bound certificate
 (:class:`~tilesat.certificate.BoundCertificate`: LP duality) that no packing
-is worth more than the stored one (:func:`write_pack_proof`).  Anything wrong, however odd, is a
-:class:`ProofError` (one line), never another exception.
+is worth more than the stored one (:func:`write_pack_proof`).
+
+Anything wrong, however odd, is a :class:`ProofError` (one line), never
+another exception.
 """
 
 from __future__ import annotations
@@ -348,15 +350,7 @@ def _parse_meta(text: str) -> dict:
 def _verify_certificate(meta: dict, instance_path) -> str:
     """A certificate proof: exactly its fields, the instance by its digest,
     and the weights summed over every placement (no solver, no LP)."""
-    for name in _CERTIFICATE_FIELDS:
-        if name not in meta:
-            raise ProofError(f"proof.json lacks the field {name!r}")
-    for name in meta:
-        if name not in _CERTIFICATE_FIELDS:
-            raise ProofError(f"proof.json has an unknown field {_quote(name)}")
-    for name, types in _CERTIFICATE_FIELDS.items():
-        if not _is(meta[name], types):
-            raise ProofError(f"proof.json's {name!r} is {_quote(meta[name])}, not what tilesat writes there")
+    _check_exact_fields(meta, _CERTIFICATE_FIELDS)
     if meta["verdict"] != "none" or meta["claim"] != stored_claim("none"):
         raise ProofError(f"a certificate proves 'none'; proof.json has verdict {_quote(meta['verdict'])} and claim {_quote(meta['claim'])}")
     if not re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]):
@@ -406,6 +400,7 @@ def _verify_bound_certificate(meta: dict, instance_path) -> str:
 
 
 def _check_exact_fields(meta: dict, fields: dict) -> None:
+    """Exactly these fields, each of its JSON type."""
     for name in fields:
         if name not in meta:
             raise ProofError(f"proof.json lacks the field {name!r}")
@@ -431,16 +426,7 @@ def _is(value, types) -> bool:
 def _check_fields(meta: dict, kind: str) -> None:
     """Exactly the fields tilesat writes for this kind of proof, well typed,
     with values it could have written; the claim must be the kind's own."""
-    fields = _FIELDS[kind]
-    for name in fields:
-        if name not in meta:
-            raise ProofError(f"proof.json lacks the field {name!r}")
-    for name in meta:
-        if name not in fields:
-            raise ProofError(f"proof.json has an unknown field {_quote(name)}")
-    for name, types in fields.items():
-        if not _is(meta[name], types):
-            raise ProofError(f"proof.json's {name!r} is {_quote(meta[name])}, not what tilesat writes there")
+    _check_exact_fields(meta, _FIELDS[kind])
     if kind == "pack":
         if meta["task"] != "pack" or meta["verdict"] != "optimum":
             raise ProofError(f"proof.json's task/verdict {_quote(meta['task'])}/{_quote(meta['verdict'])} is no kind of proof tilesat writes")
