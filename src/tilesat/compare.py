@@ -69,8 +69,40 @@ class Run:
         return data
 
 
-def _one_run(instance: Instance, encoding: str, solver: str, card: str, task: str) -> dict:
+@dataclass
+class Entry:
+    """One instance of the matrix: a question on it and, when known, its expected answer.
+
+    ``at_least`` (a packing family's member): "a packing of at least this many
+    pieces?", answered solved/none whatever the task.  ``expected``: the
+    metadata's ``{"answer": "SAT"|"UNSAT", "tilings": N|None}``."""
+
+    name: str
+    instance: Instance
+    at_least: int | None = None
+    expected: dict | None = None
+
+
+def expected_verdicts(entry: Entry, task: str) -> set[str] | None:
+    """The verdicts a correct run may give (None: nothing known to check)."""
+    exp = entry.expected or {}
+    answer, tilings = exp.get("answer"), exp.get("tilings")
+    if entry.at_least is not None or task == "solve":
+        return {"SAT": {"solved"}, "UNSAT": {"none"}}.get(answer)
+    if task == "count":
+        return {str(tilings)} if tilings is not None else ({"0"} if answer == "UNSAT" else None)
+    if tilings is not None:
+        return {"none" if tilings == 0 else "unique" if tilings == 1 else "multiple"}
+    if exp.get("multiple"):
+        return {"multiple"}
+    return {"SAT": {"unique", "multiple"}, "UNSAT": {"none"}}.get(answer)
+
+
+def _one_run(instance: Instance, encoding: str, solver: str, card: str, task: str,
+             at_least: int | None = None) -> dict:
     """Build and solve once (in the child); every tiling is verified by TilingSearch."""
+    if at_least is not None:
+        return _one_packing_run(instance, encoding, solver, card, at_least)
     with TilingSearch(instance, encoding, solver, card) as search:
         f = search.formula
         t0 = time.perf_counter()
@@ -90,17 +122,43 @@ def _one_run(instance: Instance, encoding: str, solver: str, card: str, task: st
             "literals": f.nliterals if f else None}
 
 
-def _child(conn, instance, encoding, solver, card, task):
-    conn.send(("ok", _one_run(instance, encoding, solver, card, task)))
+def _one_packing_run(instance: Instance, encoding: str, solver: str, card: str, at_least: int) -> dict:
+    """"A packing of at least ``at_least`` pieces?": the packing formula plus
+    that bound (:func:`tilesat.families.member_formula`); a packing found is verified."""
+    from .families import member_formula
+    from .packing import _decode
+    from .solvers import make_solver
+
+    t0 = time.perf_counter()
+    formula, extra = member_formula(instance, at_least, encoding, card)
+    build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with make_solver(solver) as s:
+        s.add_formula(formula, lambda done: None)
+        for clause in extra:
+            s.add_clause(clause)
+        found = [] not in extra and s.solve()
+        if found:
+            packing = _decode(formula, s.model())  # verified: no overlaps, legal tiles
+            if len(packing) < at_least:
+                raise TilesatError(f"the solver's packing has {len(packing)} pieces, fewer than the {at_least} asked")
+    nvars = max([formula.nvars] + [abs(lit) for clause in extra for lit in clause])
+    return {"verdict": "solved" if found else "none", "build": build, "solve": time.perf_counter() - t0,
+            "variables": nvars, "clauses": formula.nclauses + len(extra),
+            "literals": formula.nliterals + sum(map(len, extra))}
+
+
+def _child(conn, instance, encoding, solver, card, task, at_least=None):
+    conn.send(("ok", _one_run(instance, encoding, solver, card, task, at_least)))
 
 
 def run_isolated(instance: Instance, encoding: str, solver: str, card: str, task: str,
-                 timeout: float | None) -> tuple[str, dict | str | None]:
+                 timeout: float | None, at_least: int | None = None) -> tuple[str, dict | str | None]:
     """One run in a forked child (:class:`tilesat.control.Child`): ("ok",
     stats), ("error", message) or ("timeout", None).  Ctrl-C kills the child
     and goes on up."""
     try:
-        with time_limit(timeout), Child(_child, instance, encoding, solver, card, task) as child:
+        with time_limit(timeout), Child(_child, instance, encoding, solver, card, task, at_least) as child:
             return child.recv()
     except TimedOut:
         return "timeout", None
@@ -113,6 +171,25 @@ class Comparison:
     task: str
     runs: list[Run]
     interrupted: bool = False  # Ctrl-C: ``runs`` holds the cells finished before it
+    entries: list[Entry] = field(default_factory=list)
+    timeout: float | None = None
+
+    def expected_names(self) -> set[str]:
+        """The instances with an answer to check."""
+        return {e.name for e in self.entries if expected_verdicts(e, self.task) is not None}
+
+    def wrong_answers(self) -> list[str]:
+        """One sentence per finished run whose verdict is not the expected one (metadata's)."""
+        out = []
+        known = {e.name: e for e in self.entries}
+        for r in self.runs:
+            entry = known.get(r.instance)
+            allowed = expected_verdicts(entry, self.task) if entry is not None else None
+            if r.status == "ok" and allowed is not None and r.verdict not in allowed:
+                why = (entry.expected or {}).get("how", "")
+                out.append(f"{r.instance}: {r.label} says {r.verdict}, expected {' or '.join(sorted(allowed))}"
+                           + (f" (known: {why})" if why else ""))
+        return out
 
     def by_instance(self) -> dict[str, list[Run]]:
         out: dict[str, list[Run]] = {}
@@ -151,7 +228,7 @@ def parse_list(text: str, known, what: str, check=None) -> list[str]:
 
 
 def compare(
-    instances: list[tuple[str, Instance]],
+    instances: list[tuple[str, Instance] | Entry],
     encodings: list[str],
     solvers: list[str],
     task: str = "unique",
@@ -173,26 +250,28 @@ def compare(
     solvers = [check_solver_name(s) for s in solvers]
     check_card_name(card)
     report = progress or (lambda label, done, total: None)
-    total = len(instances) * len(encodings) * len(solvers) * repeat
+    entries = [e if isinstance(e, Entry) else Entry(*e) for e in instances]
+    total = len(entries) * len(encodings) * len(solvers) * repeat
     runs: list[Run] = []
     try:
-        _fill(runs, instances, encodings, solvers, task, repeat, timeout, card, report, total)
+        _fill(runs, entries, encodings, solvers, task, repeat, timeout, card, report, total)
     except KeyboardInterrupt:
-        return Comparison(task, runs, interrupted=True)
+        return Comparison(task, runs, interrupted=True, entries=entries, timeout=timeout)
     report("done", total, total)
-    return Comparison(task, runs)
+    return Comparison(task, runs, entries=entries, timeout=timeout)
 
 
-def _fill(runs, instances, encodings, solvers, task, repeat, timeout, card, report, total) -> None:
+def _fill(runs, entries, encodings, solvers, task, repeat, timeout, card, report, total) -> None:
     """Append one finished :class:`Run` per cell of the matrix to ``runs``."""
     done = 0
-    for name, instance in instances:
+    for entry in entries:
+        name, instance = entry.name, entry.instance
         for encoding in encodings:
             for solver in solvers:
                 run = Run(name, encoding, solver)
                 for _ in range(repeat):
                     report(f"{name}: {encoding} + {solver}", done, total)
-                    status, data = run_isolated(instance, encoding, solver, card, task, timeout)
+                    status, data = run_isolated(instance, encoding, solver, card, task, timeout, entry.at_least)
                     done += 1
                     if status != "ok":
                         run.status, run.error = status, data
@@ -243,4 +322,92 @@ def plot(comparison: Comparison, path) -> None:
         ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def load_directory(directory, warn: Callable[[str], None] | None = None) -> list[Entry]:
+    """The instances of a directory, by name: every metadata file ``*.json``
+    with an ``instance`` (what ``export-family`` writes; its DIMACS is then
+    recompiled per encoding from that instance), and every instance file
+    ``*.txt`` (its ``; expect: unique|multiple|none`` comment, if any, is
+    the expected answer).  A ``*.cnf`` without metadata cannot be recompiled
+    with other encodings: ``warn`` hears that it is left out."""
+    import json
+    from pathlib import Path
+
+    from .instance import load_instance, parse_instance
+
+    warn = warn or (lambda message: None)
+    root = Path(directory)
+    if not root.is_dir():
+        raise TilesatError(f"{root}: not a directory")
+    entries, covered = [], set()
+    for path in sorted(root.glob("*.json")):
+        try:
+            meta = json.loads(path.read_text())
+        except (OSError, ValueError) as e:
+            raise TilesatError(f"{path}: cannot read its JSON: {e}") from None
+        if not isinstance(meta, dict) or "instance" not in meta:
+            continue  # an index or another file: not an instance's metadata
+        try:
+            instance = parse_instance(meta["instance"], source=str(path))
+            at_least = meta.get("at_least")
+            if meta.get("question", "tile") not in ("tile", "pack") or (at_least is not None and not isinstance(at_least, int)):
+                raise TilesatError("unknown question")
+            expected = meta.get("expected")
+            if expected is not None and (not isinstance(expected, dict) or expected.get("answer") not in ("SAT", "UNSAT", None)):
+                raise TilesatError("'expected' must be {\"answer\": \"SAT\"|\"UNSAT\", \"tilings\": N}")
+        except TilesatError as e:
+            raise TilesatError(f"{path}: bad metadata: {e}") from None
+        entries.append(Entry(str(meta.get("name", path.stem)), instance, at_least if meta.get("question") == "pack" else None,
+                             expected))
+        covered.add(meta.get("cnf") or f"{path.stem}.cnf")
+    for path in sorted(root.glob("*.txt")):
+        instance = load_instance(path)
+        entries.append(Entry(path.name, instance, None, _expect_comment(path)))
+    for path in sorted(p for ext in ("*.cnf", "*.cnf.gz", "*.cnf.xz") for p in root.glob(ext)):
+        if path.name not in covered:
+            warn(f"{path}: left out (a DIMACS file without metadata cannot be recompiled per encoding)")
+    if not entries:
+        raise TilesatError(f"{root}: no instances (instance files *.txt or export-family metadata *.json)")
+    return entries
+
+
+def _expect_comment(path) -> dict | None:
+    """The ``; expect: …`` comment of an instance file as an expected answer."""
+    import re
+
+    m = re.search(r"^;\s*expect:\s*(unique|multiple|none)\b", path.read_text(errors="replace"), re.M)
+    if not m:
+        return None
+    word = m.group(1)
+    return {"answer": "UNSAT" if word == "none" else "SAT", "tilings": {"none": 0, "unique": 1}.get(word),
+            "how": f"the file's 'expect: {word}' comment", **({"multiple": True} if word == "multiple" else {})}
+
+
+def cactus(comparison: Comparison, path) -> None:
+    """The cactus plot: for each encoding + solver, the number of instances
+    solved (a finished run, build + solve) within each time, on a log time axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = list(dict.fromkeys(r.label for r in comparison.runs))
+    ninstances = len(comparison.by_instance())
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label in labels:
+        times = sorted(r.total for r in comparison.runs if r.label == label and r.total is not None)
+        xs = [t for t in times for _ in (0, 1)]  # a step up at each instance's time
+        ys = [y for i in range(len(times)) for y in (i, i + 1)]
+        ax.plot(xs, ys, label=f"{label} ({len(times)})", drawstyle="default", linewidth=1.5)
+    ax.set_xscale("log")
+    ax.set_xlabel("build + solve seconds" + (f" (limit {comparison.timeout:g} s)" if comparison.timeout else ""))
+    ax.set_ylabel("instances solved")
+    ax.set_ylim(0, ninstances + 0.5)
+    ax.set_title(f"{ninstances} instances, task {comparison.task}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
     plt.close(fig)

@@ -10,34 +10,49 @@ import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..compare import compare, parse_list, plot
+from ..compare import Entry, cactus, compare, load_directory, parse_list, plot
 from ..encodings import check_encoding, encoding_names
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD
 from . import app
 from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit
 
+DIRECTORY_TIMEOUT = 60.0  # a family has hard members: each run gets a limit unless one is given
+
 
 @app.command("compare")
 @friendly
 def compare_cmd(
-    files: Annotated[list[Path], typer.Argument(help="Instance files.", show_default=False)],
+    files: Annotated[list[Path], typer.Argument(help="Instance files, or directories (export-family's, or of instance files).", show_default=False)],
     encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings (plugins too: MODULE:FUNCTION, FILE.py:FUNCTION), or all.")] = "all",
     solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated PySAT solvers or plugins (MODULE:CLASS, FILE.py:CLASS).")] = "cadical195,glucose4",
     task: Annotated[str, typer.Option("--task", help="solve, unique (check-unique) or count (blocking clauses).")] = "unique",
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per cell; the median is shown, with min and max.")] = 1,
-    timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds per run; a run past it is shown as a timeout.")] = None,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", help=f"Seconds per run; a run past it is shown as a timeout (default with a directory: {DIRECTORY_TIMEOUT:g}).")] = None,
     card: CardOpt = DEFAULT_CARD,
     csv_out: Annotated[Optional[Path], typer.Option("--csv", help="Also write every cell as CSV here.")] = None,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write every cell as JSON here.")] = None,
-    plot_out: Annotated[Optional[Path], typer.Option("--plot", help="Also draw solve times per encoding and solver (PNG).")] = None,
+    plot_out: Annotated[Optional[Path], typer.Option("--plot", help="Also draw solve times per encoding and solver (PNG, SVG); with a directory, a cactus plot: instances solved against time.")] = None,
     force: ForceOpt = False,
 ):
     """Run every encoding x solver on the instances; show sizes, times and verdicts.
 
-    Exit 1 when two runs disagree (or one fails): that is a bug found."""
+    Exit 1 when two runs disagree (or one fails), or a run's answer is not the
+    one the metadata expects: that is a bug found."""
     check_outputs({"--csv": csv_out, "--json": json_out, "--plot": plot_out}, force)
-    instances = [(f.name, _load(f, None, None)) for f in files]
+    instances: list[Entry] = []
+    directories = [f for f in files if f.is_dir()]
+    for f in files:
+        if f.is_dir():
+            instances += load_directory(f, lambda message: _err().print(f"note: {message}", markup=False))
+        else:
+            instances.append(Entry(f.name, _load(f, None, None)))
+    names = [e.name for e in instances]
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise TilesatError(f"two instances are named {twice}; compare them in separate runs")
+    if directories and timeout is None:
+        timeout = DIRECTORY_TIMEOUT
     enc_list = parse_list(encodings, encoding_names(), "encodings", check_encoding)
     solver_list = parse_list(solvers, [], "solvers")
     err = _err()
@@ -82,15 +97,20 @@ def compare_cmd(
                 for r in result.runs:
                     writer.writerow(r.to_json())
         if plot_out is not None:
-            plot(result, plot_out)
+            (cactus if directories else plot)(result, plot_out)
     except OSError as e:
         raise TilesatError(f"cannot write {e.filename}: {e.strerror or e}") from None
     bugs = result.disagreements()
     for line in bugs:
         out.print(f"DISAGREEMENT: {line}", style="bold red", markup=False)
-    if bugs:
+    wrong = result.wrong_answers()
+    for line in wrong:
+        out.print(f"WRONG ANSWER: {line}", style="bold red", markup=False)
+    if bugs or wrong:
         raise typer.Exit(1)
+    checked = sum(r.status == "ok" and r.instance in result.expected_names() for r in result.runs)
     out.print(f"all {sum(r.status == 'ok' for r in result.runs)} finished runs agree"
+              + (f"; {checked} matched the expected answer" if checked else "")
               + (f"; {sum(r.status == 'timeout' for r in result.runs)} timed out" if any(r.status == "timeout" for r in result.runs) else ""),
               markup=False)
     if result.interrupted:

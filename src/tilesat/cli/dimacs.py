@@ -131,7 +131,7 @@ def export_family_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Random seed (lpanel, hard-packing).")] = 1,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     card: CardOpt = DEFAULT_CARD,
-    piece: Annotated[Optional[str], typer.Option("--piece", help="The piece of hard-packing (default P5) and packing (default T5).")] = None,
+    piece: Annotated[Optional[str], typer.Option("--piece", help="The piece of hard-packing (default Y5) and packing (default T5).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
 ):
     """Write a benchmark family: DIMACS files, a metadata JSON per instance (expected answer, how it is known), an index."""
