@@ -40,7 +40,7 @@ from .errors import TilesatError
 from .formula import compile_formula
 from .grade import GRADES, Contradiction, Deducer, Grade, _Structure, grade
 from .instance import Instance, PieceRule
-from .placements import Placements, generate_placements
+from .placements import generate_placements
 from .search import check_unique
 from .solvers import solve_quietly
 from pysat.solvers import Solver

@@ -40,12 +40,13 @@ from .errors import TilesatError
 from .formula import compile_formula
 from .instance import Instance
 from .placements import Placements, generate_placements
-from .solvers import _raw_add_clause
+from .solvers import _raw_add_clause, solve_quietly
 from .tiling import Tiling
 
 GRADES = ("easy", "medium", "hard")
 #: How many deductions ``steps`` keeps in words (``--explain`` prints them).
 STEPS_KEPT = 12
+GUESS_BUDGET = 100_000  # conflicts
 _PROBE_SOLVER = "glucose4"  # propagate() with assumptions; every PySAT solver tried answered the same
 
 
@@ -382,12 +383,12 @@ def grade(instance: Instance, explain: int = STEPS_KEPT, placements: Placements 
 
 
 def _guesses(deducer: Deducer, state: Deduction) -> int | None:
-    """The solver's decisions to find a tiling from where deduction stopped."""
+    """The solver's decisions to find a tiling from where deduction stopped
+    (None past GUESS_BUDGET conflicts: a bounded, interrupt-safe solve, see tilesat.solvers)."""
     with deducer._solver(state) as solver:
-        solver.solve()
+        solver.conf_budget(GUESS_BUDGET)
+        if solve_quietly(solver, _PROBE_SOLVER, []) is None:
+            return None
         stats = solver.accum_stats() or {}
     return int(stats["decisions"]) if "decisions" in stats else None
 
-
-def grade_of_level(level: int) -> str:
-    return GRADES[level]
