@@ -36,6 +36,7 @@ import numpy as np
 import pysolvers
 from pysat.solvers import Solver
 
+from .control import deadline
 from .errors import TilesatError
 from .formula import compile_formula
 from .instance import Instance
@@ -265,6 +266,7 @@ class Deducer:
             propagate = functools.partial(pysolvers.glucose41_propagate, solver.solver.glucose)
             add = _raw_add_clause(_PROBE_SOLVER, solver.solver)
             while not d.solved:
+                deadline().check()  # a pass is at most a second or so on a 10,000-cell board
                 found = 0
                 for p in range(len(d.alive)):
                     if not d.alive[p] or p in d.chosen_set:
