@@ -402,12 +402,15 @@ def cactus(comparison: Comparison, path) -> None:
         ys = [y for i in range(len(times)) for y in (i, i + 1)]
         ax.plot(xs, ys, label=f"{label} ({len(times)})", drawstyle="default", linewidth=1.5)
     ax.set_xscale("log")
-    ax.set_xlabel("build + solve seconds" + (f" (limit {comparison.timeout:g} s)" if comparison.timeout else ""))
+    if comparison.timeout:
+        ax.axvline(comparison.timeout, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("build + solve seconds" + (f" (limit {comparison.timeout:g} s, dashed)" if comparison.timeout else ""))
     ax.set_ylabel("instances solved")
+    ax.yaxis.get_major_locator().set_params(integer=True)
     ax.set_ylim(0, ninstances + 0.5)
     ax.set_title(f"{ninstances} instances, task {comparison.task}")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
