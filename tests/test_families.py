@@ -98,6 +98,7 @@ def test_nothing_is_overwritten_without_force(tmp_path):
 @pytest.mark.parametrize("args, says", [
     (["nosuch", "--sizes", "4"], "unknown family"),
     (["mutilated", "--sizes", "5"], "even squares"),
+    (["mutilated", "--sizes", "1002"], "even squares"),
     (["mutilated", "--sizes", "4,4"], "twice"),
     (["mutilated", "--sizes", "4x"], "not a size"),
     (["mutilated", "--sizes", ""], "not a size"),
@@ -146,6 +147,13 @@ def _small_directory(tmp_path):
     return out
 
 
+def test_out_must_be_a_directory_one_line(tmp_path):
+    (tmp_path / "f").write_text("x")
+    assert "not a directory" in one_error_line(run("export-family", "mutilated", "--sizes", "4", "--out", tmp_path / "f"))
+    line = one_error_line(run("export-family", "mutilated", "--sizes", "4", "--out", tmp_path / "f" / "sub"))
+    assert "cannot create" in line
+
+
 def test_compare_over_a_directory_checks_answers_and_draws_a_cactus_plot(tmp_path):
     out = _small_directory(tmp_path)
     (out / "loose.cnf").write_text("p cnf 1 1\n1 0\n")  # no metadata: left out, with a note
@@ -162,7 +170,8 @@ def test_compare_over_a_directory_checks_answers_and_draws_a_cactus_plot(tmp_pat
         ("packing-5x5-optimum", "solved"), ("packing-5x5-beyond", "none")}
     assert "10 matched the expected answer" in res.output
     svg = plot.read_text()
-    assert svg.startswith("<?xml") and "instances solved" in svg and "commander+cadical195" in svg
+    assert svg.startswith("<?xml") and "instances solved" in svg
+    assert "commander+cadical195 (5)" in svg and "pairwise+cadical195 (5)" in svg  # all 5 solved, per line
     # a png too, and the plain file list keeps its bar chart
     png = tmp_path / "c.png"
     assert run("compare", out, "--encodings", "pairwise", "--solvers", "cadical195", "--task", "solve",

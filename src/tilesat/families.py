@@ -97,8 +97,8 @@ def parse_sizes(text: str, family: str) -> list[tuple[int, int]]:
 def _check_size(family: str, rows: int, cols: int) -> tuple[int, int]:
     if rows < 1 or cols < 1:
         raise TilesatError(f"--sizes: {rows}x{cols} is empty")
-    if family == "mutilated" and (rows != cols or rows % 2 or rows < 2):
-        raise TilesatError(f"--sizes: mutilated boards are even squares (2, 4, 6, …), not {rows}x{cols}")
+    if family == "mutilated" and (rows != cols or rows % 2 or rows < 2 or rows > 1000):
+        raise TilesatError(f"--sizes: mutilated boards are even squares (2, 4, 6, … 1000), not {rows}x{cols}")
     if family == "pentomino-rectangles" and (min(rows, cols), max(rows, cols)) not in PENTOMINO_COUNTS:
         raise TilesatError(f"--sizes: the pentomino boards are 3x20, 4x15, 5x12, 6x10 and 8x8 (centre blocked), not {rows}x{cols}")
     if family in ("lpanel", "hard-packing") and (rows < 4 or cols < 4 or rows * cols > 200 * 200):
