@@ -185,8 +185,10 @@ def test_a_wrong_answer_is_reported_loudly(tmp_path):
     meta = json.loads(meta_path.read_text())
     meta["expected"] = {"answer": "SAT", "tilings": None, "how": "a planted lie"}
     meta_path.write_text(json.dumps(meta))
-    res = run("compare", out, "--encodings", "pairwise", "--solvers", "cadical195", "--task", "solve")
+    data = tmp_path / "runs.json"
+    res = run("compare", out, "--encodings", "pairwise", "--solvers", "cadical195", "--task", "solve", "--json", data)
     assert res.exit_code == 1, res.output
+    assert [w.split(":")[0] for w in json.loads(data.read_text())["wrong_answers"]] == ["mutilated-4x4"]
     assert "WRONG ANSWER: mutilated-4x4: pairwise+cadical195 says none, expected solved (known: a planted lie)" \
         in " ".join(res.output.split())
 
@@ -198,6 +200,13 @@ def test_counts_are_checked_with_task_count(tmp_path):
     assert {r.verdict for r in result.runs} == {"0", "1"} and result.wrong_answers() == []
     lie = [Entry(e.name, e.instance, e.at_least, {**e.expected, "tilings": 2}) for e in entries if e.name == "lpanel-6x6"]
     assert compare(lie, ["pairwise"], ["cadical195"], task="count").wrong_answers()
+
+
+def test_a_directory_twice_is_one_line(tmp_path):
+    out = tmp_path / "fam"
+    write_family("mutilated", [(4, 4)], out)
+    line = one_error_line(run("compare", out, out, "--encodings", "pairwise", "--solvers", "cadical195"))
+    assert "two instances are named mutilated-4x4" in line
 
 
 @pytest.mark.parametrize("content, says", [

@@ -85,7 +85,8 @@ def compare_cmd(
     out.print(table)
     try:
         if json_out is not None:
-            json_out.write_text(json.dumps({"task": task, "repeat": repeat, "runs": [r.to_json() for r in result.runs]}, indent=1) + "\n")
+            json_out.write_text(json.dumps({"task": task, "repeat": repeat, "runs": [r.to_json() for r in result.runs],
+                                            "wrong_answers": result.wrong_answers()}, indent=1) + "\n")
         if csv_out is not None:
             import csv
 
