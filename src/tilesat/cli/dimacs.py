@@ -125,7 +125,7 @@ def verify_proof_cmd(
 @app.command("export-family")
 @friendly
 def export_family_cmd(
-    name: Annotated[str, typer.Argument(help="lpanel, hard-packing, mutilated, pentomino-rectangles or packing.", show_default=False)],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="lpanel, hard-packing, mutilated, pentomino-rectangles or packing.", show_default=False)],
     sizes: Annotated[str, typer.Option("--sizes", help="Comma-separated sizes: N (N x N; for pentomino-rectangles N x 60/N) or RxC.")],
     out: Annotated[Path, typer.Option("--out", help="The directory to write into (created if need be).")],
     seed: Annotated[int, typer.Option("--seed", help="Random seed (lpanel, hard-packing).")] = 1,
