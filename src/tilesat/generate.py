@@ -1,27 +1,29 @@
 """Puzzle generation: boards whose tiling is unique.
 
-1. Pack pieces at random into the rectangle (SAT with random phases, piece
-   counts included), where a random set of ``optional`` cells may stay empty;
-   empty cells become black.  The board is tileable by construction: the
-   packing is the *intended* tiling.
-2. Deduce (:mod:`tilesat.grade`: propagation, then probing, on one compiled
-   formula of the full rectangle where black cells are units): where
-   deduction stops, black out one intended tile in each separate region of
-   undetermined cells, and deduce again, until deduction settles the whole
-   board.  Deduction is sound, so the board is then unique, and its grade
-   is at most what was used (``easy``: propagation only).
-3. For a grade asked for: open blacked-out tiles again, one at a time, while
-   the board keeps its grade's property (``easy``/``medium``: still settled
-   by that deduction; ``hard``: still unique, by the SAT check); then grade,
-   and start again from a new packing when the grade is not the one asked.
-4. Confirmed from scratch by :func:`~tilesat.search.check_unique`.
+1. Pack pieces at random into the rectangle: cell by cell in reading order
+   (each cell gets a random piece that starts there and fits, or stays
+   empty), or, with ``blocked``, by SAT with random phases where that many
+   random cells may stay empty.  Empty cells become black.  The packing is
+   the *intended* tiling: the board is tileable by construction.
+2. Deduce by propagation (:mod:`tilesat.grade`): where it stops, black out
+   an intended tile in each separate region of undetermined cells (one per
+   ``CELLS_PER_BLACKOUT`` cells of a big region), and deduce again, until
+   propagation settles the whole board.  Deduction is sound, so the board
+   is then unique.
+3. Open blacked-out tiles again, one at a time in random order, wherever the
+   board keeps its property: settled by propagation (the default, ``easy``),
+   by probing (``medium``), or unique by the SAT check (``hard``).  Then
+   grade, and start again from a new packing when the grade is not the one
+   asked.
+4. Confirm from scratch with :func:`~tilesat.search.check_unique`.
 
-Pieces with a least count (``pentominoes:1``: each exactly once) cannot lose
-a tile; there each try is a new packing, kept when it is unique.
+Pieces with exact counts (``pentominoes:1``: each exactly once) cannot lose
+a tile: there each try is a board with random holes, kept when unique.
 Deterministic for a seed (the random choices and the solvers are).
 
 Measured (2-core machine): the earlier method, a SAT call per round asking
-for a second tiling, took > 300 s on 40x40 L4; this one takes seconds
+for a second tiling, took > 300 s on 40x40 L4 (and its SAT packing 58 s on
+60x60); this one takes about 1 s on 40x40 and 14 s on 60x60
 (``scripts/bench_generate.py``, README "Making puzzles").
 """
 
@@ -62,16 +64,24 @@ class Puzzle:
 
 
 class _Full:
-    """The full rectangle's placements, their lists, and the packing formula: built once per run."""
+    """The full rectangle's placements and their lists, built once per run; the
+    packing formula when first needed (SAT packing, probing with piece counts)."""
 
     def __init__(self, rows: int, cols: int, rules: tuple[PieceRule, ...]):
         self.rows, self.cols = rows, cols
         self.placements = generate_placements(Instance(Board.rectangle(rows, cols), rules))
         self.structure = _Structure(self.placements)
-        self.formula = compile_formula(self.placements, "commander", allow_empty=True)
+        self._formula = None
+
+    @property
+    def formula(self):
+        if self._formula is None:
+            self._formula = compile_formula(self.placements, "commander", allow_empty=True)
+        return self._formula
 
     def deducer(self, mask: np.ndarray) -> Deducer:
-        return Deducer(self.placements, mask.ravel(), self.structure, self.formula)
+        counted = any(r.bounded for r in self.placements.instance.rules)
+        return Deducer(self.placements, mask.ravel(), self.structure, self.formula if counted else None)
 
 
 def _pack(full: _Full, rng: random.Random, optional: int) -> list[int] | None:
