@@ -29,7 +29,8 @@ def _unique_two_ways(instance) -> bool:
 
 @pytest.mark.parametrize("size,pieces,seed", [
     ((12, 12), "L4", 1), ((20, 20), "L4", 2), ((9, 9), "L3", 3), ((10, 12), "L3, I3", 4),
-    ((10, 10), "L4, I3, O4", 5), ((3, 21), "pentominoes:1", 1),
+    ((10, 10), "L4, I3, O4", 5), ((3, 21), "pentominoes:1", 1), ((8, 8), "L3:1, I2", 1),
+    ((8, 8), "L4:0..5, L3", 1),
 ])
 def test_generated_boards_are_unique_and_graded(size, pieces, seed):
     puzzle = generate_puzzle(*size, parse_pieces(pieces), seed=seed)
@@ -39,6 +40,9 @@ def test_generated_boards_are_unique_and_graded(size, pieces, seed):
     assert grade(instance).to_json() | {"seconds": 0} == puzzle.grade.to_json() | {"seconds": 0}
     if pieces == "pentominoes:1":  # exactly the 60 cells of the twelve pieces are open
         assert instance.board.area == 60
+    tiling = check_unique(instance).tilings[0]
+    for rule in instance.rules:  # the counts hold in the tiling (the checker inside check_unique says so too)
+        assert rule.min <= sum(t.piece == rule.name for t in tiling.tiles) <= rule.max
 
 
 def test_the_same_seed_gives_the_same_board_and_another_seed_another():

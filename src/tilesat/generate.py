@@ -17,8 +17,10 @@
    asked.
 4. Confirm from scratch with :func:`~tilesat.search.check_unique`.
 
-Pieces with exact counts (``pentominoes:1``: each exactly once) cannot lose
-a tile: there each try is a board with random holes, kept when unique.
+Pieces with counts: the SAT packing (it keeps them), and a tile goes only
+while its piece stays at or above its least count.  When every count is
+exact (``pentominoes:1``: each exactly once) no tile can go: there each try
+is a board with random holes, kept when unique.
 Deterministic for a seed (the random choices and the solvers are).
 
 Measured (2-core machine): the earlier method, a SAT call per round asking
@@ -150,25 +152,42 @@ def _settled(full: _Full, mask: np.ndarray, level: int):
 
 
 def _black_out_until_settled(full: _Full, mask: np.ndarray, intended: set[int], level: int,
-                             rng: random.Random, progress: Callable) -> list[int]:
+                             rng: random.Random, progress: Callable) -> list[int] | None:
     """Black out intended tiles (one per undetermined region a round) until
-    deduction at ``level`` settles the board; the tiles blacked out."""
-    cells_of = full.structure.cells
+    deduction at ``level`` settles the board; the tiles blacked out, or None
+    when a region has no tile that may go (a piece at its least count)."""
+    cells_of, rule_of = full.structure.cells, full.structure.rule
+    rules = full.placements.instance.rules
+    spare = [0] * len(rules)  # tiles of each piece that may still go
+    for p in intended:
+        spare[rule_of[p]] += 1
+    spare = [n - r.min for n, r in zip(spare, rules)]
     blacked: list[int] = []
     total = int(mask.sum())
     while True:
         deadline().check()
-        state = _settled(full, mask, level)
+        try:
+            state = _settled(full, mask, level)
+        except Contradiction:  # the packing broke a count: not a tiling to start from
+            return None
         left = set(state.undetermined())
         # no bar: the open cells shrink as tiles are blacked out
         progress(f"deducing · {total - len(left):,} of {total:,} cells settled, {len(blacked)} tiles blacked out")
         if not left:
             return blacked
-        for region in _regions(left, full.cols):
-            tiles = sorted(p for p in intended if cells_of[p][0] in region)
+        regions = _regions(left, full.cols)
+        if any(not any(spare[rule_of[p]] > 0 for p in intended if cells_of[p][0] in region) for region in regions):
+            # no tile may go there (its pieces at their least counts): propagation knows no
+            # counts, probing on the formula does; settled by it, or a new packing
+            return blacked if level < 2 and _settled(full, mask, 2).solved else None
+        for region in regions:
+            tiles = sorted(p for p in intended if cells_of[p][0] in region and spare[rule_of[p]] > 0)
             # a tile per CELLS_PER_BLACKOUT cells of a region: far fewer rounds on a big open
             # board; the tiles blacked out too many are opened again after (_reopen)
-            for p in rng.sample(tiles, max(1, len(region) // CELLS_PER_BLACKOUT)):
+            for p in rng.sample(tiles, min(len(tiles), max(1, len(region) // CELLS_PER_BLACKOUT))):
+                if spare[rule_of[p]] <= 0:
+                    continue
+                spare[rule_of[p]] -= 1
                 mask.ravel()[cells_of[p]] = False
                 intended.discard(p)
                 blacked.append(p)
@@ -252,15 +271,14 @@ def _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0)
     rng = random.Random(seed)
     progress(f"placements and formula of the {rows}x{cols} rectangle")
     full = _Full(rows, cols, rules)
-    counted = any(r.min > 0 for r in rules)  # a tile cannot be blacked out: new packings instead
+    bounded = any(r.bounded for r in rules)  # counts: the SAT packing, which keeps them
     optional = blocked if blocked is not None else max(4, (rows * cols * 15) // 100)
-    if counted:
-        tries = max(tries, 200)
     exact = None  # the open cells a tiling needs, when every count is exact
     if rules and all(r.min == r.max for r in rules):
         exact = sum(int(r.min) * len(r.piece.cells) for r in rules)
         if exact > rows * cols:
             raise TilesatError(f"these pieces cover {exact} cells: more than {rows}x{cols} has")
+        tries = max(tries, 200)  # random holes: many tries, each quick
     packed_once = False
     for attempt in range(1, tries + 1):
         if exact is not None:  # every piece an exact number of times: random holes, kept when unique
@@ -276,7 +294,7 @@ def _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0)
                 return puzzle
             continue
         progress(f"packing at random (try {attempt})")
-        greedy = not counted and blocked is None
+        greedy = not bounded and blocked is None
         chosen = _pack_greedily(full, rng) if greedy else _pack(full, rng, optional)
         if chosen is None or not chosen:
             if not packed_once:
@@ -287,20 +305,16 @@ def _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0)
         for p in chosen:
             mask.ravel()[full.structure.cells[p]] = True
         intended = set(chosen)
-        blacked: list[int] = []
-        if counted:
-            progress(f"checking uniqueness (try {attempt})")
-            if not _unique(rules, mask):
-                continue
-        else:
-            # propagation finds where to black out (cheap, Python); probing would black out
-            # no fewer tiles (measured) at many times the cost
-            blacked = _black_out_until_settled(full, mask, intended, 1, rng, progress)
-            if difficulty in (None, "easy", "medium"):  # None: as easy (quickest, and denser than none)
-                level = 2 if difficulty == "medium" else 1
-                blacked = _reopen(full, mask, intended, blacked, _settled_by(full, level), rng, progress)
-            elif difficulty == "hard":
-                blacked = _reopen(full, mask, intended, blacked, _unique_by_sat(rules), rng, progress)
+        # propagation finds where to black out (cheap, Python); probing would black out
+        # no fewer tiles (measured) at many times the cost
+        blacked = _black_out_until_settled(full, mask, intended, 1, rng, progress)
+        if blacked is None:
+            continue
+        if difficulty in (None, "easy", "medium"):  # None: as easy (quickest, and denser than none)
+            level = 2 if difficulty == "medium" else 1
+            blacked = _reopen(full, mask, intended, blacked, _settled_by(full, level), rng, progress)
+        elif difficulty == "hard":
+            blacked = _reopen(full, mask, intended, blacked, _unique_by_sat(rules), rng, progress)
         puzzle = _finish(Instance(Board(mask), rules), len(blacked), difficulty, attempt, progress, t0)
         if puzzle is not None:
             return puzzle
