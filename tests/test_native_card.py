@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from tilesat import check_unique, compile_formula, generate_placements, iter_tilings, load_instance, solve
+from tilesat.counting import count_tilings
 from tilesat.dimacs import check_model, read_dimacs, write_dimacs
 from tilesat.encodings import choose_encoding
 from tilesat.formula import NATIVE_SOLVERS, NeedsCnf
@@ -126,6 +127,9 @@ def test_native_agrees_with_the_oracle(instance, solver):
     unique = check_unique(instance, encoding="native", solver=solver)
     assert unique.verdict == {0: "none", 1: "unique"}.get(len(truth), "multiple")
     assert all(accepts(as_key(t)) for t in unique.tilings)
+    if len(truth) <= CAP:  # counting by blocking clauses, in one process, no LP shortcut
+        counted = count_tilings(instance, "blocking", encoding="native", solver=solver, certificates=False)
+        assert counted.exact and counted.count == len(truth)
 
 
 # --- consumers: expansion or a one-line refusal ------------------------------------------
@@ -147,6 +151,19 @@ def test_dimacs_export_expands_and_says_so(tmp_path):
     # the exported CNF has the instance's 182 tilings as its models
     with Solver(name="cadical195", bootstrap_with=clauses) as s:
         assert sum(1 for _ in s.enum_models()) == 182
+
+
+def test_decode_of_an_exported_native_cnf(tmp_path):
+    out, answer = tmp_path / "f.cnf", tmp_path / "answer.txt"
+    assert cli("export", UNIQUE, "-o", out, "--encoding", "native").returncode == 0
+    _, clauses = read_dimacs(out)
+    with Solver(name="minisat22", bootstrap_with=clauses) as s:
+        assert s.solve()
+        answer.write_text("s SATISFIABLE\nv " + " ".join(map(str, s.get_model())) + " 0\n")
+    res = cli("decode", UNIQUE, answer, "--encoding", "native", "--json")
+    assert res.returncode == 0, res.stderr
+    import json
+    assert json.loads(res.stdout)["verdict"] == "solved"
 
 
 def test_write_dimacs_of_a_native_formula_is_the_expansion():
