@@ -34,7 +34,8 @@ def test_check_unique_unique(board):
     res = run("check-unique", INSTANCES / "lpanel-8x8.txt")
     assert res.exit_code == 0, res.output
     assert res.output.startswith("unique: exactly one tiling")
-    rows = res.output.splitlines()[1:]
+    rows = res.output.splitlines()[1:9]
+    assert res.output.splitlines()[9].startswith("grade: ")  # then how hard the puzzle is (tilesat.grade)
     board = load_instance(INSTANCES / "lpanel-8x8.txt").board
     assert [len(line) for line in rows] == [8] * 8  # one character per cell
     assert [[ch == "#" for ch in line] for line in rows] == (~board.open).tolist()

@@ -91,7 +91,7 @@ def test_generate_into_a_missing_directory_fails_before_the_search(tmp_path, mon
     def no_search(*args, **kwargs):
         raise AssertionError("the generator ran although the output could not be written")
 
-    monkeypatch.setattr(make, "generate_unique", no_search)
+    monkeypatch.setattr(make, "generate_puzzle", no_search)
     one_error_line(run("generate", "--size", "6x6", "--out", tmp_path / "missing" / "x.txt"))
 
 

@@ -140,13 +140,13 @@ def test_bad_timeouts_are_usage_errors(boards, value):
 
 def test_generate_honours_timeout_and_writes_nothing(tmp_path):
     out = tmp_path / "puzzle.txt"
-    proc, took = _timed(["generate", "--size", "30x30", "--seed", "3", "--timeout", "1.5", "--out", out])
+    proc, took = _timed(["generate", "--size", "60x60", "--seed", "3", "--timeout", "1.5", "--out", out])
     assert proc.returncode == 124 and "nothing written" in proc.stderr and not out.exists()
     assert took < 3.0
 
 
 def test_interrupted_generate_says_so(tmp_path):
-    code, took, _, err = _run_and_interrupt(["generate", "--size", "30x30", "--seed", "3"], 1.5)
+    code, took, _, err = _run_and_interrupt(["generate", "--size", "60x60", "--seed", "3"], 1.5)
     assert code in (130, -signal.SIGINT) and took < 2.0
     assert "no tiling found" not in err and ("no unique board yet" in err or "while starting" in err)
 

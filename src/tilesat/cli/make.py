@@ -18,7 +18,7 @@ from ..control import TimedOut, check_timeout
 from ..options import SatOptions
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
-from ..generate import DIFFICULTIES, generate_puzzle, generate_unique  # noqa: F401 (generate_unique: tests patch it here)
+from ..generate import DIFFICULTIES, generate_puzzle
 from ..instance import Instance, format_instance, parse_pieces
 from ..pictures import save_pictures
 from ..search import solve
