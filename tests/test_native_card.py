@@ -193,7 +193,8 @@ def test_external_solver_gets_the_expansion(tmp_path):
     ["count", COUNTED, "--method", "approx"],
     ["pack", INSTANCES / "lpanel-6x6-none.txt", "--method", "rc2"],
     ["check-unique", UNIQUE, "--proof", "{tmp}/proof"],
-], ids=["ganak", "approx", "rc2", "drat-proof"])
+    ["pack", INSTANCES / "lpanel-6x6-none.txt", "--proof", "{tmp}/proof"],
+], ids=["ganak", "approx", "rc2", "drat-proof", "pack-proof"])
 def test_cnf_only_consumers_refuse_in_one_line(args, tmp_path):
     res = cli(*[str(a).replace("{tmp}", str(tmp_path)) for a in args], "--encoding", "native")
     assert res.returncode == 2, (res.returncode, res.stdout, res.stderr)
@@ -221,3 +222,23 @@ def test_fuzz_checks_the_expansion_alone():
     from tilesat.fuzz import encoding_alone
 
     assert all(encoding_alone("native", n) is None for n in range(1, 9))
+
+
+@settings(max_examples=25, deadline=None)
+@given(instances().filter(lambda inst: inst.board.rows * inst.board.cols <= 20), st.sampled_from(["pieces", "cells"]),
+       st.sampled_from(list(NATIVE_SOLVERS)))
+def test_pack_incremental_natively_finds_the_brute_force_optimum(instance, objective, solver):
+    """Packings: each cell's at-most-one (with its "empty" variable) and the
+    totalizer's clauses on minicard/gluecard, against the brute force."""
+    from hypothesis import reject
+    from tilesat.oracle import TooHard, brute_force_max_packing
+    from tilesat.packing import pack
+
+    from test_property import _args
+
+    try:
+        truth = brute_force_max_packing(*_args(instance), objective=objective)
+    except TooHard:
+        reject()
+    result = pack(instance, objective, "incremental", encoding="native", solver=solver)
+    assert result.proved and result.optimum == truth
