@@ -107,7 +107,7 @@ def test_overrides(board):
 def test_info():
     res = run("info", INSTANCES / "lpanel-8x8.txt", "--json")
     data = json.loads(res.output)
-    assert set(data["encodings"]) == {"pairwise", "seqcounter", "ladder", "product", "commander", "bitwise"}
+    assert set(data["encodings"]) == {"pairwise", "seqcounter", "ladder", "product", "commander", "bitwise", "native"}
     assert data["placements"] > 0 and all(v is None for v in data["checks"].values())
     assert data["encodings"]["pairwise"]["variables"] == data["placements"]
     # 97 placements of 4 cells over 44 open cells: 8.8 a cell, so auto is pairwise; L4 repeats: SAT

@@ -188,7 +188,7 @@ def outputs(*endings):
 FLAG = None
 TIMEOUTS = V(["0.5", "1", "2", "1e-300"], ["nan", "0", "-1", "-0", "inf", "-inf", "abc", "1e309", "", "0x10"])
 COMMON = {
-    "--encoding": V(["auto", "pairwise", "seqcounter", "ladder", "product", "commander", "bitwise"], ["nosuch", "", "PAIRWISE"]),
+    "--encoding": V(["auto", "pairwise", "seqcounter", "ladder", "product", "commander", "bitwise", "native"], ["nosuch", "", "PAIRWISE"]),
     "-e": V(["ladder"], ["nosuch"]),
     "--solver": V(["cadical195", "glucose4", "minisat22", "cadical153", "glucose42", "ext:cadical -q",
                    "ext:minisat {cnf} {out}", "ext:picosat"],

@@ -14,10 +14,12 @@ from pysat.solvers import Solver
 
 from tilesat import check_unique, compile_formula, generate_placements, iter_tilings, load_instance, solve
 from tilesat.counting import count_tilings
+from tilesat.instance import parse_instance
 from tilesat.dimacs import check_model, read_dimacs, write_dimacs
 from tilesat.encodings import choose_encoding
 from tilesat.formula import NATIVE_SOLVERS, NeedsCnf
 from tilesat.solvers import PysatSolver
+from tilesat.packing import pack
 
 from test_property import CAP, as_key, instances, oracle, oracle_checker
 
@@ -242,3 +244,13 @@ def test_pack_incremental_natively_finds_the_brute_force_optimum(instance, objec
         reject()
     result = pack(instance, objective, "incremental", encoding="native", solver=solver)
     assert result.proved and result.optimum == truth
+
+
+@pytest.mark.parametrize("solver", ["cadical195", "glucose4", "minicard"])
+def test_a_packing_bound_starts_above_the_expansions_auxiliaries(solver):
+    """Was: pack's "more than k pieces" clauses took variables from the native
+    formula's top, which the expansion's piece-count auxiliaries already used:
+    2x3 with L3:0..2 packed 1 piece with glucose4 (found by test_pack's
+    hypothesis test)."""
+    instance = parse_instance("pieces: L3:0..2\n...\n...\n")
+    assert pack(instance, "pieces", "incremental", encoding="native", solver=solver).optimum == 2

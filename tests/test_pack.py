@@ -84,6 +84,8 @@ def oracle_optimum(instance, objective):
 def test_every_method_finds_the_brute_force_optimum(instance, objective, encoding):
     truth = oracle_optimum(instance, objective)
     for method, solver in (("incremental", "cadical195"), ("incremental", "glucose4"), ("rc2", "glucose4")):
+        if method == "rc2" and encoding == "native":
+            continue  # RC2 needs a CNF: refused in one line (tests/test_native_card.py)
         result = pack(instance, objective, method, encoding=encoding, solver=solver)
         assert result.proved
         assert result.optimum == truth, (method, solver)

@@ -130,6 +130,13 @@ class Formula:
                                 self.allow_empty)
         return self._cnf
 
+    @property
+    def top(self) -> int:
+        """The highest variable any form of this formula uses: a native
+        formula's expansion (:meth:`cnf`) adds auxiliaries for the piece
+        counts, so clauses made later (a packing's bound) start above them."""
+        return self.cnf().nvars if self.native else self.nvars
+
     def add_to(self, add_clause, progress=None, chunk: int = 200_000, add_atmost=None) -> None:
         """Call ``add_clause`` on every clause, and ``add_atmost(lits, k)`` on
         every native constraint (a native formula without ``add_atmost``

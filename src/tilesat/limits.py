@@ -260,6 +260,7 @@ EXACTLY_ONE_SIZES = {
     "product": _product,
     "commander": _commander,
     "bitwise": _bitwise,
+    "native": _pairwise,  # a native at-most-one per cell; expanded for most solvers: pairwise, the upper one
 }
 
 

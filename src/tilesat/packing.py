@@ -150,7 +150,7 @@ def better_than(formula: Formula, objective: Objective, value: int, card: str = 
         return [[]]
     if bound >= len(objective.cost):
         return []
-    enc = CardEnc.atmost(lits=objective.cost, bound=bound, top_id=formula.nvars, encoding=getattr(EncType, card))
+    enc = CardEnc.atmost(lits=objective.cost, bound=bound, top_id=formula.top, encoding=getattr(EncType, card))
     return enc.clauses
 
 
@@ -176,7 +176,7 @@ def _incremental(formula, objective, solver_name, progress) -> Iterator[Tiling]:
             return
         # The totalizer's rhs[k] says "more than k cost literals are true", so
         # assuming -rhs[k] asks for a packing of cost at most k.
-        totalizer = ITotalizer(lits=objective.cost, ubound=bound, top_id=formula.nvars)
+        totalizer = ITotalizer(lits=objective.cost, ubound=bound, top_id=formula.top)
         try:
             for clause in totalizer.cnf.clauses:
                 solver.add_clause(clause)
