@@ -25,7 +25,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from tilesat.studio.server import running  # noqa: E402
 
@@ -155,10 +155,13 @@ def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
     size = browser.find_element(By.ID, "gen-size")
     size.clear()
     size.send_keys("8x8")
+    Select(browser.find_element(By.ID, "gen-difficulty")).select_by_visible_text("medium")
     browser.find_element(By.ID, "generate").click()
     WebDriverWait(browser, 60).until(lambda d: "generated a unique 8x8" in d.find_element(By.ID, "gen-result").text)
+    assert "grade medium" in browser.find_element(By.ID, "gen-result").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 64
     assert settled_verdict(browser) == "unique"
+    assert "grade medium" in browser.find_element(By.ID, "verdict-detail").text  # check-unique grades it too
 
     # a custom shape: an O-tetromino drawn on the small grid, the only piece
     browser.find_element(By.CSS_SELECTOR, "#custom-shape summary").click()

@@ -277,6 +277,7 @@ const SENTENCES = {
 };
 
 async function checkUnique() {
+  timer = null;  // this edit's check has started
   if (inFlight) inFlight.abort();  // the server sees the client go and kills that run
   const controller = new AbortController();
   inFlight = controller;
@@ -288,7 +289,8 @@ async function checkUnique() {
     const differ = data.tilings.length === 2 ? countDiffering(data.tilings) : 0;
     verdict.textContent = data.verdict;
     verdict.dataset.verdict = data.verdict;
-    $("verdict-detail").textContent = SENTENCES[data.verdict]({ ...data, differ });
+    $("verdict-detail").textContent = SENTENCES[data.verdict]({ ...data, differ })
+      + (data.grade ? ` · grade ${data.grade.grade} (${data.grade.rounds} deduction round${data.grade.rounds === 1 ? "" : "s"})` : "");
     $("picture").innerHTML = data.svg || "";
     $("certificate-box").hidden = !data.certificate;
     $("certificate").textContent = data.certificate ? JSON.stringify(data.certificate, null, 1) : "";
@@ -305,7 +307,11 @@ async function checkUnique() {
     $("certificate-box").hidden = true;
     $("stats").textContent = "";
   } finally {
-    if (controller === inFlight) { verdict.classList.remove("busy"); inFlight = null; }
+    if (controller === inFlight) {
+      inFlight = null;
+      // a newer edit's check still waiting for its debounce: the answer shown is not the board's yet
+      if (timer === null) verdict.classList.remove("busy");
+    }
     ["download-svg", "download-png", "download-json"].forEach((id) => { $(id).disabled = !(last && (id === "download-json" || last.svg)); });
   }
 }
@@ -333,7 +339,9 @@ $("generate").addEventListener("click", async () => {
   $("gen-result").textContent = "generating…";
   const pieces = state.items.map((it) => it.name + (it.orient !== "free" ? "/" + it.orient : "")).join(", ");
   try {
-    const d = await api("generate", { options: { size: $("gen-size").value, seed: parseInt($("gen-seed").value, 10) || 0, pieces } });
+    const options = { size: $("gen-size").value, seed: parseInt($("gen-seed").value, 10) || 0, pieces };
+    if ($("gen-difficulty").value) options.difficulty = $("gen-difficulty").value;
+    const d = await api("generate", { options });
     if (!d.instance) { $("gen-result").textContent = d.message; return; }
     parseInstance(d.instance);
     drawBoard(); drawPalette(); changed();
