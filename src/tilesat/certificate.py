@@ -171,10 +171,13 @@ def _required_total(instance: Instance, cert: Certificate) -> int:
     return total % m
 
 
-def _weight_grid(instance: Instance, cert: Certificate) -> np.ndarray:
+def _weight_grid(instance: Instance, cert, margin: int = 0) -> np.ndarray:
+    """The certificate's cell weights on the board (any other cell weighed is
+    an error); int64 when no placement's sum, nor ``margin`` beside it, can
+    overflow, else Python integers."""
     board = instance.board
     big = max((abs(w) for w in cert.weights.values()), default=0)
-    big = max(big, max((abs(v) for v in cert.rules.values()), default=0))
+    big = max(big, max((abs(v) for v in cert.rules.values()), default=0)) + margin
     size = max(r.piece.size for r in instance.rules)
     exact = big * (size + 1) < 2**62  # int64 sums cannot overflow; else Python integers
     grid = np.zeros((board.rows, board.cols), dtype=np.int64 if exact else object)
@@ -218,6 +221,27 @@ def _shape_sums(board: Board, grid: np.ndarray, shape) -> tuple[np.ndarray, np.n
     return total, fits
 
 
+def _placement_values(instance: Instance, grid: np.ndarray, multipliers: dict):
+    """Every placement of every allowed orientation, by anchor: ``(rule,
+    shape, value, fits)``, value the weight its cells cover plus its rule's
+    multiplier, fits whether that anchor is a placement on the board."""
+    for rule in instance.rules:
+        if rule.max == 0:
+            continue
+        mu = multipliers.get(rule.name, 0)
+        for shape in allowed_shapes(rule.piece.cells, rule.orient):
+            sums = _shape_sums(instance.board, grid, shape)
+            if sums is not None:
+                covered, fits = sums
+                yield rule, shape, covered + mu, fits
+
+
+def _first_placement(board: Board, bad: np.ndarray, shape) -> tuple[tuple[int, int], list]:
+    """The first anchor marked in ``bad`` and the cells its placement covers."""
+    r, c = (int(x) for x in np.argwhere(bad)[0])
+    return (r, c), sorted(((r + a) % board.rows, (c + b) % board.cols) for a, b in shape)
+
+
 def check_certificate(instance: Instance, cert: Certificate) -> None:
     """Accept the certificate or raise :class:`CertificateError` saying why
     not, in one line.  Every placement of every allowed orientation is
@@ -230,23 +254,13 @@ def check_certificate(instance: Instance, cert: Certificate) -> None:
     if (total <= 0) if cert.modulus is None else (total % cert.modulus == 0):
         raise CertificateError(f"the certificate's total {cert.total} proves nothing "
                                + ("(it must be > 0)" if cert.modulus is None else f"(it is 0 mod {cert.modulus})"))
-    for rule in instance.rules:
-        if rule.max == 0:
-            continue
-        mu = cert.rules.get(rule.name, 0)
-        for shape in allowed_shapes(rule.piece.cells, rule.orient):
-            sums = _shape_sums(board, grid, shape)
-            if sums is None:
-                continue
-            covered, fits = sums
-            value = covered + mu
-            bad = fits & ((value > 0) if cert.modulus is None else (value % cert.modulus != 0))
-            if bad.any():
-                r, c = (int(x) for x in np.argwhere(bad)[0])
-                cells = sorted(((r + a) % board.rows, (c + b) % board.cols) for a, b in shape)
-                got = value[r, c] if cert.modulus is None else f"{value[r, c] % cert.modulus} mod {cert.modulus}"
-                raise CertificateError(f"the {rule.name} on {cells} covers weight {got}"
-                                       + (" > 0" if cert.modulus is None else ", not 0"))
+    for rule, shape, value, fits in _placement_values(instance, grid, cert.rules):
+        bad = fits & ((value > 0) if cert.modulus is None else (value % cert.modulus != 0))
+        if bad.any():
+            (r, c), cells = _first_placement(board, bad, shape)
+            got = value[r, c] if cert.modulus is None else f"{value[r, c] % cert.modulus} mod {cert.modulus}"
+            raise CertificateError(f"the {rule.name} on {cells} covers weight {got}"
+                                   + (" > 0" if cert.modulus is None else ", not 0"))
 
 
 # -- the LP ---------------------------------------------------------------------
@@ -774,30 +788,13 @@ def check_bound_certificate(instance: Instance, cert: BoundCertificate, objectiv
     total = _bound_total(instance, cert)
     if total != cert.total:
         raise CertificateError(f"the certificate's total is {cert.total}, but its weights and multipliers add up to {total}")
-    big = max([0] + list(cert.weights.values()) + [abs(v) for v in cert.rules.values()])
-    size = max(r.piece.size for r in instance.rules)
-    exact = (big + D) * (size + 1) < 2**62  # int64 sums cannot overflow; else Python integers
-    grid = np.zeros((board.rows, board.cols), dtype=np.int64 if exact else object)
-    for (r, c), w in cert.weights.items():
-        if not (0 <= r < board.rows and 0 <= c < board.cols) or not board.open[r, c]:
-            raise CertificateError(f"the certificate weighs cell ({r}, {c}), which is not an open cell of the board")
-        grid[r, c] = w
-    for rule in instance.rules:
-        if rule.max == 0:
-            continue
-        mu = cert.rules.get(rule.name, 0)
-        for shape in allowed_shapes(rule.piece.cells, rule.orient):
-            sums = _shape_sums(board, grid, shape)
-            if sums is None:
-                continue
-            covered, fits = sums
-            need = D * (len(shape) if objective == "cells" else 1)
-            value = covered + mu
-            bad = fits & (value < need)
-            if bad.any():
-                r, c = (int(x) for x in np.argwhere(bad)[0])
-                cells = sorted(((r + a) % board.rows, (c + b) % board.cols) for a, b in shape)
-                raise CertificateError(f"the {rule.name} on {cells} covers weight {value[r, c]} < {need}")
+    grid = _weight_grid(instance, cert, margin=D)  # the weights are >= 0 (checked above)
+    for rule, shape, value, fits in _placement_values(instance, grid, cert.rules):
+        need = D * (len(shape) if objective == "cells" else 1)
+        bad = fits & (value < need)
+        if bad.any():
+            (r, c), cells = _first_placement(board, bad, shape)
+            raise CertificateError(f"the {rule.name} on {cells} covers weight {value[r, c]} < {need}")
     return total // D
 
 
