@@ -53,6 +53,7 @@ from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
 from .instance import Instance
 from .options import SatOptions
 from .placements import generate_placements
+from .portfolio import check_jobs, configurations, race_packings
 from .search import load_formula
 from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, make_solver
 from .tiling import Tiling, tiling_from_model
@@ -228,16 +229,23 @@ def pack(
     card: str = DEFAULT_CARD,
     progress: Callable[..., None] | None = None,
     timeout: float | None = None,
+    jobs: int | str = 1,
 ) -> PackResult:
     """The maximum packing of the instance's pieces on its board, proved
     (unless ``timeout`` seconds or Ctrl-C came first: then the best so far).
 
-    ``progress`` as for :class:`~tilesat.search.TilingSearch`."""
+    ``progress`` as for :class:`~tilesat.search.TilingSearch`; ``jobs`` above
+    1: that many SAT configurations race, sharing the best packing found
+    (:func:`tilesat.portfolio.race_packings`, the incremental method only)."""
     progress = progress or (lambda message, done=None, total=None: None)
     if method not in METHODS:
         raise TilesatError(f"unknown packing method {method!r}; use {' or '.join(METHODS)}")
     options = SatOptions(encoding, solver, card, timeout)
     solver_name = options.solver
+    jobs = check_jobs(jobs)
+    if jobs > 1 and method != "incremental":
+        raise TilesatError(f"--jobs races the incremental method's configurations, not --method {method}")
+    race: dict = {}
     if method == "rc2" and solver_name.startswith(EXTERNAL_PREFIX):
         raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
     t0 = compiled = time.perf_counter()
@@ -253,11 +261,18 @@ def pack(
             bound = lp.bound if lp is not None else None
             compiled = time.perf_counter()
             lp_seconds = compiled - lp_start
-            run = _incremental if method == "incremental" else _rc2
-            for best in run(formula, goal, solver_name, progress):
-                steps.append(goal.value_of(best))
-                if bound is not None and steps[-1] >= bound:
-                    break  # the LP bound is met: optimal, without proving "one more is impossible" by SAT
+            if jobs > 1:
+                configs = configurations(jobs, encoding, solver_name)
+                packings = race_packings(formula, goal, configs, encoding, solver_name, card, race, progress)
+            else:
+                packings = (_incremental if method == "incremental" else _rc2)(formula, goal, solver_name, progress)
+            try:
+                for best in packings:
+                    steps.append(goal.value_of(best))
+                    if bound is not None and steps[-1] >= bound:
+                        break  # the LP bound is met: optimal, without proving "one more is impossible" by SAT
+            finally:
+                packings.close()  # a portfolio's members go now, not when the generator is collected
             if bound is not None and steps and steps[-1] == bound:
                 # proved by the LP alone: its duals, scaled to integers and checked, are the proof
                 progress("the LP bound's certificate")
@@ -284,5 +299,7 @@ def pack(
         raise AssertionError(f"BUG: a packing worth {optimum} beats the LP bound {bound}")
     if cert_seconds is not None:
         stats["certificate_seconds"] = round(cert_seconds, 6)
+    if race:
+        stats["portfolio"] = race
     return PackResult(objective, optimum, best, proved, method, steps, stats, stopped=stopped, lp_bound=bound,
                       bound_certificate=cert)

@@ -25,6 +25,7 @@ from .instance import Instance
 from .limits import check_memory
 from .options import SatOptions
 from .placements import Placements, generate_placements
+from .portfolio import check_jobs, configurations, race_tilings
 from .errors import TilesatError
 from .solvers import DEFAULT_SOLVER, make_solver
 from .tiling import Tiling, tiling_from_model
@@ -328,12 +329,16 @@ def choose_search_method(instance: Instance, options: SatOptions | None = None, 
 
 
 def _first(instance: Instance, count: int, method: str = "auto", progress: Callable | None = None,
-           certificates: bool = True, **sat) -> tuple[list[Tiling], str | None, dict]:
+           certificates: bool = True, jobs: int | str = 1, **sat) -> tuple[list[Tiling], str | None, dict]:
     """Up to ``count`` verified tilings, the quick checks' reason, and stats
-    (``stats["stopped"] == "timeout"`` when the time limit passed first)."""
+    (``stats["stopped"] == "timeout"`` when the time limit passed first).
+    ``jobs`` above 1: a portfolio of that many SAT configurations (:mod:`tilesat.portfolio`)."""
     if method not in SEARCH_METHODS:
         raise TilesatError(f"unknown method {method!r}; choose one of: {', '.join(SEARCH_METHODS)}")
     options = SatOptions(**sat)
+    jobs = check_jobs(jobs)
+    if jobs > 1 and method == "dlx":
+        raise TilesatError("--jobs: a portfolio of SAT configurations, but --method dlx uses no SAT solver")
     why = "chosen with --method"
     if method == "auto":
         method, why = choose_search_method(instance, options)
@@ -344,10 +349,12 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
     progress = progress or (lambda message, done=None, total=None: None)
     found: list[Tiling] = []
     stats: dict = {"method": method, "method_reason": why, "certificates": certificates}
+    if jobs > 1 and method == "sat":
+        stats["jobs"] = jobs
     t0 = time.perf_counter()
     try:
         with time_limit(options.timeout):
-            run = _first_by_dlx if method == "dlx" else _first_by_sat
+            run = _first_by_dlx if method == "dlx" else _first_by_portfolio if jobs > 1 else _first_by_sat
             reason = run(instance, count, options, progress, found, stats)
     except TimedOut:
         stats.update(stopped="timeout", timeout=options.timeout, seconds=round(time.perf_counter() - t0, 6))
@@ -379,6 +386,37 @@ def _first_by_sat(instance, count, options: SatOptions, progress, found: list, s
         if search is not None:
             stats.update(search.stats())
             stats["_certificate"] = search.certificate  # moved to Result.certificate
+
+
+def _first_by_portfolio(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
+    """The board checks, then N configurations racing (:func:`tilesat.portfolio.race_tilings`).
+    No LP certificate here: the members are all SAT; --jobs 1 has it."""
+    t0 = time.perf_counter()
+    check_memory(instance)
+    stats.pop("certificates", None)
+    stats["certificate_check"] = {"ran": False, "why": "not with --jobs (the portfolio races SAT configurations)"}
+    stats.update(placements=None, variables=None, clauses=None, encoding=None, card=options.card, solver=options.solver)
+    reason = obstruction(instance)
+    t1 = t0
+    try:
+        if reason is None:
+            progress("generating placements")
+            placements = generate_placements(instance)
+            stats["placements"] = len(placements)
+            reason = placement_check(placements)
+            t1 = time.perf_counter()
+            if reason is None:
+                configs = configurations(stats["jobs"], options.encoding, options.solver)
+                stats["portfolio"] = portfolio = {}
+                portfolio.update(race_tilings(instance, placements, count, configs, options.encoding, options.solver,
+                                              options.card, found, progress))
+                for key in ("variables", "clauses", "encoding", "conflicts"):
+                    if key in portfolio:
+                        stats[key] = portfolio.pop(key)
+    finally:
+        t2 = time.perf_counter()
+        stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
+    return reason
 
 
 def _first_by_dlx(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
@@ -435,7 +473,8 @@ def _chain(first, rest):
 def solve(instance: Instance, method: str = "auto", **options) -> Result:
     """One verified tiling (verdict ``solved``), ``none``, or ``unknown``
     when ``timeout`` seconds passed first.  ``method``: ``sat``, ``dlx``
-    (dancing links) or ``auto`` (:func:`choose_search_method`)."""
+    (dancing links) or ``auto`` (:func:`choose_search_method`); ``jobs=N``
+    (or ``"auto"``): N SAT configurations racing (:mod:`tilesat.portfolio`)."""
     found, reason, stats = _first(instance, 1, method, **options)
     if stats.get("stopped"):
         return _result("unknown", found, None, stats)

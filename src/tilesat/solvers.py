@@ -148,6 +148,24 @@ class PysatSolver:
         self.spent = False  # stopped by a deadline or Ctrl-C: only close() is left
         self.on_conflicts = None
         self.native: str | None = None  # how a native formula's at-most constraints went in
+        self.options: dict = {}  # CaDiCaL options set by configure()
+
+    def configure(self, options: dict) -> None:
+        """CaDiCaL's own options (names and integer values as in its
+        ``options.hpp``, e.g. ``{"seed": 7, "stabilizeonly": 1}``), before the
+        formula goes in: what a portfolio member (:mod:`tilesat.portfolio`) varies."""
+        if not options:
+            return
+        if not self.name.startswith("cadical"):
+            raise TilesatError(f"solver {self.name} takes no CaDiCaL options ({', '.join(options)})")
+        if self._formula is not None:
+            raise TilesatError("CaDiCaL options go in before the formula")
+        self._solver.solver.configure({str(k): int(v) for k, v in options.items()})
+        self.options = dict(options)
+
+    def set_phases(self, literals) -> None:
+        """Preferred values of these variables at the solver's first decisions (PySAT's ``set_phases``)."""
+        self._solver.set_phases([int(x) for x in literals])
 
     def add_formula(self, formula, progress=None) -> None:
         if formula.native and not self._solver.supports_atmost():

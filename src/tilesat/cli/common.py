@@ -54,6 +54,7 @@ TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds 
 SvgOpt = Annotated[Optional[Path], typer.Option("--svg", help="Also draw the tiling(s) as SVG here.")]
 PngOpt = Annotated[Optional[Path], typer.Option("--png", help="Also draw the tiling(s) as PNG here.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")]
+JobsOpt = Annotated[str, typer.Option("--jobs", "-j", help="Race N diverse SAT configurations (encodings, CaDiCaL options, seeds, phases), each in its own process: the first verified answer wins; auto: one per core. 1: a single run.")]
 ProofOpt = Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF and its DRAT proof here when the verdict rests on unsatisfiability.")]
 
 

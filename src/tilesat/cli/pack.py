@@ -14,12 +14,13 @@ from ..formula import DEFAULT_CARD
 from ..options import SatOptions
 from ..packing import METHODS, OBJECTIVES, pack
 from ..pictures import save_pictures
+from ..portfolio import check_jobs
 from ..proof import check_proof_dir, write_pack_proof
 from ..render import plain_rows, rich_tiling
 from ..solvers import DEFAULT_SOLVER
 from . import app
 from .common import (
-    EXIT_NONE, EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt,
+    EXIT_NONE, EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, PiecesOpt, PngOpt,
     SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, interrupted_exit, run_limit,
 )
 
@@ -41,6 +42,7 @@ def pack_cmd(
     svg: SvgOpt = None,
     png: PngOpt = None,
     force: ForceOpt = False,
+    jobs: JobsOpt = "1",
 ):
     """Maximum packing: as many pieces (or covered cells) as fit, and proof that one more does not.
 
@@ -48,13 +50,14 @@ def pack_cmd(
     the optimum, 3 when no packing keeps the piece counts, 130 interrupted,
     124 at --timeout (the best packing so far is shown as a lower bound)."""
     options = SatOptions(encoding, solver, card, timeout)
+    jobs = check_jobs(jobs)
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
     check_outputs({"--svg": svg, "--png": png}, force)
     with _progress() as progress:
         with run_limit(options.timeout):
-            result = pack(instance, objective, method, progress=progress, **vars(options))
+            result = pack(instance, objective, method, progress=progress, jobs=jobs, **vars(options))
         if proof is not None and result.proved:
             if progress:
                 progress("writing the LP-duality certificate" if result.bound_certificate is not None

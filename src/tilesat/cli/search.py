@@ -15,6 +15,7 @@ from ..render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich
 from ..options import SatOptions
 from ..control import TimedOut
 from ..grade import Grade, grade
+from ..portfolio import check_jobs
 from ..search import Result, check_unique, solve
 from ..solvers import DEFAULT_SOLVER
 from ..encodings import DEFAULT_ENCODING
@@ -22,7 +23,7 @@ from ..formula import DEFAULT_CARD
 from ..tiling import differing_cells
 from . import app
 from .common import (
-    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, MethodOpt, PiecesOpt,
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, MethodOpt, PiecesOpt,
     PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, run_limit,
 )
 
@@ -65,7 +66,10 @@ def _stats_line(result: Result) -> str:
         return f"dancing links (xcover), {s.get('placements') or 0} placements, {seconds:.3f} s"
     size = f"{s['variables']} variables, {s['clauses']} clauses, " if s.get("variables") is not None else ""
     conflicts = f", {s['conflicts']:,} conflicts" if s.get("conflicts") else ""
-    return f"{size}{s.get('encoding')} + {s.get('solver')}{conflicts}, {seconds:.3f} s"
+    won = ""
+    if (race := s.get("portfolio")) and race.get("winner"):
+        won = f", won by {race['winner']} ({race.get('winner_config')}) of {race['jobs']} racing"
+    return f"{size}{s.get('encoding')} + {s.get('solver')}{conflicts}{won}, {seconds:.3f} s"
 
 
 def _unknown_text(result: Result) -> str:
@@ -126,16 +130,18 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 
 
 def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
-            svg=None, png=None, force=False, certificate=None, grading=False, explain=False) -> Result:
+            svg=None, png=None, force=False, certificate=None, grading=False, explain=False, jobs="1") -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
+    jobs = check_jobs(jobs)
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
     check_outputs({"--svg": svg, "--png": png}, force)
     graded = None
     with _progress() as progress, run_limit(options.timeout):
-        result = task(instance, method, progress=progress, certificates=certificate_mode(certificate), **vars(options))
+        result = task(instance, method, progress=progress, certificates=certificate_mode(certificate), jobs=jobs,
+                      **vars(options))
         # The grade (tilesat.grade) of a unique board: in the command, not in the
         # library's check_unique, whose callers (benchmarks, generate) need no grade.
         # Measured: 0.03-0.1 s on the 40x40 L-Panel board (a 1.5 s command); --no-grade
@@ -187,10 +193,11 @@ def solve_cmd(
     png: PngOpt = None,
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
+    jobs: JobsOpt = "1",
 ):
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
-                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force, certificate)
+                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force, certificate, jobs=jobs)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
@@ -213,11 +220,12 @@ def check_unique_cmd(
     certificate: CertificateOpt = None,
     grading: Annotated[bool, typer.Option("--grade/--no-grade", help="Grade a unique board: how far deduction goes before any guess (easy, medium, hard).")] = True,
     explain: Annotated[bool, typer.Option("--explain", help=f"Also print the first {EXPLAINED} deductions in words (with --json: the grade's 'steps').")] = False,
+    jobs: JobsOpt = "1",
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
     result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
-    }, svg, png, force, certificate, grading, explain)
+    }, svg, png, force, certificate, grading, explain, jobs)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE,
                       "unknown": EXIT_TIMEOUT}[result.verdict])
