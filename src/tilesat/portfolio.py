@@ -150,6 +150,12 @@ def _start_solver(config: Config, placements, encoding: str, solver_name: str, c
     return formula, solver
 
 
+def _compiled(formula, solver) -> dict:
+    """What a member tells the parent once compiled: its formula's size and what its solver was given."""
+    return {"variables": formula.nvars, "clauses": formula.nclauses, "encoding": formula.encoding,
+            "options": dict(getattr(solver, "options", {}))}
+
+
 def _chosen(solver, P: int) -> list[int]:
     return [int(v) - 1 for v in solver.model() if 0 < int(v) <= P]
 
@@ -157,7 +163,7 @@ def _chosen(solver, P: int) -> list[int]:
 def _tiling_member(conn, config: Config, placements, encoding, solver_name, card) -> None:
     """Compile, then: solve, report ("tiling", chosen) or ("none",), take the clauses sent back, again."""
     formula, solver = _start_solver(config, placements, encoding, solver_name, card)
-    conn.send(("compiled", {"variables": formula.nvars, "clauses": formula.nclauses, "encoding": formula.encoding}))
+    conn.send(("compiled", _compiled(formula, solver)))
     P = len(placements)
     while True:
         if not solver.solve():
@@ -266,10 +272,10 @@ def race_tilings(instance, placements, count: int, configs: list[Config], encodi
         winner = next((m for m in members if m.config.name == stats.get("winner")), None)
         if winner is not None:
             stats["winner_config"] = winner.config.describe()
-            stats.update(winner.compiled)
+            stats.update({k: v for k, v in winner.compiled.items() if k != "options"})
             stats["conflicts"] = winner.conflicts
         elif any(m.compiled for m in members):
-            stats.update(next(m.compiled for m in members if m.compiled))
+            stats.update({k: v for k, v in next(m.compiled for m in members if m.compiled).items() if k != "options"})
         stats["seconds"] = round(time.perf_counter() - t0, 6)
     return stats
 
@@ -285,7 +291,7 @@ def _pack_member(conn, config: Config, placements, objective: str, encoding, sol
 
     formula, solver = _start_solver(config, placements, encoding, solver_name, card, allow_empty=True)
     goal = objective_for(formula, objective)
-    conn.send(("compiled", {"variables": formula.nvars, "clauses": formula.nclauses, "encoding": formula.encoding}))
+    conn.send(("compiled", _compiled(formula, solver)))
     P = len(placements)
     if not solver.solve():
         conn.send(("none", None, solver.stats().get("conflicts")))

@@ -1,0 +1,162 @@
+"""The portfolio (--jobs): every member's answer passes the independent
+checker and agrees with the brute-force oracle, with --jobs 1 and with the
+other members; the members really differ; --timeout and Ctrl-C stop every
+member in time and leave no process behind."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from test_pack import oracle_optimum, small_instances
+from test_cli import run
+from test_property import CAP, as_key, instances, oracle, oracle_checker
+
+from tilesat import load_instance
+from tilesat.control import Child
+from tilesat.errors import TilesatError
+from tilesat.packing import pack
+from tilesat.placements import generate_placements
+from tilesat.portfolio import CONFIGS, _tiling_member, check_jobs, configurations, cores, race_tilings
+from tilesat.search import check_unique, solve
+
+ROOT = Path(__file__).resolve().parent.parent
+HARD = ROOT / "instances" / "hard-60x60" / "hard-L4-60x60-s2.txt"  # minutes to a first tiling: a race that lasts
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(), st.sampled_from(CONFIGS))
+def test_each_member_alone_and_the_race_agree_with_the_oracle(instance, config):
+    truth = oracle(instance)
+    expected = {0: "none", 1: "unique"}.get(len(truth), "multiple")
+    checker = oracle_checker(instance)
+    # one member alone, every answer checked here by the brute force's own checker too
+    placements = generate_placements(instance)
+    found = []
+    if len(placements):
+        race_tilings(instance, placements, 2, [config], "auto", "cadical195", "seqcounter", found)
+        assert len(found) == min(2, len(truth))
+        for t in found:
+            assert checker(as_key(t)) and (as_key(t) in truth or len(truth) > CAP)
+        assert len({as_key(t) for t in found}) == len(found)
+    # the whole race and --jobs 1 give the oracle's verdict
+    for jobs in (1, 3):
+        result = check_unique(instance, method="sat", jobs=jobs)
+        assert result.verdict == expected, (jobs, result.stats)
+        assert all(checker(as_key(t)) for t in result.tilings)
+    assert solve(instance, method="sat", jobs=2).verdict == ("none" if not truth else "solved")
+
+
+@settings(max_examples=15, deadline=None)
+@given(small_instances(), st.sampled_from(["pieces", "cells"]))
+def test_pack_race_finds_the_brute_force_optimum(instance, objective):
+    truth = oracle_optimum(instance, objective)
+    result = pack(instance, objective, jobs=2)
+    assert result.proved
+    assert result.optimum == truth
+    assert result.optimum == pack(instance, objective).optimum
+
+
+def test_members_really_differ_and_get_their_options():
+    members = configurations(8, "auto", "cadical195")
+    assert len({(m.encoding, m.options, m.phases, m.seed) for m in members}) == 8
+    assert members[0].encoding is None and members[0].options == ()  # member 0 is the --jobs 1 run
+    instance = load_instance(ROOT / "instances" / "hard-L4-30x30-s1.txt")
+    placements = generate_placements(instance)
+    seen = set()
+    for config in members[:4]:
+        with Child(_tiling_member, config, placements, "auto", "cadical195", "seqcounter") as child:
+            kind, compiled = child.recv()  # the child reports what its solver was given, before solving
+        assert kind == "compiled"
+        assert compiled["options"] == dict(config.options)
+        if config.encoding:
+            assert compiled["encoding"] == config.encoding
+        seen.add((compiled["encoding"], tuple(sorted(compiled["options"].items()))))
+    assert len(seen) == 4
+    # an encoding asked for by name holds for every member; other solvers get phases, not CaDiCaL options
+    assert {m.encoding for m in configurations(5, "pairwise", "cadical195")} == {"pairwise"}
+    assert all(m.options == () for m in configurations(4, "auto", "glucose4"))
+    assert [m.phases for m in configurations(3, "auto", "glucose4")] == [None, "random", "random"]
+    assert len(configurations(20, "auto", "cadical195")) == 20
+
+
+def test_jobs_values():
+    assert check_jobs("3") == 3 and check_jobs(1) == 1 and check_jobs("auto") == cores()
+    for bad in ("0", "-2", "x", "1.5"):
+        with pytest.raises(TilesatError, match="--jobs"):
+            check_jobs(bad)
+
+
+def _run(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", "tilesat", *map(str, args)], capture_output=True, text=True, env=env)
+
+
+def test_cli_jobs_answers_as_jobs_1():
+    for path, code in [("lpanel-4x8-multiple.txt", 1), ("lpanel-12x12.txt", 0), ("lpanel-6x6-none.txt", 3)]:
+        one = json.loads(run("check-unique", ROOT / "instances" / path, "--json").output)
+        res = run("check-unique", ROOT / "instances" / path, "--json", "--jobs", "2")
+        assert res.exit_code == code, res.output
+        two = json.loads(res.output)
+        assert two["verdict"] == one["verdict"] and two["stats"]["portfolio"]["jobs"] == 2
+    res = run("pack", ROOT / "instances" / "lpanel-4x8-multiple.txt", "--json", "--jobs", "2")
+    assert res.exit_code == 0 and json.loads(res.output)["optimum"] == 8
+    res = _run("solve", ROOT / "instances" / "lpanel-8x8.txt", "--jobs", "x")
+    assert res.returncode == 2 and res.stderr.strip() == "error: --jobs 'x': give a whole number of processes from 1, or auto"
+    res = run("pack", ROOT / "instances" / "lpanel-8x8.txt", "--jobs", "2", "--method", "rc2")
+    assert res.exit_code == 2 and "--jobs races the incremental method" in res.output
+
+
+def _session_processes(sid: int) -> list[int]:
+    """Processes still in this session (the command and every member it forked)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[3]) == sid and fields[0] != "Z":
+                    pids.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return pids
+
+
+def _start(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.Popen([sys.executable, "-m", "tilesat", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+
+
+@pytest.mark.parametrize("command", ["check-unique", "solve"])
+def test_timeout_stops_every_member(command):
+    t0 = time.monotonic()
+    proc = _start(command, HARD, "--jobs", "2", "--timeout", "3")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 124, err
+    assert time.monotonic() - t0 < 3 + 2.5  # the limit counts from the start; killing and exit within a poll or so
+    assert "time limit of 3 s passed" in out
+    assert _session_processes(proc.pid) == []
+
+
+def test_ctrl_c_stops_every_member():
+    proc = _start("check-unique", HARD, "--jobs", "2")
+    give_up = time.monotonic() + 30
+    while len(_session_processes(proc.pid)) < 3 and time.monotonic() < give_up:  # the command and two members
+        time.sleep(0.1)
+    assert len(_session_processes(proc.pid)) == 3
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - t0 < 1.0
+    assert proc.returncode == 130
+    assert "interrupted" in (out + err)
+    assert _session_processes(proc.pid) == []
