@@ -113,6 +113,8 @@ class CountResult:
     solver: str = DEFAULT_SOLVER
     certificate: Certificate | None = None  # checked: why the count is 0
     certificate_check: dict | None = None  # whether the LP ran, and what it found
+    cluster: str | None = None  # "dask": the units ran as tasks on a Dask cluster of ``jobs`` workers
+    resumed: int = 0  # units whose counts came from a checkpoint
 
     @property
     def group_order(self) -> int | None:
@@ -126,7 +128,8 @@ class CountResult:
                 "group": self.group, "estimate": self.estimate, "units": self.units, "jobs": self.jobs,
                 "encoding": self.encoding, "solver": self.solver, "reason": self.reason,
                 "certificate": self.certificate.to_json() if self.certificate is not None else None,
-                "certificate_check": self.certificate_check, "seconds": round(self.seconds, 6)}
+                "certificate_check": self.certificate_check, "cluster": self.cluster, "resumed_units": self.resumed,
+                "seconds": round(self.seconds, 6)}
 
 
 # --- which method ---------------------------------------------------------
@@ -204,11 +207,26 @@ def _quotients_fit(instance: Instance, up_to_symmetry: bool) -> str | None:
 
 # --- units of work --------------------------------------------------------
 
-@dataclass
+@dataclass(frozen=True)
 class Unit:
-    forced: int | None  # a placement every tiling of this unit holds
-    syms: list[int]  # indices into the group: count the tilings each fixes
+    """One independent piece of a count, small and picklable: the same
+    description is a ``--jobs`` task, a Dask task and a checkpoint record."""
+
+    forced: tuple[int, ...] = ()  # placements every tiling of this unit holds (a cube)
+    syms: tuple[int, ...] = (0,)  # indices into the group: count the tilings each fixes
     weight: int = 1  # raw tilings = weight * fix(identity) (the orbit's size)
+
+    def to_json(self) -> dict:
+        return {"forced": list(self.forced), "syms": list(self.syms), "weight": self.weight}
+
+
+def plan_key(units: list[Unit]) -> str:
+    """A short hash of a plan: a checkpoint records it, and refuses a plan that differs."""
+    import hashlib
+    import json
+
+    text = json.dumps([u.to_json() for u in units], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _most_constrained_cell(placements: Placements) -> np.ndarray:
@@ -220,11 +238,96 @@ def _most_constrained_cell(placements: Placements) -> np.ndarray:
     return ids[indptr[x] : indptr[x + 1]]
 
 
-def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool) -> list[Unit]:
-    """The units of work: their counts add up to the whole."""
-    all_syms = list(range(len(group))) if group else [0]
+class _Splitter:
+    """Cube-and-conquer on a unit: put down, one by one, each placement that
+    can cover the open cell with fewest such placements left (the tilings of
+    the unit are the disjoint union of the children's)."""
+
+    def __init__(self, placements: Placements):
+        self.P = placements
+        self.by_cell = placements.by_cell()
+        self.open = placements.instance.board.open_cells
+        self.owner = np.repeat(np.arange(len(placements), dtype=np.int64), np.diff(placements.indptr))
+        self.rmax = np.array([min(r.max, len(placements)) for r in placements.instance.rules], dtype=np.int64)
+
+    def remaining(self, forced: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+        """(candidates left per open cell, the placements that can still go down),
+        or None when no tiling holds the forced placements."""
+        P = self.P
+        covered = np.zeros(P.instance.board.rows * P.instance.board.cols, dtype=bool)
+        used = np.zeros(len(self.rmax), dtype=np.int64)
+        for p in forced:
+            cells = P.cells_of(p)
+            if covered[cells].any():
+                return None
+            covered[cells] = True
+            used[P.rule[p]] += 1
+        if (used > self.rmax).any():
+            return None
+        clash = np.zeros(len(P), dtype=bool)
+        np.logical_or.at(clash, self.owner, covered[P.cells])
+        ok = ~clash & (used[P.rule] < self.rmax[P.rule])
+        indptr, ids = self.by_cell
+        cells = self.open[~covered[self.open]]
+        running = np.concatenate([[0], np.cumsum(ok[ids])])
+        degree = running[indptr[cells + 1]] - running[indptr[cells]]
+        return np.stack([cells, degree]), ok
+
+    def split(self, unit: Unit) -> list[Unit] | None:
+        """The children of ``unit`` ([] when it has no tiling), or None when nothing is left to split."""
+        left = self.remaining(unit.forced)
+        if left is None:
+            return []
+        (cells, degree), ok = left
+        if not len(cells):
+            return None
+        j = int(np.argmin(degree))
+        if degree[j] == 0:
+            return []
+        indptr, ids = self.by_cell
+        x = int(cells[j])
+        choices = ids[indptr[x] : indptr[x + 1]]
+        return [Unit(unit.forced + (int(q),), unit.syms, unit.weight) for q in choices[ok[choices]]]
+
+
+def refine(placements: Placements, units: list[Unit], target: int) -> list[Unit]:
+    """Split the biggest units (fewest placements down, then most candidates
+    on their next cell) until there are at least ``target`` of them, or none
+    can be split.  Deterministic: a checkpoint's resume plans the same units."""
+    if len(units) >= target:
+        return units
+    import heapq
+
+    splitter = _Splitter(placements)
+    heap = [(len(u.forced), i, u) for i, u in enumerate(units)]
+    heapq.heapify(heap)
+    done: list[tuple[int, Unit]] = []  # (order, unit) that cannot be split further
+    order = len(units)
+    while heap and len(heap) + len(done) < target:
+        _, i, unit = heapq.heappop(heap)
+        children = splitter.split(unit)
+        if children is None:
+            done.append((i, unit))
+            continue
+        for child in children:  # [] drops a unit without tilings
+            heapq.heappush(heap, (len(child.forced), order, child))
+            order += 1
+    return [u for _, u in sorted(done + [(i, u) for _, i, u in heap], key=lambda t: t[0])]
+
+
+def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool = False, *,
+               target: int = 1, orbits: list[Symmetry] | None = None) -> list[Unit]:
+    """The units of work: their counts add up to the whole.  ``split``: at
+    least one cube per placement of the most constrained cell (or per orbit);
+    ``target``: split further until there are that many.  ``orbits``: the
+    board's symmetries for a raw count (``group`` None): one unit per orbit of
+    the piece used once, weighted by the orbit's size, instead of per placement."""
+    all_syms = tuple(range(len(group))) if group else (0,)
     instance = placements.instance
-    if group and len(group) > 1:
+    split = split or target > 1
+    symmetries = group if group else (orbits if split else None)
+    units: list[Unit] | None = None
+    if symmetries and len(symmetries) > 1:
         once = [k for k, r in enumerate(instance.rules) if r.min == r.max == 1]
         if once:
             # the piece used exactly once with the fewest placements: fewest units
@@ -233,14 +336,15 @@ def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool
             for p in placements.of_rule(k).tolist():
                 if p in seen:
                     continue
-                orbit = {int(g.placements[p]) for g in group}
+                orbit = {int(g.placements[p]) for g in symmetries}
                 seen |= orbit
-                stab = [i for i, g in enumerate(group) if int(g.placements[p]) == p]
-                units.append(Unit(p, stab, len(orbit)))
-            return units
-    if not split or len(placements) == 0:
-        return [Unit(None, all_syms)]
-    return [Unit(int(p), all_syms) for p in _most_constrained_cell(placements)]
+                stab = tuple(i for i, g in enumerate(symmetries) if int(g.placements[p]) == p) if group else (0,)
+                units.append(Unit((p,), stab, len(orbit)))
+    if units is None:
+        if not split or len(placements) == 0:
+            return [Unit((), all_syms)]
+        units = [Unit((int(p),), all_syms) for p in _most_constrained_cell(placements)]
+    return refine(placements, units, target)
 
 
 # --- counting one unit, by method ----------------------------------------
@@ -250,9 +354,8 @@ class Context:
 
     def __init__(self, instance: Instance, method: str, encoding: str, solver: str, card: str,
                  group: list[Symmetry] | None, epsilon: float, delta: float, seed: int,
-                 timeout: float | None = None, placements: Placements | None = None):
+                 placements: Placements | None = None):
         self.instance = instance
-        self.timeout = timeout
         self.method = method
         self.encoding, self.solver, self.card = encoding, solver, card
         self.placements = placements if placements is not None else generate_placements(instance)
@@ -280,20 +383,20 @@ class Context:
         if self.method == "native" and all(self.group[i] is None or self.group[i].is_identity for i in unit.syms):
             # counted without listing; each symmetry fixes every tiling (more than one when a
             # board map moves no placement: the half turn of a 1x2 board, found by tests/test_burnside.py)
-            return [self._native_count(unit.forced)] * len(unit.syms)
+            return [self._native_count(unit.forced or None)] * len(unit.syms)
         if self.method in ENUMERATORS:
             fixed = [0] * len(unit.syms)
             syms = [self.group[i] for i in unit.syms]
-            for chosen in self.enumerate(unit.forced, limit):
+            for chosen in self.enumerate(unit.forced or None, limit):
                 for j, g in enumerate(syms):
                     if g is None or g.is_identity or g.fixes(chosen):
                         fixed[j] += 1
                 on_tiling()
             return fixed
-        return [self.model_count(unit.forced, self.group[i]) for i in unit.syms]
+        return [self.model_count(unit.forced or None, self.group[i]) for i in unit.syms]
 
     # enumerators yield the chosen placement indices of each tiling
-    def enumerate(self, forced: int | None, limit: int | None = None) -> Iterator[np.ndarray]:
+    def enumerate(self, forced: tuple[int, ...] | None, limit: int | None = None) -> Iterator[np.ndarray]:
         if self.method == "blocking":
             yield from self._blocking(forced, limit)
         else:
@@ -311,19 +414,18 @@ class Context:
         cells = np.concatenate([self.placements.cells_of(int(i)) for i in chosen])
         return np.unique(cells).size == area
 
-    def _native_count(self, forced: int | None) -> int:
+    def _native_count(self, forced: tuple[int, ...] | None) -> int:
         from . import native
 
         if in_child_process():
             return native.count(self.instance, self.placements, forced)
-        if deadline().at is None:
-            native.warm_up()  # here: children inherit the loaded code
+        _load_before_fork(native.warm_up)
         return call_in_child(native.count, self.instance, self.placements, forced, what="native")
 
     def _blocking(self, forced, limit):
-        with TilingSearch(self.instance, self.encoding, self.solver, self.card, timeout=self.timeout) as search:
-            if forced is not None:
-                search.require(forced)
+        with TilingSearch(self.instance, self.encoding, self.solver, self.card) as search:
+            for p in forced or ():
+                search.require(p)
             n = 0
             while (limit is None or n < limit) and search.next() is not None:
                 n += 1
@@ -340,8 +442,7 @@ class Context:
             if in_child_process():
                 stream = native.tilings(self.instance, P, forced)
             else:
-                if deadline().at is None:
-                    native.warm_up()
+                _load_before_fork(native.warm_up)
                 stream = stream_from_child(native.tilings, self.instance, P, forced, what="native")
         else:
             stream = stream_covers(P, forced)
@@ -356,18 +457,17 @@ class Context:
                 self.exhausted = False
                 return
 
-    def model_count(self, forced: int | None, g: Symmetry | None) -> int:
+    def model_count(self, forced: tuple[int, ...] | None, g: Symmetry | None) -> int:
         """Ganak's or ApproxMC's count; in a forked child unless this is already a worker process."""
         if in_child_process():
             return self._model_count(forced, g)
         self.formula  # compiled here, inherited by the child
         return call_in_child(self._model_count, forced, g, what=self.method)
 
-    def _model_count(self, forced: int | None, g: Symmetry | None) -> int:
+    def _model_count(self, forced: tuple[int, ...] | None, g: Symmetry | None) -> int:
         f = self.formula
         clauses = list(f.clauses())
-        if forced is not None:
-            clauses.append([forced + 1])
+        clauses.extend([p + 1] for p in forced or ())
         if g is not None and not g.is_identity:
             # tilings g maps to themselves: x_p <-> x_g(p) for every placement p
             p = np.arange(len(self.placements))
@@ -390,6 +490,14 @@ class Context:
             counter.add_clauses(clauses)
             cells, hashes = counter.count(projection)
             return int(cells) * 2 ** int(hashes)
+
+
+def _load_before_fork(load: Callable[[], None]) -> None:
+    """Load an engine's compiled code here, before forking its children, so
+    that they inherit it; under a time limit the child loads it instead (the
+    import takes 1-2 s of numba that nothing could stop here)."""
+    if deadline().at is None:
+        load()
 
 
 @contextlib.contextmanager
@@ -564,6 +672,12 @@ class CertificateRace:
 
 # --- the driver -----------------------------------------------------------
 
+#: Units per worker when a count is shared out (``--jobs``, ``--cluster``):
+#: enough that one slow unit does not leave the others idle at the end.
+UNITS_PER_WORKER = 20
+#: Units of a serial count with a checkpoint: what a crash can lose is one of them.
+CHECKPOINT_UNITS = 64
+
 _WORKER: Context | None = None
 
 
@@ -573,13 +687,20 @@ def _init_worker(args) -> None:
     _WORKER = Context(*args)
 
 
-def _run_units(ctx: Context, units: list[Unit]) -> list[list[int]]:
-    """Every unit's counts, one after another (in one child)."""
-    return [ctx.run(unit) for unit in units]
+def _run_units(ctx: Context, units: list[Unit], todo: list[int]) -> Iterator[tuple[int, list[int]]]:
+    """(index, counts) of each unit of ``todo``, one after another (in one child, streamed back)."""
+    for i in todo:
+        yield i, ctx.run(units[i])
 
 
 def _run_in_worker(unit: Unit) -> list[int]:
     return _WORKER.run(unit)
+
+
+def split_target(jobs: int, shared: bool, checkpoint: bool) -> int:
+    """How many units to plan: 1 (no further split) for a serial count."""
+    target = UNITS_PER_WORKER * jobs if shared else 1
+    return max(target, CHECKPOINT_UNITS) if checkpoint else target
 
 
 def count_tilings(
@@ -598,6 +719,9 @@ def count_tilings(
     timeout: float | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     certificates: bool | str = True,
+    checkpoint: str | os.PathLike | None = None,
+    cluster: str | None = None,
+    address: str | None = None,
 ) -> CountResult:
     """Count the tilings (and their classes under the board's symmetries).
 
@@ -605,17 +729,27 @@ def count_tilings(
     Ctrl-C returns what was counted so far, as a lower bound.
     ``certificates`` (:class:`CertificateRace`): True races the LP's check
     of "no tiling" beside the count where it may pay, "always" runs it
-    first, False never; a certificate found makes the count an exact 0."""
+    first, False never; a certificate found makes the count an exact 0.
+    ``checkpoint``: a file recording each finished unit (:mod:`tilesat.checkpoint`);
+    run again with the same file, the finished units are skipped.
+    ``cluster="dask"``: the units as tasks on a Dask cluster
+    (:mod:`tilesat.cluster`): a local one of ``jobs`` workers, or the
+    scheduler at ``address``."""
     t0 = time.perf_counter()
     if method not in METHODS:
         raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(METHODS)}")
     if jobs < 1:
         raise TilesatError("--jobs must be at least 1")
+    from .cluster import check_backend
+
+    check_backend(cluster, address)
     options = SatOptions(encoding, solver, card, timeout)
     solver, timeout = options.solver, options.timeout
     check_memory(instance)  # before choosing a method: the region count alone is slow on huge boards
     if limit is not None and (up_to_symmetry or jobs > 1):
         raise TilesatError("--limit counts raw tilings in one process: it cannot go with --up-to-symmetry or --jobs")
+    if limit is not None and (checkpoint is not None or cluster is not None):
+        raise TilesatError("--limit stops in the middle of a unit: it cannot go with --checkpoint or --cluster")
     why = "chosen with --method"
     if method == "auto":
         method, why = choose_method(instance, limit, options, up_to_symmetry)
@@ -640,20 +774,34 @@ def count_tilings(
     result = CountResult(0, method != "approx", method, why, estimate=estimate, jobs=jobs,
                          encoding=encoding, solver=solver)
     report = progress or (lambda tilings, done, total: None)
+    book = None
+    if checkpoint is not None:
+        from .checkpoint import Checkpoint, instance_digest
+        from .instance import format_instance
+
+        identity = {"instance": instance_digest(format_instance(instance)), "method": method,
+                    "up_to_symmetry": up_to_symmetry}
+        book = Checkpoint(checkpoint, "count", identity).open()  # refused here, before any work
 
     try:
-        with time_limit(timeout):
+        with time_limit(timeout), contextlib.ExitStack() as stack:
+            runner = None
+            if cluster is not None:
+                from .cluster import DaskRunner
+
+                runner = stack.enter_context(DaskRunner(jobs, address))
+            if book is not None:
+                stack.callback(book.close)
             return _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
-                          epsilon, delta, seed, t0, certificates)
-    except TimedOut:  # before the counting started (placements, symmetry group)
+                          epsilon, delta, seed, t0, certificates, book, runner)
+    except TimedOut:  # before the counting started (placements, symmetry group, the cluster)
         result.timed_out, result.exact = True, False
         result.seconds = time.perf_counter() - t0
         return result
 
 
 def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
-           epsilon, delta, seed, t0, certificates=True) -> CountResult:
-    timeout = None  # the deadline is the caller's time_limit
+           epsilon, delta, seed, t0, certificates=True, book=None, runner=None) -> CountResult:
     if up_to_symmetry:
         placements, group = _placements_and_group(instance)
     else:
@@ -676,44 +824,73 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
         return result
 
     if method in COUNTERS:  # one computation: every symmetry's fixed tilings at once (tilesat.burnside)
-        units = [Unit(None, list(range(len(group))) if group else [0])]
+        units = [Unit((), tuple(range(len(group))) if group else (0,))]
+        target = 1
     else:
-        units = plan_units(placements, group, split=jobs > 1)
+        shared = jobs > 1 or runner is not None
+        workers = runner.workers if runner is not None and runner.address is not None else jobs
+        target = split_target(workers, shared, book is not None)
+        if book is not None:
+            target = book.param("split", target)  # a resume plans the same units as the run it resumes
+        orbits = symmetry_group(placements) if group is None and target > 1 else None
+        units = plan_units(placements, group, split=shared, target=target, orbits=orbits)
     result.units = len(units)
-    result.jobs = jobs = min(jobs, len(units))  # a process per unit at most
-    report(0, 0, len(units))
+    if runner is None:
+        result.jobs = jobs = max(1, min(jobs, len(units)))  # a process per unit at most
     fixed = [[0] * len(u.syms) for u in units]  # per unit, per symmetry in u.syms
     done = [False] * len(units)
     tilings = [0]  # raw tilings of the finished units
     tilings_now = [0]  # and of the unit running now (one process)
     # forked workers inherit these, placements included: nothing is generated twice
-    args = (instance, method, encoding, solver, card, group, epsilon, delta, seed, timeout, placements)
+    args = (instance, method, encoding, solver, card, group, epsilon, delta, seed, placements)
 
-    def finish(i, counts):
-        fixed[i], done[i] = counts, True
+    def finish(i, counts, record=True):
+        fixed[i], done[i] = list(counts), True
+        if record and book is not None:
+            book.add(i, units[i], counts=list(counts))
         tilings[0] += units[i].weight * counts[0]  # syms[0] is the identity: all tilings
         tilings_now[0] = tilings[0]
         if tilings[0]:
             race.lost("the count found tilings")
         report(tilings[0], sum(done), len(units))
 
+    if book is not None:
+        previous = book.begin(units, plan_key(units), {"split": target})
+        for i, rec in previous.items():
+            counts = rec.get("counts")
+            if not (isinstance(counts, list) and len(counts) == len(units[i].syms)
+                    and all(isinstance(c, int) and c >= 0 for c in counts)):
+                from .checkpoint import CheckpointError
+
+                raise CheckpointError(f"checkpoint {book.path}: damaged: unit {i}'s counts are not what it needs")
+            finish(i, counts, record=False)
+        result.resumed = len(previous)
+    todo = [i for i in range(len(units)) if not done[i]]
+    report(tilings[0], sum(done), len(units))
+
     completed = False
     try:
         race.start()  # before the count: from here on, the count's waits look at the LP's pipe too
         with watching(race.poll):
-            if jobs == 1 and method == "native" and limit is None and len(units) > 1 and not in_child_process():
-                # every unit in one child: a fork per unit cost more than the search
-                # (6x10 pentominoes up to symmetry, 8 units: 0.43 s -> 0.27 s)
+            if not todo:
+                pass  # every unit came from the checkpoint
+            elif runner is not None:
+                result.cluster = "dask"
+                runner.run(args, units, todo, finish)
+                result.jobs = runner.workers
+            elif jobs == 1 and method == "native" and limit is None and len(units) > 1 and not in_child_process():
+                # every unit in one child, each unit's counts streamed back as it ends: a fork
+                # per unit cost more than the search (6x10 pentominoes up to symmetry, 8 units: 0.43 s -> 0.27 s)
                 ctx = Context(*args)
-                if deadline().at is None:
-                    from . import native
+                from . import native
 
-                    native.warm_up()  # loaded here, inherited by the child
-                for i, counts in enumerate(call_in_child(_run_units, ctx, units, what="native")):
+                _load_before_fork(native.warm_up)  # loaded here, inherited by the child
+                for i, counts in stream_from_child(_run_units, ctx, units, todo, what="native"):
                     finish(i, counts)
             elif jobs == 1:
                 ctx = Context(*args)
-                for i, unit in enumerate(units):
+                for i in todo:
+                    unit = units[i]
 
                     def one_more(weight=unit.weight):
                         # so far: the finished units, and this one's tilings (each
@@ -726,9 +903,13 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
                 if limit is not None and not ctx.exhausted:
                     result.limited = True
             else:
+                if method == "native":
+                    from . import native
+
+                    _load_before_fork(native.warm_up)  # the workers inherit it
                 context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
                 with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(args,)) as pool:
-                    futures = {pool.submit(_run_in_worker, u): i for i, u in enumerate(units)}
+                    futures = {pool.submit(_run_in_worker, units[i]): i for i in todo}
                     try:
                         pending = set(futures)
                         while pending:

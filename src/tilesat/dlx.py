@@ -36,11 +36,17 @@ def dlx_problem(instance: Instance) -> str | None:
     return None
 
 
-def dlx_options(placements: Placements, forced: int | None = None):
+def _forced_list(forced) -> list[int]:
+    """``forced`` as a list: None, one placement, or a sequence of them (a unit of a split count)."""
+    return [] if forced is None else [int(p) for p in np.atleast_1d(forced)]
+
+
+def dlx_options(placements: Placements, forced=None):
     """The exact-cover problem of the placements: options (lists of items),
     primary items (open cells, pieces used exactly once), secondary items
     (pieces used at most once) and the placement index of each option.  With
-    ``forced``, the sub-problem left once that placement is down."""
+    ``forced`` (a placement or several), the sub-problem left once they are
+    down (None when they overlap: no tiling holds them all)."""
     instance = placements.instance
     problem = dlx_problem(instance)
     if problem:
@@ -53,17 +59,21 @@ def dlx_options(placements: Placements, forced: int | None = None):
             piece_item[k] = ncells + k
             (primary if r.min == 1 else secondary).append(ncells + k)
     taken: set[int] = set()
-    if forced is not None:
-        taken = set(placements.cells_of(forced).tolist())
-        if int(placements.rule[forced]) in piece_item:
-            taken.add(piece_item[int(placements.rule[forced])])
+    forced = _forced_list(forced)
+    for p in forced:
+        items = set(placements.cells_of(p).tolist())
+        if int(placements.rule[p]) in piece_item:
+            items.add(piece_item[int(placements.rule[p])])
+        if not taken.isdisjoint(items):
+            return None
+        taken |= items
     options, index = [], []
     for i in range(len(placements)):
         items = placements.cells_of(i).tolist()
         k = int(placements.rule[i])
         if k in piece_item:
             items.append(piece_item[k])
-        if taken and (i == forced or not taken.isdisjoint(items)):
+        if taken and not taken.isdisjoint(items):  # the forced placements themselves included
             continue
         options.append(items)
         index.append(i)
@@ -80,11 +90,15 @@ def load_xcover():
     return xcover
 
 
-def covers(placements: Placements, forced: int | None = None) -> Iterator[np.ndarray]:
-    """The placement indices of every tiling (with ``forced``: of those
-    holding it), as dancing links finds them; not verified here."""
+def covers(placements: Placements, forced=None) -> Iterator[np.ndarray]:
+    """The placement indices of every tiling (with ``forced``, a placement or
+    several: of those holding them), as dancing links finds them; not verified here."""
     xcover = load_xcover()
-    options, primary, secondary, index = dlx_options(placements, forced)
+    problem = dlx_options(placements, forced)
+    if problem is None:  # the forced placements overlap
+        return
+    options, primary, secondary, index = problem
+    forced = np.asarray(_forced_list(forced), dtype=np.int64)
     if not primary:
         solutions = iter([[]])  # the forced placement covered everything: one way
     elif not options:
@@ -97,10 +111,10 @@ def covers(placements: Placements, forced: int | None = None) -> Iterator[np.nda
         solutions = xcover.covers(options, primary=primary, secondary=secondary)
     for sol in solutions:  # option indices; ``index`` maps them back to placements
         chosen = index[np.asarray(sol, dtype=np.int64)]
-        yield chosen if forced is None else np.append(chosen, forced)
+        yield np.append(chosen, forced) if forced.size else chosen
 
 
-def stream_covers(placements: Placements, forced: int | None = None, limit: int | None = None) -> Iterator[np.ndarray]:
+def stream_covers(placements: Placements, forced=None, limit: int | None = None) -> Iterator[np.ndarray]:
     """:func:`covers` (up to ``limit``), searched in a forked child and
     streamed back (:func:`tilesat.control.stream_from_child`), so that
     Ctrl-C, the run's deadline or closing the iterator stops the search at

@@ -668,19 +668,24 @@ class Search:
         self.chosen = np.zeros(t.max_depth, dtype=np.int64)
         self.vis = np.zeros(t.n, dtype=np.int64)
         self.stack = np.zeros(t.n + 1, dtype=np.int64)
-        if forced is not None:
-            if not 0 <= forced < len(t.placements):
-                raise TilesatError(f"forced placement {forced} out of range 0..{len(t.placements) - 1}")
-            k, size = int(t.prule[forced]), int(t.psize[forced])
-            self.covered[t.pw_word[t.pw_ptr[forced]:t.pw_ptr[forced + 1]]] |= t.pw_bits[t.pw_ptr[forced]:t.pw_ptr[forced + 1]]
+        # ``forced``: one placement or several (a unit of a split count); each is put down first
+        self.forced = () if forced is None else tuple(int(p) for p in np.atleast_1d(forced))
+        for p in self.forced:
+            if not 0 <= p < len(t.placements):
+                raise TilesatError(f"forced placement {p} out of range 0..{len(t.placements) - 1}")
+            k, size = int(t.prule[p]), int(t.psize[p])
+            words, bits = t.pw_word[t.pw_ptr[p]:t.pw_ptr[p + 1]], t.pw_bits[t.pw_ptr[p]:t.pw_ptr[p + 1]]
+            if (self.covered[words] & bits).any() or self.rem[k] <= 0:
+                self.sc[DONE] = 1  # forced placements that overlap, or a piece forced too often: no tiling
+            self.covered[words] |= bits
             if self.used[k] < t.rmin[k]:
                 self.sc[NEED] -= size
             self.used[k] += 1
             self.rem[k] -= 1
             self.sc[LEFT] -= size
             self.sc[ROOM] -= size
-            if self.sc[NEED] > self.sc[LEFT] or self.sc[ROOM] < self.sc[LEFT]:
-                self.sc[DONE] = 1
+        if self.sc[NEED] > self.sc[LEFT] or self.sc[ROOM] < self.sc[LEFT]:
+            self.sc[DONE] = 1
 
     def _run(self, out, out_len, record: bool, limit: int) -> int:
         t = self.t
@@ -708,7 +713,7 @@ class Search:
             k = self._run(out, out_len, True, batch)
             for i in range(k):
                 sol = out[i, :out_len[i]].copy()
-                yield sol if self.forced is None else np.append(sol, self.forced)
+                yield np.append(sol, self.forced) if self.forced else sol
 
 
 #: Tables built per Placements object, kept while it lives: the lead counts
@@ -798,9 +803,9 @@ def _orbits(placements: Placements, k: int) -> list[tuple[int, int]]:
     return out
 
 
-def count(instance: Instance, placements: Placements | None = None, forced: int | None = None) -> int:
-    """The exact number of tilings (with ``forced``: of those holding that
-    placement), counted without materialising them.
+def count(instance: Instance, placements: Placements | None = None, forced=None) -> int:
+    """The exact number of tilings (with ``forced``, a placement or a
+    sequence of them: of those holding them), counted without materialising them.
 
     Without ``forced``, and with a piece used exactly once: the sum over its
     placements of the tilings holding each, one per orbit under the board's
@@ -816,9 +821,9 @@ def count(instance: Instance, placements: Placements | None = None, forced: int 
 
 
 def tilings(instance: Instance, placements: Placements | None = None,
-            forced: int | None = None) -> Iterator[np.ndarray]:
-    """The placement indices of every tiling (with ``forced``: of those
-    holding it, which is then the last index), in search order; not
+            forced=None) -> Iterator[np.ndarray]:
+    """The placement indices of every tiling (with ``forced``, a placement or
+    a sequence of them: of those holding them, which then come last), in search order; not
     verified here."""
     tables = _tables(instance, placements)
     if forced is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..control import TimedOut
 from ..counting import LIST_METHODS, METHODS, count_tilings, iter_tilings_by
@@ -36,6 +36,12 @@ CertificateOpt = Annotated[Optional[bool], typer.Option(
          "beside the count, which it stops when it proves the answer is 0.")]
 
 
+CheckpointOpt = Annotated[Optional[Path], typer.Option(
+    "--checkpoint", help="Record each finished unit of work in this file (flushed to disk as it ends); run the "
+                         "same command again with it to skip the finished units. Refused if made for another "
+                         "instance or method.")]
+
+
 @app.command("count")
 @friendly
 def count_cmd(
@@ -54,6 +60,9 @@ def count_cmd(
     epsilon: Annotated[float, typer.Option("--epsilon", help="approx: the estimate is within a factor (1 + epsilon) ...")] = 0.8,
     delta: Annotated[float, typer.Option("--delta", help="approx: ... with probability at least 1 - delta.")] = 0.2,
     certificate: CertificateOpt = None,
+    checkpoint: CheckpointOpt = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="dask: run the units as tasks on a Dask cluster (a local one of --jobs workers, or the scheduler at --address). Needs the 'cluster' extra.")] = None,
+    address: Annotated[Optional[str], typer.Option("--address", help="With --cluster dask: a running scheduler (tcp://HOST:PORT) instead of a local cluster.")] = None,
 ):
     """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
     options = SatOptions(encoding, solver, card, timeout)
@@ -61,7 +70,7 @@ def count_cmd(
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings"),
                         TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("units {task.completed}/{task.total}"),
-                        TimeElapsedColumn(), console=err, disable=not err.is_terminal or as_json, transient=True)
+                        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(), console=err, disable=not err.is_terminal or as_json, transient=True)
     t0 = time.perf_counter()
     with progress, run_limit(options.timeout):
         task = progress.add_task("counting", total=None, tilings=0, rate=0.0)
@@ -72,7 +81,8 @@ def count_cmd(
 
         result = count_tilings(instance, method, up_to_symmetry=up_to_symmetry, limit=limit, jobs=jobs,
                                epsilon=epsilon, delta=delta, progress=report,
-                               certificates=certificate_mode(certificate), **vars(options))
+                               certificates=certificate_mode(certificate), checkpoint=checkpoint,
+                               cluster=cluster, address=address, **vars(options))
     if as_json:
         print(json.dumps(result.to_json()))
     else:
@@ -100,6 +110,10 @@ def _count_text(r) -> str:
                    f"{', '.join(r.group)})")
     why = f"; {r.reason}" if r.reason else ""
     split = f", {r.units} units in {r.jobs} processes" if r.jobs > 1 else ""
+    if r.cluster:
+        split = f", {r.units} units on a Dask cluster of {r.jobs} workers"
+    if r.resumed:
+        split += f" ({r.resumed} finished before, from the checkpoint)"
     return f"count: {amount}, by {r.method} ({r.why}){split}, {r.seconds:.3f} s{why}"
 
 
