@@ -21,6 +21,7 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 import time
 import uuid
 from typing import Callable
@@ -73,7 +74,7 @@ def _run_unit(shared: Shared, unit):
     if ctx is None:
         _CONTEXTS.clear()  # one count at a time per worker: drop the previous count's placements
         ctx = _CONTEXTS[shared.token] = Context(*shared.args)
-    return ctx.run(unit)
+    return ctx.timed_run(unit)
 
 
 # --- in the parent ----------------------------------------------------------
@@ -91,6 +92,8 @@ class DaskRunner:
         self.client = None
         self.cluster = None
         self._saved_levels: dict[str, int] = {}
+        self._starting: threading.Thread | None = None
+        self._abandoned = False
 
     def __enter__(self):
         return self
@@ -105,29 +108,47 @@ class DaskRunner:
             logger.setLevel(logging.CRITICAL + 10)  # the scheduler logs a closed client's cancelled tasks as CRITICAL
 
     def start(self, workers: int | None = None) -> None:
-        """Connect to ``address``, or start a local cluster of ``workers`` (default ``jobs``) processes."""
+        """Connect to ``address``, or start a local cluster of ``workers`` (default ``jobs``) processes.
+
+        In a thread, with SIGINT blocked there: the cluster's processes (and
+        the thread running its event loop) inherit the mask, so a terminal's
+        Ctrl-C reaches this process alone; and this thread waits in polls, so
+        Ctrl-C or the deadline stop the wait at once (a local cluster takes
+        seconds to start; the thread closes it when it is up)."""
         if self.client is not None:
             return
+        self._quiet()
+        box: dict = {}
+        thread = threading.Thread(target=self._connect, args=(workers or self.jobs, box), daemon=True)
+        self._starting = thread
+        thread.start()
+        while thread.is_alive():
+            thread.join(wait_step())
+        self._starting = None
+        if "error" in box:
+            where = self.address or "a local cluster"
+            raise TilesatError(f"--cluster dask: cannot start or reach {where}: {box['error']}")
+        self.client, self.cluster = box["client"], box["cluster"]
+
+    def _connect(self, workers: int, box: dict) -> None:
         import dask
         from distributed import Client, LocalCluster
 
-        self._quiet()
-        # SIGINT blocked while the cluster starts: its processes (and the
-        # thread running its event loop) inherit the mask, so a terminal's
-        # Ctrl-C reaches this process alone, which then closes the cluster.
-        with sigint_held(), dask.config.set({"distributed.worker.daemon": True,
-                                             "distributed.admin.tick.limit": "1h",
-                                             "distributed.scheduler.worker-ttl": None}):
-            try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        client = cluster = None
+        try:
+            with dask.config.set({"distributed.worker.daemon": True, "distributed.scheduler.worker-ttl": None}):
                 if self.address is None:
-                    self.cluster = LocalCluster(n_workers=workers or self.jobs, threads_per_worker=1, processes=True,
-                                                silence_logs=logging.CRITICAL + 10, dashboard_address=None)
-                    self.client = Client(self.cluster, set_as_default=False)
+                    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           silence_logs=logging.CRITICAL + 10, dashboard_address=None)
+                    client = Client(cluster, set_as_default=False)
                 else:
-                    self.client = Client(self.address, set_as_default=False, timeout=10)
-            except OSError as e:
-                where = self.address or "a local cluster"
-                raise TilesatError(f"--cluster dask: cannot reach {where}: {e}") from None
+                    client = Client(self.address, set_as_default=False, timeout=10)
+        except Exception as e:  # noqa: BLE001 - reported in one line by start()
+            box["error"] = f"{type(e).__name__}: {e}".strip()
+        box["client"], box["cluster"] = client, cluster
+        if self._abandoned:  # stopped while starting: nobody else will close it
+            self._close(client, cluster)
 
     @property
     def workers(self) -> int:
@@ -135,9 +156,9 @@ class DaskRunner:
         threads = sum(self.client.nthreads().values())
         return max(1, threads)
 
-    def run(self, args: tuple, units: list, todo: list[int], finish: Callable[[int, list[int]], None],
+    def run(self, args: tuple, units: list, todo: list[int], finish: Callable[[int, list[int], float], None],
             started: Callable[[], None] = lambda: None) -> None:
-        """Each unit of ``todo`` as a task; ``finish(i, counts)`` as each one comes back (in any order)."""
+        """Each unit of ``todo`` as a task; ``finish(i, counts, seconds)`` as each one comes back (in any order)."""
         from distributed import as_completed
 
         self.start(min(self.jobs, max(1, len(todo))))
@@ -160,13 +181,22 @@ class DaskRunner:
                     if name == "KilledWorker":
                         raise TilesatError(f"--cluster dask: unit {futures[fut]} killed every worker it ran on: {error}")
                     raise TilesatError(f"--cluster dask: unit {futures[fut]} failed: {name}: {error}")
-                finish(futures[fut], fut.result())
+                finish(futures[fut], *fut.result())
                 fut.release()
             time.sleep(wait_step())  # raises at the deadline; the race's watcher runs here
 
     def close(self) -> None:
         """Close at once: a local cluster's processes are killed, not asked to finish."""
         client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
+        if self._starting is not None:
+            self._abandoned = True  # the starting thread closes what it started
+        self._close(client, cluster)
+        for name, level in self._saved_levels.items():
+            logging.getLogger(name).setLevel(level)
+        self._saved_levels.clear()
+
+    @staticmethod
+    def _close(client, cluster) -> None:
         procs = []
         if cluster is not None:
             with contextlib.suppress(Exception):
@@ -181,9 +211,6 @@ class DaskRunner:
             if cluster is not None:
                 with contextlib.suppress(Exception):
                     cluster.close(timeout=1)
-        for name, level in self._saved_levels.items():
-            logging.getLogger(name).setLevel(level)
-        self._saved_levels.clear()
 
 
 def _cluster_processes(cluster) -> list[int]:

@@ -115,6 +115,7 @@ class CountResult:
     certificate_check: dict | None = None  # whether the LP ran, and what it found
     cluster: str | None = None  # "dask": the units ran as tasks on a Dask cluster of ``jobs`` workers
     resumed: int = 0  # units whose counts came from a checkpoint
+    unit_seconds: list | None = None  # per unit: the seconds it took (None: not run)
 
     @property
     def group_order(self) -> int | None:
@@ -394,6 +395,12 @@ class Context:
                 on_tiling()
             return fixed
         return [self.model_count(unit.forced or None, self.group[i]) for i in unit.syms]
+
+    def timed_run(self, unit: Unit) -> tuple[list[int], float]:
+        """:meth:`run`, and the seconds it took (a checkpoint records them: the units' sizes)."""
+        t = time.perf_counter()
+        counts = self.run(unit)
+        return counts, time.perf_counter() - t
 
     # enumerators yield the chosen placement indices of each tiling
     def enumerate(self, forced: tuple[int, ...] | None, limit: int | None = None) -> Iterator[np.ndarray]:
@@ -687,14 +694,14 @@ def _init_worker(args) -> None:
     _WORKER = Context(*args)
 
 
-def _run_units(ctx: Context, units: list[Unit], todo: list[int]) -> Iterator[tuple[int, list[int]]]:
-    """(index, counts) of each unit of ``todo``, one after another (in one child, streamed back)."""
+def _run_units(ctx: Context, units: list[Unit], todo: list[int]) -> Iterator[tuple[int, list[int], float]]:
+    """(index, counts, seconds) of each unit of ``todo``, one after another (in one child, streamed back)."""
     for i in todo:
-        yield i, ctx.run(units[i])
+        yield (i, *ctx.timed_run(units[i]))
 
 
-def _run_in_worker(unit: Unit) -> list[int]:
-    return _WORKER.run(unit)
+def _run_in_worker(unit: Unit) -> tuple[list[int], float]:
+    return _WORKER.timed_run(unit)
 
 
 def split_target(jobs: int, shared: bool, checkpoint: bool) -> int:
@@ -835,6 +842,7 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
         orbits = symmetry_group(placements) if group is None and target > 1 else None
         units = plan_units(placements, group, split=shared, target=target, orbits=orbits)
     result.units = len(units)
+    result.unit_seconds = [None] * len(units)
     if runner is None:
         result.jobs = jobs = max(1, min(jobs, len(units)))  # a process per unit at most
     fixed = [[0] * len(u.syms) for u in units]  # per unit, per symmetry in u.syms
@@ -844,10 +852,12 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
     # forked workers inherit these, placements included: nothing is generated twice
     args = (instance, method, encoding, solver, card, group, epsilon, delta, seed, placements)
 
-    def finish(i, counts, record=True):
+    def finish(i, counts, seconds=None, record=True):
         fixed[i], done[i] = list(counts), True
+        if seconds is not None:
+            result.unit_seconds[i] = seconds
         if record and book is not None:
-            book.add(i, units[i], counts=list(counts))
+            book.add(i, units[i], counts=list(counts), seconds=round(seconds, 6) if seconds is not None else None)
         tilings[0] += units[i].weight * counts[0]  # syms[0] is the identity: all tilings
         tilings_now[0] = tilings[0]
         if tilings[0]:
@@ -863,7 +873,7 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
                 from .checkpoint import CheckpointError
 
                 raise CheckpointError(f"checkpoint {book.path}: damaged: unit {i}'s counts are not what it needs")
-            finish(i, counts, record=False)
+            finish(i, counts, rec.get("seconds"), record=False)
         result.resumed = len(previous)
     todo = [i for i in range(len(units)) if not done[i]]
     report(tilings[0], sum(done), len(units))
@@ -885,8 +895,8 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
                 from . import native
 
                 _load_before_fork(native.warm_up)  # loaded here, inherited by the child
-                for i, counts in stream_from_child(_run_units, ctx, units, todo, what="native"):
-                    finish(i, counts)
+                for i, counts, seconds in stream_from_child(_run_units, ctx, units, todo, what="native"):
+                    finish(i, counts, seconds)
             elif jobs == 1:
                 ctx = Context(*args)
                 for i in todo:
@@ -899,7 +909,9 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
                         race.lost("the count found a tiling")
                         report(tilings_now[0], sum(done), len(units))
 
-                    finish(i, ctx.run(unit, one_more, limit))
+                    t = time.perf_counter()
+                    counts = ctx.run(unit, one_more, limit)
+                    finish(i, counts, time.perf_counter() - t)
                 if limit is not None and not ctx.exhausted:
                     result.limited = True
             else:
@@ -915,7 +927,7 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
                         while pending:
                             finished, pending = wait(pending, timeout=wait_step(), return_when=FIRST_COMPLETED)
                             for fut in finished:
-                                finish(futures[fut], fut.result())
+                                finish(futures[fut], *fut.result())
                     except BaseException:  # Ctrl-C, the deadline, the LP's certificate: the workers go at once
                         for proc in list(pool._processes.values()):
                             proc.terminate()
@@ -1013,6 +1025,59 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
         if method == "dlx" and (problem := dlx_problem(instance)) is not None:
             raise TilesatError(f"--method dlx: {problem}; use native or blocking")
     return Listing(lambda listing: _listing(listing, instance, method, limit, options, certificates))
+
+
+class UnitListing:
+    """The tilings of an instance unit by unit (``list --checkpoint``): the
+    units of a split count (cubes only, no symmetry weights), each listed
+    whole by an enumerating method, every tiling verified.  A checkpoint
+    records a unit once its tilings are written, so a resumed listing
+    writes each tiling once."""
+
+    def __init__(self, instance: Instance, method: str = "auto", *, encoding: str = DEFAULT_ENCODING,
+                 solver: str = DEFAULT_SOLVER, card: str = DEFAULT_CARD, target: int = CHECKPOINT_UNITS):
+        if method not in LIST_METHODS:
+            raise TilesatError(f"unknown list method {method!r}; available: {', '.join(LIST_METHODS)}")
+        options = SatOptions(encoding, solver, card, None)
+        check_memory(instance)
+        if method == "auto":
+            method, _ = choose_list_method(instance, options)
+        if method != "blocking":
+            refuse_unused(options, method)
+            if method == "dlx" and (problem := dlx_problem(instance)) is not None:
+                raise TilesatError(f"--method dlx: {problem}; use native or blocking")
+        self.instance, self.method, self.target = instance, method, target
+        self.reason = obstruction(instance)
+        self.ctx = Context(instance, method, options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
+        self.reason = self.reason or placement_check(self.ctx.placements)
+        self.units = [] if self.reason else plan_units(self.ctx.placements, None, split=True, target=target)
+
+    def plan(self) -> str:
+        return plan_key(self.units)
+
+    def stream(self, todo: list[int]) -> Iterator[tuple[int, Tiling | None]]:
+        """(i, tiling) for each tiling of each unit i of ``todo`` in turn, each
+        verified, and (i, None) when unit i is over; searched in one forked child
+        (stopped at once by Ctrl-C or the deadline)."""
+        if self.method == "native":
+            from . import native
+
+            _load_before_fork(native.warm_up)
+        elif self.method == "dlx":
+            from .dlx import load_xcover
+
+            _load_before_fork(load_xcover)
+        P = self.ctx.placements
+        for i, chosen in stream_from_child(_list_units, self.ctx, self.units, todo, what=self.method):
+            yield i, None if chosen is None else verify_tiling(
+                self.instance, Tiling.from_placements(P, [int(p) for p in chosen]))
+
+
+def _list_units(ctx: Context, units: list[Unit], todo: list[int]) -> Iterator[tuple[int, np.ndarray | None]]:
+    for i in todo:
+        for chosen in ctx.enumerate(units[i].forced or None):
+            yield i, chosen
+        yield i, None
 
 
 def _listing(listing: Listing, instance: Instance, method: str, limit: int | None, options: SatOptions,

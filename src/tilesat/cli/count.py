@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -134,10 +135,16 @@ def list_cmd(
     png: PngOpt = None,
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
+    checkpoint: Annotated[Optional[Path], typer.Option(
+        "--checkpoint", help="With --out: list unit by unit, recording each unit here once its tilings are "
+                             "written; run the same command again to resume (nothing is written twice).")] = None,
 ):
     """List tilings one by one (each verified); --svg/--png draw them side by side. Exit 130 on Ctrl-C, 124 at --timeout (what was listed stands)."""
     options = SatOptions(encoding, solver, card, timeout)
     instance = _load(file, pieces, wrap)
+    if checkpoint is not None:
+        _list_with_checkpoint(instance, method, options, out, checkpoint, force, limit=limit, pictures=svg or png)
+        return
     check_outputs({"--out": out, "--svg": svg, "--png": png}, force)
     with run_limit(options.timeout):  # the whole listing, writing included
         tilings = iter_tilings_by(instance, method, certificates=certificate_mode(certificate), **vars(options))
@@ -181,5 +188,81 @@ def list_cmd(
     why = f": no tiling exists ({tilings.reason})" if complete and not found and tilings.reason else ""
     _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else "") + why
                  + (f" (time limit of {options.timeout:g} s reached)" if timed_out else ""), markup=False)
+    if timed_out:
+        raise typer.Exit(EXIT_TIMEOUT)
+
+
+def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optional[Path], checkpoint: Path,
+                          force: bool, limit: Optional[int], pictures) -> None:
+    """list --out FILE --checkpoint C: unit by unit, each unit's tilings written
+    and pushed to the disk before its record; a resume cuts the file back to
+    the end of the last recorded unit (a unit cut short is listed again)."""
+    from ..checkpoint import Checkpoint, instance_digest
+    from ..counting import CHECKPOINT_UNITS, UnitListing
+    from ..instance import format_instance
+
+    if out is None:
+        raise TilesatError("--checkpoint needs --out FILE: the tilings are written there, unit by unit")
+    if limit is not None or pictures:
+        raise TilesatError("--checkpoint lists every tiling to --out: it cannot go with --limit, --svg or --png")
+    if options.asked() and method == "auto":
+        method = "blocking"
+    listing_method = method
+    identity = {"instance": instance_digest(format_instance(instance)), "method": listing_method,
+                "out": os.path.realpath(out)}
+    book = Checkpoint(checkpoint, "list", identity).open()
+    if not book.exists:
+        check_outputs({"--out": out}, force)
+    elif not out.exists():
+        raise TilesatError(f"checkpoint {checkpoint}: {out} is gone; delete the checkpoint to list again from the start")
+    err = _err()
+    listed = before = 0
+    timed_out = False
+    with run_limit(options.timeout):
+        listing = UnitListing(instance, method, encoding=options.encoding, solver=options.solver, card=options.card,
+                              target=book.param("split", CHECKPOINT_UNITS))
+        previous = book.begin(listing.units, listing.plan(), {"split": listing.target})
+        end = max((r.get("offset", 0) for r in previous.values()), default=0)
+        before = listed = sum(r.get("tilings", 0) for r in previous.values())
+        try:
+            sink = open(out, "r+b" if book.header and previous else "wb")
+            if end > os.fstat(sink.fileno()).st_size:
+                raise TilesatError(f"checkpoint {checkpoint}: {out} is shorter than the tilings it recorded; "
+                                   "delete both to list again")
+            sink.truncate(end)  # a unit cut short is listed again, from its start
+            sink.seek(end)
+        except OSError as e:
+            book.close()
+            raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
+        try:
+            n = 0
+            for i, tiling in listing.stream([i for i in range(len(listing.units)) if i not in previous]):
+                if tiling is not None:
+                    sink.write((json.dumps(tiling.to_json()) + "\n").encode())
+                    n += 1
+                    continue
+                sink.flush()
+                os.fsync(sink.fileno())  # the unit's tilings on the disk before the record that says so
+                listed += n
+                book.add(i, listing.units[i], tilings=n, offset=sink.tell())
+                n = 0
+        except KeyboardInterrupt:
+            err.print(f"interrupted after {listed} tilings ({before} listed before); the same command resumes",
+                      markup=False)
+            raise interrupted_exit() from None
+        except TimedOut:
+            timed_out = True
+        except OSError as e:
+            raise TilesatError(f"cannot write {out}: {e.strerror or e}") from None
+        finally:
+            with contextlib.suppress(OSError):
+                sink.close()
+            book.close()
+    what = "the first" if timed_out else "all"
+    why = f": no tiling exists ({listing.reason})" if listing.reason and not listed else ""
+    again = f", {before} of them before resuming" if before else ""
+    _err().print(f"listed {what} {listed} tilings to {out}{again}{why}"
+                 + (f" (time limit of {options.timeout:g} s reached; the same command resumes)" if timed_out else ""),
+                 markup=False)
     if timed_out:
         raise typer.Exit(EXIT_TIMEOUT)
