@@ -198,17 +198,16 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
     and pushed to the disk before its record; a resume cuts the file back to
     the end of the last recorded unit (a unit cut short is listed again)."""
     from ..checkpoint import Checkpoint, instance_digest
-    from ..counting import CHECKPOINT_UNITS, UnitListing
+    from ..counting import CHECKPOINT_UNITS, UnitListing, choose_list_method
     from ..instance import format_instance
 
     if out is None:
         raise TilesatError("--checkpoint needs --out FILE: the tilings are written there, unit by unit")
     if limit is not None or pictures:
         raise TilesatError("--checkpoint lists every tiling to --out: it cannot go with --limit, --svg or --png")
-    if options.asked() and method == "auto":
-        method = "blocking"
-    listing_method = method
-    identity = {"instance": instance_digest(format_instance(instance)), "method": listing_method,
+    if method == "auto":
+        method, _ = choose_list_method(instance, options)  # what a checkpoint records: the method that ran
+    identity = {"instance": instance_digest(format_instance(instance)), "method": method,
                 "out": os.path.realpath(out)}
     book = Checkpoint(checkpoint, "list", identity).open()
     if not book.exists:
