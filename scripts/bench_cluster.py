@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ROWS = [
     ("pentomino-6x10.txt", "native", True, 9356, 2339),
     ("pentomino-5x12.txt", "native", True, 4040, 1010),
-    ("pentomino-square-8x8.txt", "dlx", False, 129168, None),  # 16,146 classes (Scott's problem, square anywhere)
+    ("long-counts/pentomino-square-8x8.txt", "dlx", False, 129168, None),  # 16,146 classes (Scott's problem, square anywhere)
 ]
-LONG = [("pentomino-one-sided-5x18.txt", "native", False, 4 * 686628, None)]
+LONG = [("long-counts/pentomino-one-sided-5x18.txt", "native", False, 4 * 686628, None)]
 
 
 def timed_count(inst, method, sym, **kw):
