@@ -140,7 +140,10 @@ class DaskRunner:
             with dask.config.set({"distributed.worker.daemon": True, "distributed.scheduler.worker-ttl": None}):
                 if self.address is None:
                     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           silence_logs=logging.CRITICAL + 10, dashboard_address=None)
+                                           silence_logs=logging.CRITICAL + 10, dashboard_address=None,
+                                           # its HTTP server (health, metrics) on a free port, not 8787
+                                           # (another cluster there made it warn)
+                                           scheduler_kwargs={"dashboard_address": ":0"})
                     client = Client(cluster, set_as_default=False)
                 else:
                     client = Client(self.address, set_as_default=False, timeout=10)

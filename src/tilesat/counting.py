@@ -292,9 +292,9 @@ class _Splitter:
 
 
 def refine(placements: Placements, units: list[Unit], target: int) -> list[Unit]:
-    """Split the biggest units (fewest placements down, then most candidates
-    on their next cell) until there are at least ``target`` of them, or none
-    can be split.  Deterministic: a checkpoint's resume plans the same units."""
+    """Split the units likely biggest (fewest placements down; among those, the
+    first planned) until there are at least ``target`` of them, or none can be
+    split.  Deterministic: a checkpoint's resume plans the same units."""
     if len(units) >= target:
         return units
     import heapq
