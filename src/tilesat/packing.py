@@ -54,8 +54,9 @@ from .instance import Instance
 from .options import SatOptions
 from .placements import generate_placements
 from .portfolio import check_jobs, configurations, race_packings
-from .search import load_formula
+from .search import JOBS_REFUSAL, load_formula
 from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, make_solver
+from .symbreak import symmetry_breaking
 from .tiling import Tiling, tiling_from_model
 from .verify import verify_tiling
 
@@ -140,6 +141,17 @@ def compile_packing(instance: Instance, objective: str = "pieces", encoding: str
     placements = generate_placements(instance)
     formula = compile_formula(placements, encoding, card, allow_empty=True)
     return formula, objective_for(formula, objective)
+
+
+def _compile_broken(instance: Instance, objective: str, encoding: str, card: str, break_symmetry: bool):
+    """compile_packing, plus lex-leader clauses for the board's symmetries
+    when asked (:mod:`tilesat.symbreak`: a symmetry maps packings onto packings
+    of the same value, so the optimum stays exact); and what was broken."""
+    formula, goal = compile_packing(instance, objective, encoding, card)
+    if not break_symmetry:
+        return formula, goal, None
+    formula, breaking = symmetry_breaking(formula)
+    return formula, goal, breaking
 
 
 def better_than(formula: Formula, objective: Objective, value: int, card: str = DEFAULT_CARD) -> list[list[int]]:
@@ -230,19 +242,24 @@ def pack(
     progress: Callable[..., None] | None = None,
     timeout: float | None = None,
     jobs: int | str = 1,
+    break_symmetry: bool = False,
 ) -> PackResult:
     """The maximum packing of the instance's pieces on its board, proved
     (unless ``timeout`` seconds or Ctrl-C came first: then the best so far).
 
     ``progress`` as for :class:`~tilesat.search.TilingSearch`; ``jobs`` above
     1: that many SAT configurations race, sharing the best packing found
-    (:func:`tilesat.portfolio.race_packings`, the incremental method only)."""
+    (:func:`tilesat.portfolio.race_packings`, the incremental method only);
+    ``break_symmetry`` adds lex-leader clauses for the board's symmetries (same
+    optimum; the stats say what was broken)."""
     progress = progress or (lambda message, done=None, total=None: None)
     if method not in METHODS:
         raise TilesatError(f"unknown packing method {method!r}; use {' or '.join(METHODS)}")
     options = SatOptions(encoding, solver, card, timeout)
     solver_name = options.solver
     jobs = check_jobs(jobs)
+    if jobs > 1 and break_symmetry:
+        raise TilesatError(JOBS_REFUSAL)
     if jobs > 1 and method != "incremental":
         raise TilesatError(f"--jobs races the incremental method's configurations, not --method {method}")
     race: dict = {}
@@ -250,11 +267,11 @@ def pack(
         raise TilesatError("--method rc2 needs a PySAT solver, not an external one")
     t0 = compiled = time.perf_counter()
     best, steps, proved, stopped, formula, lp, bound, lp_seconds = None, [], True, None, None, None, None, 0.0
-    cert, cert_seconds = None, None
+    cert, cert_seconds, breaking = None, None, None
     try:
         with time_limit(options.timeout):
             progress("compiling the packing formula")
-            formula, goal = compile_packing(instance, objective, encoding, card)
+            formula, goal, breaking = _compile_broken(instance, objective, encoding, card, break_symmetry)
             progress("the LP bound")
             lp_start = time.perf_counter()
             lp = solve_pack_lp(formula.placements, objective)
@@ -297,6 +314,8 @@ def pack(
     stats["lp_bound_met"] = bound is not None and optimum is not None and optimum >= bound
     if optimum is not None and bound is not None and optimum > bound:
         raise AssertionError(f"BUG: a packing worth {optimum} beats the LP bound {bound}")
+    if breaking is not None:
+        stats["symmetry_breaking"] = breaking.to_json()
     if cert_seconds is not None:
         stats["certificate_seconds"] = round(cert_seconds, 6)
     if race:

@@ -45,6 +45,7 @@ from .formula import CARD_ENCODINGS, compile_formula
 from .instance import Instance, load_instance
 from .packing import OBJECTIVES, better_than, compile_packing
 from .placements import generate_placements
+from .symbreak import named_breaking
 from .tiling import Tile, Tiling
 from .verify import problems
 
@@ -87,31 +88,55 @@ def check_proof_dir(directory: str | Path) -> Path:
 # The claim stored in proof.json, and the statement verify-proof prints once it
 # has checked everything; both come from the kind of proof, never from the file.
 
-def stored_claim(verdict: str, objective: str | None = None, optimum: int | None = None) -> str:
+#: What a claim proved on a formula with lex-leader clauses (tilesat.symbreak) adds.
+BROKEN = " (proved on the symmetry-broken formula)"
+
+
+def stored_claim(verdict: str, objective: str | None = None, optimum: int | None = None, broken: bool = False) -> str:
     if verdict == "none":
-        return "the board has no tiling"
+        return "the board has no tiling" + (BROKEN if broken else "")
     if verdict == "unique":
         return "the board has no tiling other than this one"
     if optimum is None:
-        return "no packing keeps the piece counts"
-    return f"no packing has more than {optimum} {'covered cells' if objective == 'cells' else 'pieces'}"
+        return "no packing keeps the piece counts" + (BROKEN if broken else "")
+    return f"no packing has more than {optimum} {'covered cells' if objective == 'cells' else 'pieces'}" + (
+        BROKEN if broken else "")
 
 
-def _statement(verdict: str, objective: str | None = None, optimum: int | None = None) -> str:
+def _statement(verdict: str, objective: str | None = None, optimum: int | None = None, broken: list | None = None) -> str:
     if verdict == "unique":
         return "the board has exactly one tiling, the one in proof.json"
     if verdict == "optimum" and optimum is not None:
-        return f"{stored_claim(verdict, objective, optimum)}, and the packing in proof.json has {optimum}"
-    return stored_claim(verdict, objective, optimum)
+        text = f"{stored_claim(verdict, objective, optimum)}, and the packing in proof.json has {optimum}"
+    else:
+        text = stored_claim(verdict, objective, optimum)
+    if broken:
+        # sound: the symmetries were checked afresh, and lex-leader clauses keep
+        # the least member of every class of tilings (tilesat.symbreak)
+        text += (f" (proved on the formula with lex-leader clauses for {len(broken)} symmetries, "
+                 f"each checked: {', '.join(broken)})")
+    return text
 
 
 # -- writing --------------------------------------------------------------------
 
-def _claimed_clauses(instance: Instance, encoding: str, card: str, tiling: Tiling | None):
+def _claimed_clauses(instance: Instance, encoding: str, card: str, tiling: Tiling | None,
+                     symmetries: list[str] | None = None):
     placements = generate_placements(instance)
-    formula = compile_formula(placements, encoding, card)
+    formula = _broken(compile_formula(placements, encoding, card), symmetries)
     extra = [blocking_clause(placements, tiling)] if tiling is not None else []
     return formula, extra
+
+
+def _broken(formula, symmetries: list[str] | None):
+    """The formula with the lex-leader clauses of the named symmetries, each
+    found in the instance's group and checked afresh (:func:`tilesat.symbreak.named_breaking`)."""
+    if not symmetries:
+        return formula
+    formula, why = named_breaking(formula, symmetries)
+    if why is not None:
+        raise ProofError(f"proof.json's symmetry_breaking: {why}")
+    return formula
 
 
 def _prove(d: Path, formula, extra: list[list[int]], meta: dict, prover: str) -> Path:
@@ -140,20 +165,25 @@ def _prove(d: Path, formula, extra: list[list[int]], meta: dict, prover: str) ->
 
 def write_proof(
     instance: Instance, directory: str | Path, verdict: str, tiling: Tiling | None,
-    encoding: str, card: str, prover: str = PROVER,
+    encoding: str, card: str, prover: str = PROVER, symmetries: list[str] | None = None,
 ) -> Path:
-    """Prove ``none`` (no tiling) or ``unique`` (no tiling other than ``tiling``)."""
+    """Prove ``none`` (no tiling) or ``unique`` (no tiling other than ``tiling``);
+    ``symmetries`` (``none`` only): the names of the symmetries whose
+    lex-leader clauses the proved formula holds (``--break-symmetry``)."""
     if verdict not in ("none", "unique"):
         raise TilesatError(f"no proof for verdict {verdict!r}: only 'none' and 'unique' rest on unsatisfiability")
+    if symmetries and verdict != "none":
+        raise TilesatError("symmetry breaking keeps one tiling per class: it proves 'none', never 'unique'")
     d = check_proof_dir(directory)
-    formula, extra = _claimed_clauses(instance, encoding, card, tiling if verdict == "unique" else None)
+    formula, extra = _claimed_clauses(instance, encoding, card, tiling if verdict == "unique" else None, symmetries)
     return _prove(d, formula, extra, {
         **_identity(instance),
         "verdict": verdict,
-        "claim": stored_claim(verdict),
+        "claim": stored_claim(verdict, broken=bool(symmetries)),
         "tiling": tiling.to_json() if verdict == "unique" else None,
         "encoding": formula.encoding,  # the concrete one ("auto" resolved)
         "card": card,
+        **({"symmetry_breaking": list(symmetries)} if symmetries else {}),
     }, prover)
 
 
@@ -200,18 +230,22 @@ def write_pack_proof(instance: Instance, directory: str | Path, result, encoding
     cert = getattr(result, "bound_certificate", None)
     if cert is not None and result.optimum is not None:
         return write_bound_proof(instance, d, result.objective, result.optimum, result.packing, cert)
+    # the symmetries the run broke (pack --break-symmetry): the proof is over the same clauses
+    symmetries = (result.stats.get("symmetry_breaking") or {}).get("symmetries") or None
     formula, goal = compile_packing(instance, result.objective, encoding, card)
+    formula = _broken(formula, symmetries)
     extra = better_than(formula, goal, result.optimum, card) if result.optimum is not None else []
     return _prove(d, formula, extra, {
         **_identity(instance),
         "verdict": "optimum",
-        "claim": stored_claim("optimum", result.objective, result.optimum),
+        "claim": stored_claim("optimum", result.objective, result.optimum, broken=bool(symmetries)),
         "task": "pack",
         "objective": result.objective,
         "optimum": result.optimum,
         "packing": result.packing.to_json() if result.packing is not None else None,
         "encoding": formula.encoding,
         "card": card,
+        **({"symmetry_breaking": list(symmetries)} if symmetries else {}),
     }, prover)
 
 
@@ -296,9 +330,11 @@ def _verify(d: Path, instance_path) -> str:
         raise ProofError(str(e)) from None
     if found != (nvars, expected):
         raise ProofError(f"formula.cnf is not the CNF tilesat compiles from {path} "
-                         f"({meta['encoding']}, {meta['card']}{', plus the proof.json tiling blocked' if meta['verdict'] == 'unique' else ''})")
+                         f"({meta['encoding']}, {meta['card']}{', plus the proof.json tiling blocked' if meta['verdict'] == 'unique' else ''}"
+                         f"{', with lex-leader clauses for ' + ', '.join(meta['symmetry_breaking']) if meta.get('symmetry_breaking') else ''})")
     steps = _check_drat(nvars, expected, _read_text(d / "proof.drat"))
-    return (f"proof verified: {_statement(meta['verdict'], meta.get('objective'), meta.get('optimum'))} "
+    broken = meta.get("symmetry_breaking")
+    return (f"proof verified: {_statement(meta['verdict'], meta.get('objective'), meta.get('optimum'), broken)} "
             f"({path}, {meta['encoding']}, {len(expected)} clauses, {steps} proof steps)")
 
 
@@ -426,7 +462,15 @@ def _is(value, types) -> bool:
 def _check_fields(meta: dict, kind: str) -> None:
     """Exactly the fields tilesat writes for this kind of proof, well typed,
     with values it could have written; the claim must be the kind's own."""
-    _check_exact_fields(meta, _FIELDS[kind])
+    # symmetry_breaking: written only when the proof's formula breaks symmetries
+    broken = "symmetry_breaking" in meta
+    _check_exact_fields(meta, {**_FIELDS[kind], **({"symmetry_breaking": list} if broken else {})})
+    if broken:
+        names = meta["symmetry_breaking"]
+        if not names or not all(isinstance(n, str) for n in names):
+            raise ProofError(f"proof.json's symmetry_breaking {_quote(names)} is not a list of symmetry names")
+        if kind == "tiling" and meta["verdict"] != "none":
+            raise ProofError("symmetry breaking keeps one tiling per class: a proof of 'unique' cannot use it")
     if kind == "pack":
         if meta["task"] != "pack" or meta["verdict"] != "optimum":
             raise ProofError(f"proof.json's task/verdict {_quote(meta['task'])}/{_quote(meta['verdict'])} is no kind of proof tilesat writes")
@@ -448,7 +492,7 @@ def _check_fields(meta: dict, kind: str) -> None:
         raise ProofError(f"proof.json's card {_quote(meta['card'])} is not one of {', '.join(CARD_ENCODINGS)}")
     if not re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]):
         raise ProofError(f"proof.json's sha256 {_quote(meta['sha256'])} is not a SHA-256 digest")
-    claim = stored_claim(meta["verdict"], meta.get("objective"), meta.get("optimum"))
+    claim = stored_claim(meta["verdict"], meta.get("objective"), meta.get("optimum"), broken)
     if meta["claim"] != claim:
         raise ProofError(f"proof.json's claim {_quote(meta['claim'])} is not what this proof shows ({claim!r})")
 
@@ -510,7 +554,8 @@ def _tiling_clauses(instance: Instance, meta: dict):
     """The formula and, for ``unique``, the clause blocking the stored tiling
     (checked first with the independent checker)."""
     tiling = _checked(instance, meta["tiling"], "tiling", False) if meta["verdict"] == "unique" else None
-    return _compiled(lambda: _claimed_clauses(instance, meta["encoding"], meta["card"], tiling))
+    return _compiled(lambda: _claimed_clauses(instance, meta["encoding"], meta["card"], tiling,
+                                              meta.get("symmetry_breaking")))
 
 
 def _pack_clauses(instance: Instance, meta: dict):
@@ -518,6 +563,7 @@ def _pack_clauses(instance: Instance, meta: dict):
     stored packing must be real and reach the optimum (checked before the
     optimum sizes any clauses)."""
     formula, goal = _compiled(lambda: compile_packing(instance, meta["objective"], meta["encoding"], meta["card"]))
+    formula = _broken(formula, meta.get("symmetry_breaking"))
     optimum = meta["optimum"]
     if optimum is None:
         return formula, []

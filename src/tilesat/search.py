@@ -12,6 +12,7 @@ the tilings found before it.
 from __future__ import annotations
 
 import time
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -28,6 +29,8 @@ from .placements import Placements, generate_placements
 from .portfolio import check_jobs, configurations, race_tilings
 from .errors import TilesatError
 from .solvers import DEFAULT_SOLVER, make_solver
+from .symbreak import symmetry_breaking
+from .symmetry import symmetry_group
 from .tiling import Tiling, tiling_from_model
 from .verify import verify_tiling
 
@@ -68,8 +71,12 @@ class TilingSearch:
         progress: Callable[..., None] | None = None,
         timeout: float | None = None,
         certificates: bool | str = False,
+        break_symmetry: bool | str = False,
     ):
         t0 = time.perf_counter()
+        # lex-leader constraints (tilesat.symbreak): True breaks generators (or a small
+        # group whole), "full" every element (one model per class, for counting)
+        self.break_symmetry = break_symmetry
         # the certificate check (CertificatePlan): off by default here, the
         # engine; solve and check_unique, the front ends, turn it on
         self.certificates = certificates
@@ -95,6 +102,7 @@ class TilingSearch:
         self.reason = obstruction(instance)
         self.placements: Placements | None = None
         self.formula: Formula | None = None
+        self.group = self.breaking = None  # with break_symmetry: the group and what was broken
         self._solver = None
         self._added: list[list[int]] = []  # clauses beyond the formula (required placements, blocked tilings)
         self.found = 0
@@ -115,6 +123,11 @@ class TilingSearch:
             self._progress(f"compiling {len(self.placements):,} placements to CNF ({encoding})")
             self.limit.check()
             self.formula = compile_formula(self.placements, encoding, card)
+            if self.break_symmetry:
+                self._progress("breaking the board's symmetries (lex-leader)")
+                self.group = symmetry_group(self.placements)
+                mode = "full" if self.break_symmetry == "full" else "generators"
+                self.formula, self.breaking = symmetry_breaking(self.formula, mode, self.group)
 
     def _ensure_solver(self):
         if self._solver is None:
@@ -228,6 +241,7 @@ class TilingSearch:
             "solve_seconds": round(self.solve_seconds, 6),
             "seconds": round(self.compile_seconds + self.solve_seconds, 6),
             "certificate_check": self._lp_plan.report if self._lp_plan is not None else self.certificate_check,
+            **({"symmetry_breaking": self.breaking.to_json()} if self.breaking is not None else {}),
         }
 
 
@@ -335,13 +349,20 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
     ``jobs`` above 1: a portfolio of that many SAT configurations (:mod:`tilesat.portfolio`)."""
     if method not in SEARCH_METHODS:
         raise TilesatError(f"unknown method {method!r}; choose one of: {', '.join(SEARCH_METHODS)}")
+    break_symmetry = sat.pop("break_symmetry", False)
     options = SatOptions(**sat)
     jobs = check_jobs(jobs)
     if jobs > 1 and method == "dlx":
         raise TilesatError("--jobs: a portfolio of SAT configurations, but --method dlx uses no SAT solver")
     why = "chosen with --method"
+    if method == "auto" and break_symmetry:
+        method, why = "sat", "--break-symmetry adds clauses: SAT"
     if method == "auto":
         method, why = choose_search_method(instance, options)
+    if jobs > 1 and break_symmetry:
+        raise TilesatError(JOBS_REFUSAL)
+    if method == "dlx" and break_symmetry:
+        raise TilesatError("--break-symmetry adds lex-leader clauses to the SAT formula: use --method sat (or auto)")
     if method == "dlx":
         options.refuse_for("dlx")
         if (problem := dlx_problem(instance)) is not None:
@@ -354,7 +375,8 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
     t0 = time.perf_counter()
     try:
         with time_limit(options.timeout):
-            run = _first_by_dlx if method == "dlx" else _first_by_portfolio if jobs > 1 else _first_by_sat
+            run = (_first_by_dlx if method == "dlx" else _first_by_portfolio if jobs > 1
+                   else partial(_first_by_sat, break_symmetry=break_symmetry))
             reason = run(instance, count, options, progress, found, stats)
     except TimedOut:
         stats.update(stopped="timeout", timeout=options.timeout, seconds=round(time.perf_counter() - t0, 6))
@@ -373,11 +395,12 @@ def _result(verdict: str, found: list, reason: str | None, stats: dict) -> Resul
     return Result(verdict, found, reason, stats, cert if verdict == "none" else None)
 
 
-def _first_by_sat(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
+def _first_by_sat(instance, count, options: SatOptions, progress, found: list, stats: dict,
+                  break_symmetry: bool | str = False) -> str | None:
     search = None
     try:
         search = TilingSearch(instance, options.encoding, options.solver, options.card, progress,
-                              certificates=stats.pop("certificates"))
+                              certificates=stats.pop("certificates"), break_symmetry=break_symmetry)
         with search:
             while len(found) < count and (t := search.next()) is not None:
                 found.append(t)
@@ -470,11 +493,22 @@ def _chain(first, rest):
     yield from rest
 
 
+#: --break-symmetry with --jobs: the portfolio's members compile their own formulas.
+JOBS_REFUSAL = "--break-symmetry runs one solver on the broken formula: it cannot go with --jobs above 1"
+
+#: check-unique's one line for --break-symmetry.
+UNIQUE_REFUSAL = ("--break-symmetry keeps one tiling per symmetry class, so it cannot tell 'unique' from "
+                  "'multiple' (a symmetric twin is cut away); use it with solve, pack or count --up-to-symmetry")
+
+
 def solve(instance: Instance, method: str = "auto", **options) -> Result:
     """One verified tiling (verdict ``solved``), ``none``, or ``unknown``
     when ``timeout`` seconds passed first.  ``method``: ``sat``, ``dlx``
     (dancing links) or ``auto`` (:func:`choose_search_method`); ``jobs=N``
-    (or ``"auto"``): N SAT configurations racing (:mod:`tilesat.portfolio`)."""
+    (or ``"auto"``): N SAT configurations racing (:mod:`tilesat.portfolio`);
+    ``break_symmetry`` (True or "full") adds lex-leader clauses
+    (:mod:`tilesat.symbreak`): the verdict stays exact and the tiling found is
+    still a real one."""
     found, reason, stats = _first(instance, 1, method, **options)
     if stats.get("stopped"):
         return _result("unknown", found, None, stats)
@@ -484,7 +518,10 @@ def solve(instance: Instance, method: str = "auto", **options) -> Result:
 def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
     """Verdict ``unique``, ``multiple`` (with two tilings), ``none``, or
     ``unknown`` when ``timeout`` seconds passed first (with the tiling found
-    before, if any); ``method`` as for :func:`solve`."""
+    before, if any); ``method`` as for :func:`solve`.  ``break_symmetry`` is
+    refused: it keeps one tiling per class, so a second tiling may be cut away."""
+    if options.get("break_symmetry"):
+        raise TilesatError(UNIQUE_REFUSAL)
     found, reason, stats = _first(instance, 2, method, **options)
     if stats.get("stopped") and len(found) < 2:
         return _result("unknown", found, None, stats)

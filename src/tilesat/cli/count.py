@@ -21,6 +21,7 @@ from ..formula import DEFAULT_CARD
 from ..pictures import save_pictures
 from ..render import plain_rows, rich_tiling
 from ..solvers import DEFAULT_SOLVER
+from ..symbreak import count_classes
 from ..tiling import Tiling
 from . import app
 from .search import _show_certificate, certificate_mode
@@ -64,9 +65,12 @@ def count_cmd(
     checkpoint: CheckpointOpt = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="dask: run the units as tasks on a Dask cluster (a local one of --jobs workers, or the scheduler at --address). Needs the 'cluster' extra.")] = None,
     address: Annotated[Optional[str], typer.Option("--address", help="With --cluster dask: a running scheduler (tcp://HOST:PORT) instead of a local cluster.")] = None,
+    break_symmetry: Annotated[bool, typer.Option("--break-symmetry", help="With --up-to-symmetry: lex-leader clauses for every symmetry leave one tiling per class, which blocking clauses enumerate; the raw count is the sum of the classes' sizes.")] = False,
 ):
     """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
     options = SatOptions(encoding, solver, card, timeout)
+    if break_symmetry:
+        check_break_symmetry(up_to_symmetry, method, limit, jobs)
     instance = _load(file, pieces, wrap)
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings"),
@@ -80,10 +84,13 @@ def count_cmd(
             progress.update(task, tilings=tilings, completed=done, total=total,
                             rate=tilings / max(time.perf_counter() - t0, 1e-9))
 
-        result = count_tilings(instance, method, up_to_symmetry=up_to_symmetry, limit=limit, jobs=jobs,
-                               epsilon=epsilon, delta=delta, progress=report,
-                               certificates=certificate_mode(certificate), checkpoint=checkpoint,
-                               cluster=cluster, address=address, **vars(options))
+        if break_symmetry:
+            result = count_classes(instance, progress=report, **vars(options))
+        else:
+            result = count_tilings(instance, method, up_to_symmetry=up_to_symmetry, limit=limit, jobs=jobs,
+                                   epsilon=epsilon, delta=delta, progress=report,
+                                   certificates=certificate_mode(certificate), checkpoint=checkpoint,
+                                   cluster=cluster, address=address, **vars(options))
     if as_json:
         print(json.dumps(result.to_json()))
     else:
@@ -94,6 +101,16 @@ def count_cmd(
         raise interrupted_exit()
     if result.timed_out:
         raise typer.Exit(EXIT_TIMEOUT)
+
+
+def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int) -> None:
+    """count --break-symmetry: only where the count stays exact (see tilesat.symbreak)."""
+    if not up_to_symmetry:
+        raise TilesatError("--break-symmetry counts one tiling per symmetry class: give --up-to-symmetry too")
+    if method not in ("auto", "blocking"):
+        raise TilesatError(f"--break-symmetry adds clauses that --method blocking enumerates; --method {method} does not use them")
+    if limit is not None or jobs > 1:
+        raise TilesatError("--break-symmetry counts in one process, to the end: it cannot go with --limit or --jobs")
 
 
 def _count_text(r) -> str:

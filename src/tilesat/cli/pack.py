@@ -19,6 +19,7 @@ from ..proof import check_proof_dir, write_pack_proof
 from ..render import plain_rows, rich_tiling
 from ..solvers import DEFAULT_SOLVER
 from . import app
+from .search import BreakSymmetryOpt
 from .common import (
     EXIT_NONE, EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, PiecesOpt, PngOpt,
     SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, interrupted_exit, run_limit,
@@ -43,6 +44,7 @@ def pack_cmd(
     png: PngOpt = None,
     force: ForceOpt = False,
     jobs: JobsOpt = "1",
+    break_symmetry: BreakSymmetryOpt = False,
 ):
     """Maximum packing: as many pieces (or covered cells) as fit, and proof that one more does not.
 
@@ -57,7 +59,8 @@ def pack_cmd(
     check_outputs({"--svg": svg, "--png": png}, force)
     with _progress() as progress:
         with run_limit(options.timeout):
-            result = pack(instance, objective, method, progress=progress, jobs=jobs, **vars(options))
+            more = {"break_symmetry": True} if break_symmetry else {}
+            result = pack(instance, objective, method, progress=progress, jobs=jobs, **more, **vars(options))
         if proof is not None and result.proved:
             if progress:
                 progress("writing the LP-duality certificate" if result.bound_certificate is not None
@@ -79,6 +82,8 @@ def pack_cmd(
             if result.proved:
                 how = ("the LP relaxation's bound" if result.stats.get("lp_bound_met")
                        else f"{result.stats['solver']}, {result.method}")
+                if not result.stats.get("lp_bound_met") and (result.stats.get("symmetry_breaking") or {}).get("symmetries"):
+                    how += ", on the symmetry-broken formula"
                 out.print(f"optimum: {result.optimum} {unit}; {result.optimum + 1} is impossible "
                           f"(proved: {how})", markup=False)
             else:

@@ -15,8 +15,9 @@ from ..render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich
 from ..options import SatOptions
 from ..control import TimedOut
 from ..grade import Grade, grade
+from ..errors import TilesatError
 from ..portfolio import check_jobs
-from ..search import Result, check_unique, solve
+from ..search import UNIQUE_REFUSAL, Result, check_unique, solve
 from ..solvers import DEFAULT_SOLVER
 from ..encodings import DEFAULT_ENCODING
 from ..formula import DEFAULT_CARD
@@ -54,6 +55,12 @@ CertificateOpt = Annotated[Optional[bool], typer.Option(
          "has run for as long as the LP is expected to take (see info).")]
 
 
+BreakSymmetryOpt = Annotated[bool, typer.Option(
+    "--break-symmetry",
+    help="Add lex-leader clauses for the board's symmetries (rotations, reflections, wrap shifts): "
+         "the same verdict, often a faster proof of 'none' or of an optimum (see README, 'Symmetry breaking').")]
+
+
 def certificate_mode(flag: bool | None):
     """The CLI flag as :func:`tilesat.search.solve`'s ``certificates``."""
     return True if flag is None else ("always" if flag else False)
@@ -84,6 +91,9 @@ def _none_text(result: Result) -> str:
         return f"none: no tiling exists ({result.reason})"
     if result.stats.get("method") == "dlx":
         return "none: no tiling exists (dancing links tried every placement)"
+    if (broken := result.stats.get("symmetry_breaking")) and broken["symmetries"]:
+        return (f"none: no tiling exists (the solver proved it on the symmetry-broken formula: lex-leader "
+                f"clauses for {', '.join(broken['symmetries'])})")
     return "none: no tiling exists (the solver proved it)"
 
 
@@ -130,7 +140,8 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 
 
 def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
-            svg=None, png=None, force=False, certificate=None, grading=False, explain=False, jobs="1") -> Result:
+            svg=None, png=None, force=False, certificate=None, grading=False, explain=False, jobs="1",
+            break_symmetry=False) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
     jobs = check_jobs(jobs)
@@ -140,8 +151,9 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
     check_outputs({"--svg": svg, "--png": png}, force)
     graded = None
     with _progress() as progress, run_limit(options.timeout):
+        more = {"break_symmetry": True} if break_symmetry else {}
         result = task(instance, method, progress=progress, certificates=certificate_mode(certificate), jobs=jobs,
-                      **vars(options))
+                      **more, **vars(options))
         # The grade (tilesat.grade) of a unique board: in the command, not in the
         # library's check_unique, whose callers (benchmarks, generate) need no grade.
         # Measured: 0.03-0.1 s on the 40x40 L-Panel board (a 1.5 s command); --no-grade
@@ -157,7 +169,8 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
         write_certificate_proof(instance, proof, result.certificate)
         result.stats["proof"] = str(proof)
     elif proof is not None and result.verdict in ("none", "unique"):
-        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card)
+        broken = (result.stats.get("symmetry_breaking") or {}).get("symmetries") or None
+        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card, symmetries=broken)
         result.stats["proof"] = str(proof)
     if result.tilings:
         marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
@@ -194,10 +207,12 @@ def solve_cmd(
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
     jobs: JobsOpt = "1",
+    break_symmetry: BreakSymmetryOpt = False,
 ):
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
-                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force, certificate, jobs=jobs)
+                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force, certificate, jobs=jobs,
+                     break_symmetry=break_symmetry)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
@@ -221,8 +236,11 @@ def check_unique_cmd(
     grading: Annotated[bool, typer.Option("--grade/--no-grade", help="Grade a unique board: how far deduction goes before any guess (easy, medium, hard).")] = True,
     explain: Annotated[bool, typer.Option("--explain", help=f"Also print the first {EXPLAINED} deductions in words (with --json: the grade's 'steps').")] = False,
     jobs: JobsOpt = "1",
+    break_symmetry: Annotated[bool, typer.Option("--break-symmetry", help="Refused: breaking keeps one tiling per symmetry class, so it cannot tell unique from multiple.")] = False,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
+    if break_symmetry:
+        raise TilesatError(UNIQUE_REFUSAL)
     result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",

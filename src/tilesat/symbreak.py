@@ -1,0 +1,281 @@
+"""Symmetry breaking: lex-leader constraints over the placement variables.
+
+A symmetry of the instance (:func:`tilesat.symmetry.symmetry_group`) maps
+tilings onto tilings and packings onto packings of the same value, so for
+each permutation ``p`` of the placements it is sound to keep only the
+assignments ``x`` with ``x <=lex x o p`` (read along the variables 1..P,
+false before true): the lexicographically least member of every orbit
+satisfies all of them.  Hence, with the constraints of any set of
+symmetries added,
+
+- "is there a tiling" and the optimum of a packing stay exact (every class
+  keeps its least member), and every model found is still a real tiling;
+- with the constraints of *every* element of the group, each orbit keeps
+  exactly one member (its least), so the models are one per class: the
+  number of classes, and the raw count as the sum of the classes' sizes
+  (:func:`count_classes`).  A generating set alone may keep several members
+  of an orbit: right for yes/no and optimum questions, not for counting;
+- uniqueness is lost (a unique answer could hide a symmetric twin), and so
+  are raw model counts: ``check-unique`` refuses the option.
+
+The constraints mention placement variables only.  The empty-cell variables
+of a packing and the encodings' auxiliaries are functions of (or exist for
+every choice of) the placements, so comparing placements alone is enough.
+
+The encoding (Aloul, Markov, Sakallah, "Efficient symmetry breaking for
+Boolean satisfiability", 2006; the one of shatter and BreakID): along the
+positions ``i`` that ``p`` moves, ``e_k`` says "equal so far"; clauses
+``e_{k-1} -> (x_i -> y_i)`` and ``e_{k-1} and x_i = y_i -> e_k`` with
+``y_i = x_{p(i)}``; three clauses and one auxiliary per position.  Fixed
+positions are skipped, and so is the second position of a 2-cycle (equal
+there once equal at the first).  ``e_k`` is only forced one way: the models
+projected on the placements are exactly the lex-leaders (tests/test_symbreak.py
+checks it by brute force), though the auxiliaries are not determined, so
+counting must block placement variables only, as the blocking counter does.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .formula import Formula
+from .placements import Placements
+from .symmetry import Symmetry, symmetry_group
+
+#: The breaking uses every non-identity element of groups up to this order,
+#: a generating set of larger ones (tori: 8 * rows * cols elements).
+FULL_GROUP_UP_TO = 16
+
+#: The words for the option's modes.
+MODES = ("generators", "full")
+
+
+def lex_leader_clauses(perms: Sequence[np.ndarray], top: int) -> tuple[list[list[int]], int]:
+    """Clauses keeping exactly the assignments of variables ``1..P`` with
+    ``x <=lex x o p`` for every permutation ``p`` (``p[i]`` the image of
+    variable ``i + 1``, 0-based), and the new top variable (auxiliaries are
+    ``top + 1``, ...)."""
+    clauses: list[list[int]] = []
+    for p in perms:
+        p = np.asarray(p, dtype=np.int64)
+        moved = np.flatnonzero(p != np.arange(p.size))
+        # the second position of a 2-cycle adds nothing: x_j = x_i is already known there
+        keep = ~((p[moved] < moved) & (p[p[moved]] == moved))
+        positions = moved[keep]
+        prev = 0  # the "equal so far" variable before this position (0: true)
+        for k, i in enumerate(positions.tolist()):
+            x, y = i + 1, int(p[i]) + 1
+            guard = [-prev] if prev else []
+            clauses.append(guard + [-x, y])
+            if k == len(positions) - 1:
+                break
+            top += 1
+            clauses.append(guard + [-x, -y, top])
+            clauses.append(guard + [x, y, top])
+            prev = top
+    return clauses, top
+
+
+def generating_set(group: Sequence[Symmetry]) -> list[Symmetry]:
+    """Non-identity elements that generate the group, picked greedily in the
+    group's order: an element is taken when the ones before do not generate it."""
+    if not group:
+        return []
+    n = group[0].placements.size
+    reached = {np.arange(n).tobytes()}
+    gens: list[Symmetry] = []
+    for g in group:
+        if g.placements.tobytes() in reached:
+            continue
+        gens.append(g)
+        # the closure of the generators so far (every element is a product of generators)
+        frontier = [np.frombuffer(k, dtype=np.int64) for k in reached]
+        while frontier:
+            more = []
+            for h in frontier:
+                for s in gens:
+                    c = s.placements[h]
+                    key = c.tobytes()
+                    if key not in reached:
+                        reached.add(key)
+                        more.append(c)
+            frontier = more
+    return gens
+
+
+def breaking_symmetries(group: Sequence[Symmetry], mode: str = "generators") -> list[Symmetry]:
+    """The symmetries to break: every non-identity element (``full``, or any
+    group up to :data:`FULL_GROUP_UP_TO`), else a generating set."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: use one of {MODES}")
+    rest = [g for g in group if not g.is_identity]
+    if mode == "full" or len(group) <= FULL_GROUP_UP_TO:
+        return rest
+    return generating_set(group)
+
+
+def check_symmetry(placements: Placements, sym: Symmetry) -> str | None:
+    """Why ``sym`` is not a symmetry of the instance (None when it is),
+    checked afresh: a permutation of the board's cells that keeps the open
+    cells open and, for every placement, maps its cells onto exactly the
+    cells of its image, a placement of the same rule; and a permutation of
+    the placements.  Written apart from :mod:`tilesat.symmetry`, which
+    finds the symmetries, so that a proof's breaking is checked by code
+    that did not choose it."""
+    board = placements.instance.board
+    n = board.rows * board.cols
+    cells, perm = np.asarray(sym.cells), np.asarray(sym.placements)
+    if cells.shape != (n,) or not np.array_equal(np.sort(cells), np.arange(n)):
+        return f"{sym.name}: not a permutation of the board's cells"
+    if not np.array_equal(board.open.ravel()[cells], board.open.ravel()):
+        return f"{sym.name}: moves an open cell onto a blocked one"
+    P = len(placements)
+    if perm.shape != (P,) or not np.array_equal(np.sort(perm), np.arange(P)):
+        return f"{sym.name}: not a permutation of the placements"
+    if not np.array_equal(placements.rule[perm], placements.rule):
+        return f"{sym.name}: maps a placement onto one of another piece"
+    sizes = np.diff(placements.indptr)
+    if not np.array_equal(sizes[perm], sizes):
+        return f"{sym.name}: maps a placement onto one of another size"
+    # the image cells of every placement, sorted within each placement, against its image's (sorted) cells
+    owner = np.repeat(np.arange(P), sizes)
+    image = cells[placements.cells]
+    image = image[np.lexsort((image, owner))]
+    out_start = np.concatenate(([0], np.cumsum(sizes)[:-1])) if P else np.zeros(0, dtype=np.int64)
+    at = np.repeat(placements.indptr[:-1][perm], sizes) + (np.arange(owner.size) - np.repeat(out_start, sizes))
+    target = placements.cells[at]
+    target = target[np.lexsort((target, owner))]
+    if not np.array_equal(image, target):
+        return f"{sym.name}: maps a placement's cells onto other cells than its image's"
+    return None
+
+
+@dataclass
+class Breaking:
+    """What was broken: the symmetries' names and the clauses added."""
+
+    names: list[str]
+    group_order: int
+    clauses: int
+    variables: int  # auxiliaries added
+    mode: str
+
+    def describe(self) -> str:
+        if not self.names:
+            return "no symmetry to break (the group is the identity alone)"
+        what = "every symmetry" if self.mode == "full" else "generators"
+        return (f"lex-leader for {len(self.names)} of the group's {self.group_order} elements ({what}: "
+                f"{', '.join(self.names)}), {self.clauses:,} clauses")
+
+    def to_json(self) -> dict:
+        return {"symmetries": self.names, "group_order": self.group_order, "clauses": self.clauses,
+                "variables": self.variables, "mode": self.mode}
+
+
+def with_clauses(formula: Formula, clauses: list[list[int]], top: int) -> Formula:
+    """The formula plus these clauses over variables up to ``top``."""
+    return Formula(formula.placements, max(top, formula.nvars), list(formula.blocks), list(formula.extra) + clauses,
+                   formula.encoding, formula.card, formula.allow_empty, list(formula.atmost))
+
+
+def symmetry_breaking(formula: Formula, mode: str = "generators",
+                      group: Sequence[Symmetry] | None = None) -> tuple[Formula, Breaking]:
+    """The formula with lex-leader clauses for the instance's symmetries
+    (:func:`breaking_symmetries`), their auxiliaries above every variable
+    of the formula, and what was broken."""
+    if group is None:
+        group = symmetry_group(formula.placements)
+    chosen = breaking_symmetries(group, mode)
+    # above every variable the formula uses in any form (a native formula's expansion too)
+    clauses, top = lex_leader_clauses([g.placements for g in chosen], formula.top)
+    broken = with_clauses(formula, clauses, top)
+    whole = "full" if len(chosen) == len(group) - 1 else "generators"
+    return broken, Breaking([g.name for g in chosen], len(group), len(clauses), top - formula.top, whole)
+
+
+def named_breaking(formula: Formula, names: Sequence[str]) -> tuple[Formula, str | None]:
+    """The formula with the lex-leader clauses of the symmetries named (as a
+    proof lists them), each found in the instance's group and checked by
+    :func:`check_symmetry`; or the formula and why that cannot be."""
+    group = {g.name: g for g in symmetry_group(formula.placements)}
+    chosen = []
+    for name in names:
+        if name not in group:
+            return formula, f"{name!r} is not a symmetry of the instance"
+        if (why := check_symmetry(formula.placements, group[name])) is not None:
+            return formula, why
+        chosen.append(group[name])
+    if len(set(names)) != len(names):
+        return formula, "a symmetry is named twice"
+    clauses, top = lex_leader_clauses([g.placements for g in chosen], formula.top)
+    return with_clauses(formula, clauses, top), None
+
+
+# --- counting classes -----------------------------------------------------------
+
+def orbit_size(group: Sequence[Symmetry], chosen: Sequence[int]) -> int:
+    """How many distinct tilings the group makes of the one made of ``chosen`` placements."""
+    chosen = np.asarray(chosen, dtype=np.int64)
+    return len({np.sort(g.placements[chosen]).tobytes() for g in group})
+
+
+def is_lex_leader(group: Sequence[Symmetry], chosen: Sequence[int], P: int) -> bool:
+    """Is the 0/1 assignment of these chosen placements the least of its orbit?
+    (The least x with x <=lex x o p: compare x with every x o p directly.)"""
+    x = np.zeros(P, dtype=np.int8)
+    x[np.asarray(chosen, dtype=np.int64)] = 1
+    for g in group:
+        y = x[g.placements]
+        diff = np.flatnonzero(x != y)
+        if diff.size and x[diff[0]] > y[diff[0]]:
+            return False
+    return True
+
+
+def count_classes(instance, encoding: str, solver: str, card: str, timeout: float | None = None,
+                  progress: Callable[[int, int, int], None] | None = None):
+    """Count tilings up to symmetry by lex-leader breaking over the *whole*
+    group: one SAT model per class (its least member, checked directly), and
+    the raw count as the sum of the classes' sizes (orbit sizes computed
+    from each representative).  A :class:`~tilesat.counting.CountResult`;
+    on a time limit or Ctrl-C, lower bounds (exact False)."""
+    from .control import TimedOut, time_limit
+    from .counting import CountResult
+    from .options import SatOptions
+    from .search import TilingSearch
+
+    options = SatOptions(encoding, solver, card, timeout)
+    t0 = time.perf_counter()
+    report = progress or (lambda tilings, done, total: None)
+    why = "lex-leader symmetry breaking over the whole group: one tiling per class, its class's size counted from it"
+    result = CountResult(0, True, "blocking", why, up_to_symmetry=0, encoding=encoding, solver=options.solver)
+    classes = raw = 0
+    try:
+        with time_limit(options.timeout):
+            search = TilingSearch(instance, options.encoding, options.solver, options.card,
+                                  break_symmetry="full")
+            with search:
+                result.encoding = search.encoding
+                group = search.group if search.group is not None else []
+                result.group = [g.name for g in group] or ["identity"]
+                result.reason = search.reason
+                P = len(search.placements) if search.placements is not None else 0
+                for _ in search:
+                    chosen = search.last_chosen
+                    if not is_lex_leader(group, chosen, P):
+                        raise AssertionError("BUG: a model of the lex-leader formula is not the least of its orbit")
+                    classes += 1
+                    raw += orbit_size(group, chosen) if group else 1
+                    report(raw, 0, 1)
+    except TimedOut:
+        result.timed_out, result.exact = True, False
+    except KeyboardInterrupt:
+        result.interrupted, result.exact = True, False
+    result.count = raw
+    result.up_to_symmetry = classes  # a lower bound too when not exact, printed as such
+    result.seconds = time.perf_counter() - t0
+    return result
