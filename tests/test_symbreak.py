@@ -1,0 +1,243 @@
+"""Symmetry breaking (tilesat.symbreak): the lex-leader clauses admit exactly
+the lex-leaders (brute force over every assignment), the whole group keeps
+one model per orbit, and on random symmetric boards breaking changes no
+answer: solve's sat/unsat (against the oracle), pack's optimum (against the
+brute-force packer), count --up-to-symmetry (against the oracle's orbits);
+proofs over the broken formula verify, and tampered ones do not."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from hypothesis import event, given, reject, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+from tilesat.oracle import TooHard, board_maps, brute_force_max_packing, orbit_count
+from test_burnside import oracle_tilings, symmetric_instances
+from test_cli import run
+from test_property import _args
+
+from tilesat import load_instance, parse_instance, verify_tiling
+from tilesat.formula import compile_formula
+from tilesat.packing import pack
+from tilesat.placements import generate_placements
+from tilesat.proof import ProofError, verify_proof, write_pack_proof, write_proof
+from tilesat.search import check_unique, solve
+from tilesat.symbreak import (
+    check_symmetry, count_classes, generating_set, lex_leader_clauses, named_breaking, symmetry_breaking,
+)
+from tilesat.symmetry import Symmetry, symmetry_group
+from tilesat.errors import TilesatError
+
+
+# --- the clauses themselves, by brute force ---------------------------------------
+
+def lex_ok(x, perms):
+    """x <=lex x o p for every p, read straight from the definition."""
+    return all(tuple(x) <= tuple(x[p[i]] for i in range(len(x))) for p in perms)
+
+
+def admitted(clauses, n, top):
+    """The assignments of variables 1..n that some assignment of the auxiliaries extends to a model."""
+    with Solver(name="minisat22", bootstrap_with=clauses) as s:
+        s.add_clause([top + 1, -(top + 1)])  # every variable known to the solver
+        return {x for x in itertools.product((0, 1), repeat=n)
+                if s.solve(assumptions=[(i + 1) if v else -(i + 1) for i, v in enumerate(x)])}
+
+
+perms_st = st.integers(1, 8).flatmap(lambda n: st.lists(st.permutations(range(n)), min_size=1, max_size=3))
+
+
+@settings(max_examples=150)
+@given(perms_st)
+def test_the_clauses_admit_exactly_the_lex_leaders(perms):
+    n = len(perms[0])
+    clauses, top = lex_leader_clauses([np.array(p) for p in perms], n)
+    want = {x for x in itertools.product((0, 1), repeat=n) if lex_ok(x, perms)}
+    assert admitted(clauses, n, top) == want
+
+
+def closure(gens, n):
+    group = {tuple(range(n))}
+    frontier = list(group)
+    while frontier:
+        more = []
+        for h in frontier:
+            for g in gens:
+                c = tuple(g[h[i]] for i in range(n))
+                if c not in group:
+                    group.add(c)
+                    more.append(c)
+        frontier = more
+    return [np.array(g) for g in group]
+
+
+small_perms_st = st.integers(1, 6).flatmap(lambda n: st.lists(st.permutations(range(n)), min_size=1, max_size=2))
+
+
+@settings(max_examples=80)
+@given(small_perms_st)  # at most 6! elements: 8! would be minutes of brute force
+def test_the_whole_group_keeps_one_model_per_orbit_and_generators_at_least_one(gens):
+    n = len(gens[0])
+    group = closure(gens, n)
+    orbits = {frozenset(tuple(x[g[i]] for i in range(n)) for g in group)
+              for x in itertools.product((0, 1), repeat=n)}
+    clauses, top = lex_leader_clauses(group, n)
+    models = admitted(clauses, n, top)
+    assert len(models) == len(orbits) and all(len(o & models) == 1 for o in orbits)
+    clauses, top = lex_leader_clauses([np.array(g) for g in gens], n)
+    assert all(o & admitted(clauses, n, top) for o in orbits)  # sound: every orbit keeps a member
+
+
+def test_a_generating_set_generates_the_torus_group():
+    inst = parse_instance("pieces: L3\nwrap: both\n" + "......\n" * 6)
+    group = symmetry_group(generate_placements(inst))
+    gens = generating_set(group)
+    assert len(group) == 8 * 36 and 1 < len(gens) < 8
+    assert len(closure([g.placements for g in gens], group[0].placements.size)) == len(group)
+
+
+def test_check_symmetry_rejects_what_is_not_one():
+    placements = generate_placements(parse_instance("pieces: L3, I3\n......\n......\n......\n"))
+    group = symmetry_group(placements)
+    assert all(check_symmetry(placements, g) is None for g in group)
+    g = group[1]
+    swapped = g.placements.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]  # two placements' images exchanged
+    assert "cells" in check_symmetry(placements, Symmetry("bad", g.cells, swapped))
+    moved = np.roll(g.cells, 1)  # a cell map that is no symmetry
+    assert check_symmetry(placements, Symmetry("bad", moved, g.placements)) is not None
+
+
+# --- answers unchanged on random symmetric boards ------------------------------------
+
+@settings(max_examples=80, deadline=None)
+@given(symmetric_instances(max_side=5))
+def test_solve_and_count_with_breaking_match_the_oracle(instance):
+    truth = oracle_tilings(instance, most=600)
+    r = solve(instance, method="sat", break_symmetry=True, certificates=False)
+    assert r.verdict == ("solved" if truth else "none")
+    for t in r.tilings:
+        verify_tiling(instance, t)
+    c = count_classes(instance, "auto", "cadical195", "seqcounter")
+    event(f"group of order {len(c.group)}, {'some' if truth else 'no'} tilings")
+    assert c.exact and c.count == len(truth)
+    assert c.up_to_symmetry == orbit_count(truth, board_maps(*_args(instance)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(symmetric_instances(max_side=4), st.sampled_from(["pieces", "cells"]))
+def test_pack_optimum_with_breaking_matches_the_brute_force(instance, objective):
+    try:
+        truth = brute_force_max_packing(*_args(instance), objective=objective)
+    except TooHard:
+        reject()
+    result = pack(instance, objective, break_symmetry=True)
+    event(f"group of order {result.stats['symmetry_breaking']['group_order']}")
+    assert result.proved and result.optimum == truth
+    if truth is not None:
+        verify_tiling(instance, result.packing, partial=True)
+
+
+def test_classes_by_breaking_agree_with_burnside_on_known_boards():
+    from tilesat.counting import count_tilings
+    for text in ("pieces: L3\n" + "......\n" * 6, "pieces: I3, L3\nwrap: rows\n" + "......\n" * 3,
+                 "pieces: domino\n" + "....\n" * 4):
+        inst = parse_instance(text)
+        want = count_tilings(inst, "dlx" if "wrap" not in text else "native", up_to_symmetry=True)
+        got = count_classes(inst, "auto", "cadical195", "seqcounter")
+        assert (got.count, got.up_to_symmetry, len(got.group)) == (want.count, want.up_to_symmetry, len(want.group))
+
+
+# --- proofs ---------------------------------------------------------------------------
+
+@pytest.fixture
+def t6(tmp_path):
+    path = tmp_path / "t6.txt"
+    path.write_text("pieces: T4\n" + "......\n" * 6)
+    return path
+
+
+def test_a_none_proof_holds_the_breaking_clauses_and_verifies(t6, tmp_path):
+    inst = load_instance(t6)
+    r = solve(inst, method="sat", break_symmetry=True, certificates=False)
+    names = r.stats["symmetry_breaking"]["symmetries"]
+    assert r.verdict == "none" and len(names) == 7
+    write_proof(inst, tmp_path / "p", "none", None, "pairwise", "seqcounter", symmetries=names)
+    meta = json.loads((tmp_path / "p" / "proof.json").read_text())
+    assert meta["claim"] == "the board has no tiling (proved on the symmetry-broken formula)"
+    assert meta["symmetry_breaking"] == names
+    plain = compile_formula(generate_placements(inst), "pairwise")
+    cnf = (tmp_path / "p" / "formula.cnf").read_text()
+    assert int(cnf.split("p cnf ")[1].split()[1]) > plain.nclauses  # the breaking clauses are in it
+    assert "lex-leader clauses for 7 symmetries, each checked" in verify_proof(tmp_path / "p")
+
+    # a symmetry the board does not have is refused, and so is a list cut short
+    # (formula.cnf then holds clauses the verifier does not rebuild)
+    for bad, words in ((["rotate 90", "rotate 45"], "not a symmetry"), (names[:-1], "not the CNF")):
+        meta2 = {**meta, "symmetry_breaking": bad}
+        (tmp_path / "p" / "proof.json").write_text(json.dumps(meta2))
+        with pytest.raises(ProofError, match=words):
+            verify_proof(tmp_path / "p")
+    # a breaking proof's claim must say so
+    (tmp_path / "p" / "proof.json").write_text(json.dumps({**meta, "claim": "the board has no tiling"}))
+    with pytest.raises(ProofError, match="claim"):
+        verify_proof(tmp_path / "p")
+    # and without the field the formula is not the plain one
+    del meta["symmetry_breaking"]
+    (tmp_path / "p" / "proof.json").write_text(json.dumps({**meta, "claim": "the board has no tiling"}))
+    with pytest.raises(ProofError, match="not the CNF"):
+        verify_proof(tmp_path / "p")
+
+
+def test_named_breaking_refuses_a_forged_symmetry(monkeypatch):
+    """verify-proof checks each named symmetry itself (check_symmetry), not
+    trusting the code that found it: a group that returned a wrong map is caught."""
+    import tilesat.symbreak as sb
+    inst = parse_instance("pieces: L3\n......\n......\n......\n")
+    placements = generate_placements(inst)
+    real = symmetry_group(placements)
+    forged = [real[0], Symmetry(real[1].name, real[1].cells, np.roll(real[1].placements, 1))]
+    monkeypatch.setattr(sb, "symmetry_group", lambda p: forged)
+    _, why = named_breaking(compile_formula(placements), [real[1].name])
+    assert why is not None
+
+
+def test_pack_proof_with_breaking_verifies(tmp_path):
+    path = tmp_path / "t5.txt"
+    path.write_text("pieces: T5\n" + "........\n" * 8)
+    inst = load_instance(path)
+    result = pack(inst, break_symmetry=True)
+    assert result.proved and result.optimum == 10 and not result.stats["lp_bound_met"]
+    write_pack_proof(inst, tmp_path / "p", result, "commander", "seqcounter")
+    assert json.loads((tmp_path / "p" / "proof.json").read_text())["symmetry_breaking"]
+    assert verify_proof(tmp_path / "p").startswith(
+        "proof verified: no packing has more than 10 pieces, and the packing in proof.json has 10 "
+        "(proved on the formula with lex-leader clauses")
+
+
+# --- the command line -----------------------------------------------------------------
+
+def test_cli_break_symmetry(t6, tmp_path):
+    r = run("solve", t6, "--break-symmetry", "--proof", tmp_path / "p")
+    assert r.exit_code == 3 and "symmetry-broken formula" in r.output
+    assert run("verify-proof", tmp_path / "p").exit_code == 0
+    l3 = tmp_path / "l3.txt"
+    l3.write_text("pieces: L3\n" + "......\n" * 6)
+    r = run("count", l3, "--up-to-symmetry", "--break-symmetry", "--json")
+    data = json.loads(r.output)
+    assert (data["count"], data["up_to_symmetry"], data["exact"]) == (162, 25, True)
+    for args, words in (((l3, "--break-symmetry"), "--up-to-symmetry"),
+                        ((l3, "--up-to-symmetry", "--break-symmetry", "--method", "dlx"), "blocking"),
+                        ((l3, "--up-to-symmetry", "--break-symmetry", "--jobs", "2"), "--jobs")):
+        r = run("count", *args)
+        assert r.exit_code == 2 and words in r.output and r.output.startswith("error:")
+    r = run("check-unique", l3, "--break-symmetry")
+    assert r.exit_code == 2 and "cannot tell 'unique' from 'multiple'" in r.output
+    r = run("solve", l3, "--break-symmetry", "--method", "dlx")
+    assert r.exit_code == 2 and "--method sat" in r.output
+    with pytest.raises(TilesatError):
+        check_unique(load_instance(l3), break_symmetry=True)
+    r = run("pack", t6, "--break-symmetry", "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["optimum"] == 8
