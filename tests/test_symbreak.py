@@ -50,11 +50,17 @@ perms_st = st.integers(1, 8).flatmap(lambda n: st.lists(st.permutations(range(n)
 
 
 @settings(max_examples=150)
-@given(perms_st)
-def test_the_clauses_admit_exactly_the_lex_leaders(perms):
+@given(perms_st, st.data())
+def test_the_clauses_admit_exactly_the_lex_leaders(perms, data):
     n = len(perms[0])
     clauses, top = lex_leader_clauses([np.array(p) for p in perms], n)
     want = {x for x in itertools.product((0, 1), repeat=n) if lex_ok(x, perms)}
+    assert admitted(clauses, n, top) == want
+    # read in another order: the lex-leaders of the variables renumbered in that order
+    order = data.draw(st.permutations(range(n)))
+    clauses, top = lex_leader_clauses([np.array(p) for p in perms], n, np.array(order))
+    renamed = [[order.index(p[o]) for o in order] for p in perms]
+    want = {x for x in itertools.product((0, 1), repeat=n) if lex_ok(tuple(x[o] for o in order), renamed)}
     assert admitted(clauses, n, top) == want
 
 

@@ -54,17 +54,22 @@ FULL_GROUP_UP_TO = 16
 MODES = ("generators", "full")
 
 
-def lex_leader_clauses(perms: Sequence[np.ndarray], top: int) -> tuple[list[list[int]], int]:
+def lex_leader_clauses(perms: Sequence[np.ndarray], top: int,
+                       order: np.ndarray | None = None) -> tuple[list[list[int]], int]:
     """Clauses keeping exactly the assignments of variables ``1..P`` with
     ``x <=lex x o p`` for every permutation ``p`` (``p[i]`` the image of
     variable ``i + 1``, 0-based), and the new top variable (auxiliaries are
-    ``top + 1``, ...)."""
+    ``top + 1``, ...).  ``order`` (0-based variables) is the order the
+    comparison reads them in, 1..P by default: any fixed order is sound."""
     clauses: list[list[int]] = []
     for p in perms:
         p = np.asarray(p, dtype=np.int64)
-        moved = np.flatnonzero(p != np.arange(p.size))
+        seq = np.arange(p.size) if order is None else np.asarray(order, dtype=np.int64)
+        rank = np.empty(p.size, dtype=np.int64)
+        rank[seq] = np.arange(p.size)
+        moved = seq[p[seq] != seq]
         # the second position of a 2-cycle adds nothing: x_j = x_i is already known there
-        keep = ~((p[moved] < moved) & (p[p[moved]] == moved))
+        keep = ~((rank[p[moved]] < rank[moved]) & (p[p[moved]] == moved))
         positions = moved[keep]
         prev = 0  # the "equal so far" variable before this position (0: true)
         for k, i in enumerate(positions.tolist()):

@@ -17,6 +17,8 @@ from ..formula import DEFAULT_CARD, compile_formula, resolve_encoding
 from ..pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
 from ..placements import generate_placements
 from ..search import choose_search_method
+from ..symbreak import breaking_symmetries, lex_leader_clauses
+from ..symmetry import symmetry_group
 from . import app
 from .common import CardOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, _load, _out, friendly
 
@@ -65,6 +67,7 @@ def info_cmd(
         "checks": checks,
         "certificate_check": dict(zip(("runs", "why"), lp_gate(placements))),
         "count_certificate_check": _count_check(instance, placements),
+        "symmetry_breaking": _breaking(placements),
     }
     if as_json:
         print(json.dumps(data))
@@ -96,6 +99,28 @@ def info_cmd(
     gate = data["count_certificate_check"]
     out.print(f"certificate check (LP) beside count and list: {'runs' if gate['runs'] else 'skipped'} ({gate['why']})",
               markup=False)
+    sb = data["symmetry_breaking"]
+    if sb is None:
+        out.print(f"--break-symmetry: not shown (more than {INFO_BREAKING_UP_TO:,} placements)", markup=False)
+    elif not sb["symmetries"]:
+        out.print("--break-symmetry: nothing to break (the group is the identity alone)", markup=False)
+    else:
+        out.print(f"--break-symmetry: a group of order {sb['group_order']}; lex-leader clauses for "
+                  f"{', '.join(sb['symmetries'])} ({sb['clauses']:,} clauses)", markup=False)
+
+
+#: info finds the symmetry group (a Python loop over the placements) up to this many placements.
+INFO_BREAKING_UP_TO = 100_000
+
+
+def _breaking(placements) -> dict | None:
+    """What --break-symmetry would break: the group's order, the symmetries, the clauses."""
+    if len(placements) > INFO_BREAKING_UP_TO:
+        return None
+    group = symmetry_group(placements)
+    chosen = breaking_symmetries(group)
+    clauses, _ = lex_leader_clauses([g.placements for g in chosen], len(placements))
+    return {"group_order": len(group), "symmetries": [g.name for g in chosen], "clauses": len(clauses)}
 
 
 def _count_check(instance, placements) -> dict:
