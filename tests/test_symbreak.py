@@ -245,5 +245,8 @@ def test_cli_break_symmetry(t6, tmp_path):
     assert r.exit_code == 2 and "--method sat" in r.output
     with pytest.raises(TilesatError):
         check_unique(load_instance(l3), break_symmetry=True)
+    for cmd in ("solve", "pack"):
+        r = run(cmd, t6, "--break-symmetry", "--jobs", "2")
+        assert r.exit_code == 2 and "--jobs" in r.output and r.output.startswith("error:")
     r = run("pack", t6, "--break-symmetry", "--json")
     assert r.exit_code == 0 and json.loads(r.output)["optimum"] == 8

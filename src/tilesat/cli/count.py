@@ -70,7 +70,7 @@ def count_cmd(
     """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
     options = SatOptions(encoding, solver, card, timeout)
     if break_symmetry:
-        check_break_symmetry(up_to_symmetry, method, limit, jobs)
+        check_break_symmetry(up_to_symmetry, method, limit, jobs, checkpoint is not None or cluster is not None)
     instance = _load(file, pieces, wrap)
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings"),
@@ -103,14 +103,15 @@ def count_cmd(
         raise typer.Exit(EXIT_TIMEOUT)
 
 
-def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int) -> None:
+def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int, split: bool = False) -> None:
     """count --break-symmetry: only where the count stays exact (see tilesat.symbreak)."""
     if not up_to_symmetry:
         raise TilesatError("--break-symmetry counts one tiling per symmetry class: give --up-to-symmetry too")
     if method not in ("auto", "blocking"):
         raise TilesatError(f"--break-symmetry adds clauses that --method blocking enumerates; --method {method} does not use them")
-    if limit is not None or jobs > 1:
-        raise TilesatError("--break-symmetry counts in one process, to the end: it cannot go with --limit or --jobs")
+    if limit is not None or jobs > 1 or split:
+        raise TilesatError("--break-symmetry counts in one process, to the end: it cannot go with --limit, --jobs, "
+                           "--checkpoint or --cluster")
 
 
 def _count_text(r) -> str:
