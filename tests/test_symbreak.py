@@ -19,6 +19,7 @@ from test_cli import run
 from test_property import _args
 
 from tilesat import load_instance, parse_instance, verify_tiling
+from tilesat.encodings import ENCODINGS
 from tilesat.formula import compile_formula
 from tilesat.packing import pack
 from tilesat.placements import generate_placements
@@ -119,14 +120,14 @@ def test_check_symmetry_rejects_what_is_not_one():
 # --- answers unchanged on random symmetric boards ------------------------------------
 
 @settings(max_examples=80, deadline=None)
-@given(symmetric_instances(max_side=5))
-def test_solve_and_count_with_breaking_match_the_oracle(instance):
+@given(symmetric_instances(max_side=5), st.sampled_from(["auto", "auto", *ENCODINGS]))
+def test_solve_and_count_with_breaking_match_the_oracle(instance, encoding):
     truth = oracle_tilings(instance, most=600)
-    r = solve(instance, method="sat", break_symmetry=True, certificates=False)
+    r = solve(instance, method="sat", encoding=encoding, break_symmetry=True, certificates=False)
     assert r.verdict == ("solved" if truth else "none")
     for t in r.tilings:
         verify_tiling(instance, t)
-    c = count_classes(instance, "auto", "cadical195", "seqcounter")
+    c = count_classes(instance, encoding, "minicard" if encoding == "native" else "cadical195", "seqcounter")
     event(f"group of order {len(c.group)}, {'some' if truth else 'no'} tilings")
     assert c.exact and c.count == len(truth)
     assert c.up_to_symmetry == orbit_count(truth, board_maps(*_args(instance)))
@@ -144,6 +145,12 @@ def test_pack_optimum_with_breaking_matches_the_brute_force(instance, objective)
     assert result.proved and result.optimum == truth
     if truth is not None:
         verify_tiling(instance, result.packing, partial=True)
+
+
+def test_a_count_stopped_by_its_time_limit_is_a_lower_bound():
+    inst = parse_instance("pieces: L3\nwrap: both\n" + "......\n" * 6)  # 69,744 tilings, 306 classes
+    c = count_classes(inst, "auto", "cadical195", "seqcounter", timeout=0.5)
+    assert c.timed_out and not c.exact and c.up_to_symmetry is None and c.count < 69_744
 
 
 def test_classes_by_breaking_agree_with_burnside_on_known_boards():

@@ -281,6 +281,8 @@ def count_classes(instance, encoding: str, solver: str, card: str, timeout: floa
     except KeyboardInterrupt:
         result.interrupted, result.exact = True, False
     result.count = raw
-    result.up_to_symmetry = classes  # a lower bound too when not exact, printed as such
+    # stopped early: the tilings of the classes found are a lower bound; the classes
+    # found are too, but count's output reads a class count as exact or estimated
+    result.up_to_symmetry = classes if result.exact else None
     result.seconds = time.perf_counter() - t0
     return result
