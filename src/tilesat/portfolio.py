@@ -39,7 +39,7 @@ from .control import Child, ChildError, wait_step
 from .encodings import AUTO
 from .errors import TilesatError
 from .formula import compile_formula
-from .solvers import make_solver
+from .solvers import EXTERNAL_PREFIX, is_plugin_solver, make_solver
 from .tiling import Tiling
 from .verify import VerificationError, verify_tiling
 
@@ -109,7 +109,8 @@ def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
     """The ``jobs`` members for a run asked with this encoding and solver.
 
     An encoding asked for by name (not ``auto``) holds for every member;
-    CaDiCaL options only go to cadical195 (other solvers vary by phases).
+    CaDiCaL options only go to cadical195 (other PySAT solvers vary by
+    phases; ``ext:`` and plugin solvers by encoding only).
     Beyond the list, members repeat it with other seeds."""
     members = []
     for i in range(jobs):
@@ -125,6 +126,8 @@ def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
             options = {}
             phases = None if i == 0 else "random"
             seed = seed or i
+        if solver.startswith(EXTERNAL_PREFIX) or is_plugin_solver(solver):
+            phases, seed = None, 0  # they take no phases: such members differ by encoding only
         members.append(Config(base.name if not extra else f"{base.name}-{extra + 1}",
                               base.encoding if encoding == AUTO else encoding,
                               tuple(sorted(options.items())), phases, seed))
@@ -138,7 +141,7 @@ def _start_solver(config: Config, placements, encoding: str, solver_name: str, c
     solver = make_solver(solver_name)
     if config.options:
         solver.configure(dict(config.options))
-    if config.phases:
+    if config.phases and hasattr(solver, "set_phases"):  # ext: and plugin solvers take none: members alike then
         P = len(placements)
         if config.phases == "false":
             solver.set_phases([-(v + 1) for v in range(P)])
