@@ -26,6 +26,7 @@ from tilesat.packing import pack
 from tilesat.placements import generate_placements
 from tilesat.portfolio import CONFIGS, _tiling_member, check_jobs, configurations, cores, race_tilings
 from tilesat.search import check_unique, solve
+from tilesat.solvers import OPEN_BOARD_OPTIONS, default_options
 
 ROOT = Path(__file__).resolve().parent.parent
 HARD = ROOT / "instances" / "hard-60x60" / "hard-L4-60x60-s2.txt"  # minutes to a first tiling: a race that lasts
@@ -75,7 +76,8 @@ def test_members_really_differ_and_get_their_options():
         with Child(_tiling_member, config, placements, "auto", "cadical195", "seqcounter") as child:
             kind, compiled = child.recv()  # the child reports what its solver was given, before solving
         assert kind == "compiled"
-        assert compiled["options"] == dict(config.options)
+        # member 0 has no options of its own: it gets what --jobs 1 gets on this open board
+        assert compiled["options"] == (dict(config.options) or OPEN_BOARD_OPTIONS)
         if config.encoding:
             assert compiled["encoding"] == config.encoding
         seen.add((compiled["encoding"], tuple(sorted(compiled["options"].items()))))
@@ -160,3 +162,15 @@ def test_ctrl_c_stops_every_member():
     assert proc.returncode == 130
     assert "interrupted" in (out + err)
     assert _session_processes(proc.pid) == []
+
+
+def test_open_boards_get_cadicals_sat_options_by_default():
+    """The single run's default (solvers.default_options): CaDiCaL's --sat options on open
+    boards only; designed puzzles, pentomino puzzles and other solvers keep their defaults."""
+    for name, options in [("hard-L4-30x30-s1.txt", OPEN_BOARD_OPTIONS), ("lpanel-gen-40x40.txt", {}),
+                          ("lpanel-4x8-multiple.txt", {}), ("pentomino-6x10.txt", {})]:
+        instance = load_instance(ROOT / "instances" / name)
+        assert default_options("cadical195", generate_placements(instance).candidates_per_cell()) == options, name
+    assert default_options("glucose4", 25.0) == {} and default_options("cadical195", 25.0) == OPEN_BOARD_OPTIONS
+    result = check_unique(load_instance(ROOT / "instances" / "hard-L3-30x30-s1.txt"), method="sat")
+    assert result.verdict == "multiple" and result.stats["solver_options"] == {}  # L3: 10.5 candidates a cell

@@ -39,7 +39,7 @@ from .control import Child, ChildError, wait_step
 from .encodings import AUTO
 from .errors import TilesatError
 from .formula import compile_formula
-from .solvers import EXTERNAL_PREFIX, is_plugin_solver, make_solver
+from .solvers import EXTERNAL_PREFIX, default_options, is_plugin_solver, make_solver
 from .tiling import Tiling
 from .verify import VerificationError, verify_tiling
 
@@ -139,8 +139,10 @@ def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
 def _start_solver(config: Config, placements, encoding: str, solver_name: str, card: str, allow_empty: bool = False):
     formula = compile_formula(placements, config.encoding or encoding, card, allow_empty=allow_empty)
     solver = make_solver(solver_name)
-    if config.options:
-        solver.configure(dict(config.options))
+    # a member without options of its own runs as --jobs 1 would (solvers.default_options: open boards)
+    options = dict(config.options) or default_options(solver_name, placements.candidates_per_cell())
+    if options:
+        solver.configure(options)
     if config.phases and hasattr(solver, "set_phases"):  # ext: and plugin solvers take none: members alike then
         P = len(placements)
         if config.phases == "false":

@@ -28,7 +28,7 @@ from .options import SatOptions
 from .placements import Placements, generate_placements
 from .portfolio import check_jobs, configurations, race_tilings
 from .errors import TilesatError
-from .solvers import DEFAULT_SOLVER, make_solver
+from .solvers import DEFAULT_SOLVER, default_options, make_solver
 from .symbreak import symmetry_breaking
 from .symmetry import symmetry_group
 from .tiling import Tiling, tiling_from_model
@@ -105,6 +105,7 @@ class TilingSearch:
         self.group = self.breaking = None  # with break_symmetry: the group and what was broken
         self._solver = None
         self._added: list[list[int]] = []  # clauses beyond the formula (required placements, blocked tilings)
+        self.solver_options: dict = {}  # CaDiCaL options given by default (solvers.default_options)
         self.found = 0
         self.last_chosen: list[int] = []
         self.solve_seconds = 0.0
@@ -132,6 +133,9 @@ class TilingSearch:
     def _ensure_solver(self):
         if self._solver is None:
             self._solver = make_solver(self.solver_name)
+            self.solver_options = default_options(self.solver_name, self.placements.candidates_per_cell())
+            if self.solver_options:
+                self._solver.configure(self.solver_options)  # open boards: CaDiCaL's --sat options (solvers.OPEN_BOARD_OPTIONS)
             load_formula(self._solver, self.formula, self.solver_name, self._progress)
             for clause in self._added:  # a solver started again (after the LP's turn) keeps what was asked
                 self._solver.add_clause(clause)
@@ -236,6 +240,7 @@ class TilingSearch:
             "encoding": self.encoding,
             "card": self.card,
             "solver": self.solver_name,
+            "solver_options": self.solver_options,
             "conflicts": self.conflicts(),
             "compile_seconds": round(self.compile_seconds, 6),
             "solve_seconds": round(self.solve_seconds, 6),
