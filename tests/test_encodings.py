@@ -132,8 +132,10 @@ def test_auto_chooses_by_candidates_per_cell():
 
     assert choose_encoding(AUTO_PAIRWISE_UP_TO) == "pairwise"
     assert choose_encoding(AUTO_PAIRWISE_UP_TO + 0.5) == "commander"
+    assert choose_encoding(20) == "commander" and choose_encoding(20.5) == choose_encoding(60) == "ladder"
+    assert choose_encoding(60.5) == "commander"
     for name, expected in [("lpanel-20x20.txt", "pairwise"), ("tromino-16x16-hole.txt", "commander"),
-                           ("pentomino-6x10.txt", "commander")]:
+                           ("pentomino-6x10.txt", "commander"), ("hard-L4-30x30-s1.txt", "ladder")]:
         placements = generate_placements(load_instance(INSTANCES / name))
         board = placements.instance.board
         mean = placements.coverage()[board.open_cells].sum() / board.area

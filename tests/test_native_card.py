@@ -104,7 +104,7 @@ def test_native_constraint_is_really_given_natively():
 
 
 def test_auto_never_chooses_native():
-    assert {choose_encoding(x) for x in np.linspace(0, 100, 401)} == {"pairwise", "commander"}
+    assert {choose_encoding(x) for x in np.linspace(0, 100, 401)} == {"pairwise", "commander", "ladder"}
 
 
 # --- random boards against the oracle ----------------------------------------------------

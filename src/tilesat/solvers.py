@@ -31,6 +31,7 @@ from pysat.solvers import Solver, SolverNames
 from .control import Child, ChildError, TimedOut, deadline, may_start_children, sigint_held, wait_step
 from .dimacs import check_model, read_answer, write_dimacs
 from . import plugins
+from .encodings import AUTO_LADDER_BAND
 from .errors import TilesatError
 
 DEFAULT_SOLVER = "cadical195"
@@ -39,12 +40,13 @@ EXTERNAL_PREFIX = "ext:"
 #: CaDiCaL's options on open boards: the ones its binary's ``--sat`` sets
 #: (a configuration for satisfiable instances).  Measured (README, "Hard
 #: boards"): on random-packing L4 boards (24-32 candidate placements per
-#: cell) the default run's time to two tilings is a lottery, and these
-#: options took the median from 13.4 s to 3.5 s on 30x30 boards; on the
-#: designed puzzles (at most 18 candidates a cell: propagation does the work)
-#: and pentomino puzzles (100+) they are not used.
+#: cell) the default run's time to two tilings is a lottery; with these
+#: options (and ladder, which ``auto`` picks in the same band:
+#: encodings.AUTO_LADDER_BAND) the median over 9 30x30 boards went from
+#: 13.4 s to 4.2 s.  The designed puzzles (at most 18 candidates a cell:
+#: propagation does the work) and pentomino puzzles (100+) are outside the band.
 OPEN_BOARD_OPTIONS = {"stabilizeonly": 1, "elimreleff": 10, "subsumereleff": 60}
-OPEN_BOARD_CANDIDATES = (20.0, 60.0)  # mean candidate placements per open cell, above the first, up to the second
+OPEN_BOARD_CANDIDATES = AUTO_LADDER_BAND  # mean candidate placements per open cell: above the first, up to the second
 
 
 def default_options(name: str, mean_candidates: float) -> dict:

@@ -53,6 +53,13 @@ DEFAULT_ENCODING = AUTO
 #: (L-trominoes on an open board: 10-12) CaDiCaL needs commander's
 #: auxiliaries to search well (64x64 L-trominoes: 0.19 s against 5.4 s).
 AUTO_PAIRWISE_UP_TO = 9.0
+#: ... and ladder on open boards, above 20 and up to 60 candidates a cell
+#: (random-packing boards of L4, P5, mixed sets: 24-38), where CaDiCaL also gets
+#: its --sat options (solvers.default_options).  Measured (README, "Hard
+#: boards"): 30x30 L4 boards, check-unique, median of 9: commander 13.4 s,
+#: commander with the options 6.1 s, ladder with them 4.2 s and the steadiest.
+#: Pentomino puzzles (100+) keep commander.
+AUTO_LADDER_BAND = (20.0, 60.0)
 
 
 def encoding_names() -> list[str]:
@@ -75,7 +82,10 @@ def choose_encoding(mean_candidates: float) -> str:
     per exactly-one constraint (placements per open cell)."""
     # never native: it needs a solver with native constraints, and was not
     # measured better than pairwise on the default solver (README)
-    return "pairwise" if mean_candidates <= AUTO_PAIRWISE_UP_TO else "commander"
+    if mean_candidates <= AUTO_PAIRWISE_UP_TO:
+        return "pairwise"
+    lo, hi = AUTO_LADDER_BAND
+    return "ladder" if lo < mean_candidates <= hi else "commander"
 
 
 def get_encoding(name: str):
