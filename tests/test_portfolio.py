@@ -143,7 +143,7 @@ def test_timeout_stops_every_member(command):
     proc = _start(command, HARD, "--jobs", "2", "--timeout", "3")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 124, err
-    assert time.monotonic() - t0 < 3 + 2.5  # the limit counts from the start; killing and exit within a poll or so
+    assert time.monotonic() - t0 < 3 + 3.0  # the limit counts from the start; a poll to notice, then kill and exit (room for a busy machine)
     assert "time limit of 3 s passed" in out
     assert _session_processes(proc.pid) == []
 
@@ -158,7 +158,7 @@ def test_ctrl_c_stops_every_member():
     t0 = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
     out, err = proc.communicate(timeout=30)
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.0  # within a second on a quiet machine; room for a busy one
     assert proc.returncode == 130
     assert "interrupted" in (out + err)
     assert _session_processes(proc.pid) == []
