@@ -92,7 +92,7 @@ def main() -> None:
         where = f"{piece} {rows}x{cols}" + (f" ({wrap} wrap)" if wrap != "none" else "")
         print(f"| {question} | {where} | {answer} | {cell(plain[1], plain[3], args.timeout)}{conflicts(plain)} "
               f"| {cell(broken[1], broken[3], args.timeout)}{conflicts(broken)} | {ratio} "
-              f"| {len(what.get('symmetries', []))} of {what.get('group_order', '?')}, {what.get('clauses', 0):,} clauses |",
+              f"| {len(what.get('symmetries', []))} symmetries, {what.get('clauses', 0):,} clauses |",
               flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 

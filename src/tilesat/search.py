@@ -126,8 +126,9 @@ class TilingSearch:
             self.formula = compile_formula(self.placements, encoding, card)
             if self.break_symmetry:
                 self._progress("breaking the board's symmetries (lex-leader)")
-                self.group = symmetry_group(self.placements)
                 mode = "full" if self.break_symmetry == "full" else "generators"
+                if mode == "full":  # every element (count's classes); else a few maps, cheaply
+                    self.group = symmetry_group(self.placements)
                 self.formula, self.breaking = symmetry_breaking(self.formula, mode, self.group)
 
     def _ensure_solver(self):

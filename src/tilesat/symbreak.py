@@ -44,13 +44,9 @@ import numpy as np
 
 from .formula import Formula
 from .placements import Placements
-from .symmetry import Symmetry, symmetry_group
+from .symmetry import Symmetry, _point_maps, symmetry_group
 
-#: The breaking uses every non-identity element of groups up to this order,
-#: a generating set of larger ones (tori: 8 * rows * cols elements).
-FULL_GROUP_UP_TO = 16
-
-#: The words for the option's modes.
+#: The option's modes: some symmetries (:func:`board_map_symmetries`), or every element of the group.
 MODES = ("generators", "full")
 
 
@@ -85,42 +81,85 @@ def lex_leader_clauses(perms: Sequence[np.ndarray], top: int,
     return clauses, top
 
 
-def generating_set(group: Sequence[Symmetry]) -> list[Symmetry]:
-    """Non-identity elements that generate the group, picked greedily in the
-    group's order: an element is taken when the ones before do not generate it."""
-    if not group:
-        return []
-    n = group[0].placements.size
-    reached = {np.arange(n).tobytes()}
-    gens: list[Symmetry] = []
-    for g in group:
-        if g.placements.tobytes() in reached:
+# --- a few symmetries, cheaply --------------------------------------------------------
+# The whole group of a torus has 8 x rows x cols candidates, each checked
+# placement by placement in symmetry.py (6 s on a 10x10 torus, minutes on a
+# 30x30 one, with no time limit consulted).  Breaking needs only some true
+# symmetries: the rotations and reflections and the one-cell shifts along
+# wrapped axes (at most 10 maps; on a torus without holes they generate the
+# group), each mapped onto the placements by sorting (vectorised).
+
+def map_named(board, label: str) -> np.ndarray | None:
+    """The cell map a symmetry's label names (``"rotate 90"``, ``"flip rows +
+    shift 0,1"``, as :mod:`tilesat.symmetry` writes them), or None."""
+    name, _, shift = label.partition(" + shift ")
+    maps = dict(_point_maps(board.rows, board.cols))
+    if name not in maps:
+        return None
+    dr = dc = 0
+    if shift:
+        try:
+            dr, dc = (int(v) for v in shift.split(","))
+        except ValueError:
+            return None
+        if (dr and not board.wraps_columns) or (dc and not board.wraps_rows) or not (
+                0 <= dr < board.rows and 0 <= dc < board.cols) or (dr, dc) == (0, 0):
+            return None
+    R, C = board.rows, board.cols
+    r, c = np.divmod(np.arange(R * C), C)
+    nr, nc = maps[name](r, c)
+    return ((nr + dr) % R) * C + (nc + dc) % C
+
+
+def placement_map(placements: Placements, image: np.ndarray) -> np.ndarray | None:
+    """The permutation of the placements a cell map induces (placement i onto
+    the placement of the same rule on exactly the image cells), or None when
+    some image is no placement."""
+    P = len(placements)
+    perm = np.full(P, -1, dtype=np.int64)
+    sizes = np.diff(placements.indptr)
+    for k in np.unique(placements.rule).tolist():
+        idx = np.flatnonzero(placements.rule == k)
+        size = int(sizes[idx[0]])
+        if not (sizes[idx] == size).all():
+            return None
+        rows = placements.cells[placements.indptr[idx][:, None] + np.arange(size)].astype(np.int64)
+        rows = np.sort(rows, axis=1)
+        moved = np.sort(np.asarray(image, dtype=np.int64)[rows], axis=1)
+        key = np.ascontiguousarray(rows).view(np.dtype((np.void, 8 * size))).ravel()
+        want = np.ascontiguousarray(moved).view(np.dtype((np.void, 8 * size))).ravel()
+        order = np.argsort(key)
+        at = np.searchsorted(key[order], want)
+        at = np.minimum(at, idx.size - 1)
+        if not (key[order][at] == want).all():
+            return None
+        perm[idx] = idx[order[at]]
+    return perm
+
+
+def board_map_symmetries(placements: Placements) -> list[Symmetry]:
+    """The rotations, reflections and one-cell wrap shifts that are symmetries
+    of the instance (not the identity): some elements of its group, each
+    checked with :func:`check_symmetry`."""
+    board = placements.instance.board
+    labels = [name for name, _ in _point_maps(board.rows, board.cols)]
+    labels += [f"identity + shift {dr},{dc}" for dr, dc in ((1, 0), (0, 1))
+               if (board.wraps_columns if dr else board.wraps_rows) and (board.rows if dr else board.cols) > 1]
+    found, seen = [], set()
+    for label in labels:
+        image = map_named(board, label)
+        if image is None or image.tobytes() in seen or (image == np.arange(image.size)).all():
             continue
-        gens.append(g)
-        # the closure of the generators so far (every element is a product of generators)
-        frontier = [np.frombuffer(k, dtype=np.int64) for k in reached]
-        while frontier:
-            more = []
-            for h in frontier:
-                for s in gens:
-                    c = s.placements[h]
-                    key = c.tobytes()
-                    if key not in reached:
-                        reached.add(key)
-                        more.append(c)
-            frontier = more
-    return gens
-
-
-def breaking_symmetries(group: Sequence[Symmetry], mode: str = "generators") -> list[Symmetry]:
-    """The symmetries to break: every non-identity element (``full``, or any
-    group up to :data:`FULL_GROUP_UP_TO`), else a generating set."""
-    if mode not in MODES:
-        raise ValueError(f"mode {mode!r}: use one of {MODES}")
-    rest = [g for g in group if not g.is_identity]
-    if mode == "full" or len(group) <= FULL_GROUP_UP_TO:
-        return rest
-    return generating_set(group)
+        seen.add(image.tobytes())
+        if not np.array_equal(board.open.ravel()[image], board.open.ravel()):
+            continue
+        perm = placement_map(placements, image)
+        if perm is None or (perm == np.arange(perm.size)).all():
+            continue
+        sym = Symmetry(label, image, perm)
+        if check_symmetry(placements, sym) is None:
+            found.append(sym)
+    return found
 
 
 def check_symmetry(placements: Placements, sym: Symmetry) -> str | None:
@@ -164,7 +203,7 @@ class Breaking:
     """What was broken: the symmetries' names and the clauses added."""
 
     names: list[str]
-    group_order: int
+    group_order: int | None  # None: the whole group was not computed (a torus's is large)
     clauses: int
     variables: int  # auxiliaries added
     mode: str
@@ -172,9 +211,8 @@ class Breaking:
     def describe(self) -> str:
         if not self.names:
             return "no symmetry to break (the group is the identity alone)"
-        what = "every symmetry" if self.mode == "full" else "generators"
-        return (f"lex-leader for {len(self.names)} of the group's {self.group_order} elements ({what}: "
-                f"{', '.join(self.names)}), {self.clauses:,} clauses")
+        what = "every element of the group" if self.mode == "full" else "rotations, reflections, one-cell shifts"
+        return f"lex-leader for {len(self.names)} symmetries ({what}: {', '.join(self.names)}), {self.clauses:,} clauses"
 
     def to_json(self) -> dict:
         return {"symmetries": self.names, "group_order": self.group_order, "clauses": self.clauses,
@@ -189,33 +227,44 @@ def with_clauses(formula: Formula, clauses: list[list[int]], top: int) -> Formul
 
 def symmetry_breaking(formula: Formula, mode: str = "generators",
                       group: Sequence[Symmetry] | None = None) -> tuple[Formula, Breaking]:
-    """The formula with lex-leader clauses for the instance's symmetries
-    (:func:`breaking_symmetries`), their auxiliaries above every variable
-    of the formula, and what was broken."""
-    if group is None:
-        group = symmetry_group(formula.placements)
-    chosen = breaking_symmetries(group, mode)
+    """The formula with lex-leader clauses for the instance's symmetries,
+    their auxiliaries above every variable of the formula, and what was
+    broken.  ``generators``: the rotations, reflections and one-cell wrap
+    shifts that are symmetries (:func:`board_map_symmetries`: every element
+    on a board without wraps, a generating set on a torus without holes;
+    enough for yes/no and optimum answers).  ``full``: every element of
+    ``group`` (:func:`tilesat.symmetry.symmetry_group`), one model per class."""
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r}: use one of {MODES}")
+    if mode == "full":
+        group = symmetry_group(formula.placements) if group is None else group
+        chosen = [g for g in group if not g.is_identity]
+    else:
+        chosen = board_map_symmetries(formula.placements)
     # above every variable the formula uses in any form (a native formula's expansion too)
     clauses, top = lex_leader_clauses([g.placements for g in chosen], formula.top)
     broken = with_clauses(formula, clauses, top)
-    whole = "full" if len(chosen) == len(group) - 1 else "generators"
-    return broken, Breaking([g.name for g in chosen], len(group), len(clauses), top - formula.top, whole)
+    return broken, Breaking([g.name for g in chosen], len(group) if group is not None else None, len(clauses),
+                            top - formula.top, mode)
 
 
 def named_breaking(formula: Formula, names: Sequence[str]) -> tuple[Formula, str | None]:
     """The formula with the lex-leader clauses of the symmetries named (as a
-    proof lists them), each found in the instance's group and checked by
+    proof lists them), each map rebuilt from its name and checked by
     :func:`check_symmetry`; or the formula and why that cannot be."""
-    group = {g.name: g for g in symmetry_group(formula.placements)}
+    placements = formula.placements
     chosen = []
-    for name in names:
-        if name not in group:
-            return formula, f"{name!r} is not a symmetry of the instance"
-        if (why := check_symmetry(formula.placements, group[name])) is not None:
-            return formula, why
-        chosen.append(group[name])
     if len(set(names)) != len(names):
         return formula, "a symmetry is named twice"
+    for name in names:
+        image = map_named(placements.instance.board, name)
+        perm = placement_map(placements, image) if image is not None else None
+        if perm is None:
+            return formula, f"{name!r} is not a symmetry of the instance"
+        sym = Symmetry(name, image, perm)
+        if (why := check_symmetry(placements, sym)) is not None:
+            return formula, why
+        chosen.append(sym)
     clauses, top = lex_leader_clauses([g.placements for g in chosen], formula.top)
     return with_clauses(formula, clauses, top), None
 
