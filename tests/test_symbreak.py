@@ -26,7 +26,7 @@ from tilesat.placements import generate_placements
 from tilesat.proof import ProofError, verify_proof, write_pack_proof, write_proof
 from tilesat.search import check_unique, solve
 from tilesat.symbreak import (
-    board_map_symmetries, check_symmetry, count_classes, lex_leader_clauses, named_breaking, symmetry_breaking,
+    board_map_symmetries, check_symmetry, count_classes, lex_leader_clauses, named_breaking,
 )
 from tilesat.symmetry import Symmetry, symmetry_group
 from tilesat.errors import TilesatError

@@ -15,8 +15,15 @@ symmetries added,
   number of classes, and the raw count as the sum of the classes' sizes
   (:func:`count_classes`).  A generating set alone may keep several members
   of an orbit: right for yes/no and optimum questions, not for counting;
-- uniqueness is lost (a unique answer could hide a symmetric twin), and so
-  are raw model counts: ``check-unique`` refuses the option.
+- uniqueness is lost (a unique answer could hide a symmetric twin):
+  ``check-unique`` refuses the option; and the broken formula's models are no
+  longer the tilings (:func:`count_classes` recovers their number from the
+  classes' sizes).
+
+Which symmetries: for yes/no and optimum answers, the rotations, reflections
+and one-cell wrap shifts that are symmetries (:func:`board_map_symmetries`,
+at most 9 maps, found in milliseconds); for counting classes, every element
+of the group (:func:`tilesat.symmetry.symmetry_group`).
 
 The constraints mention placement variables only.  The empty-cell variables
 of a packing and the encodings' auxiliaries are functions of (or exist for
