@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import frontier
+from .errors import TilesatError
 from .instance import Instance
 from .placements import Placements
 from .symmetry import Symmetry
@@ -107,7 +108,7 @@ def _scan_keys(rows: int, cols: int) -> list[np.ndarray]:
 def quotient(placements: Placements, g: Symmetry) -> Quotient:
     """The quotient of the instance by <g> (module docstring), in the scan order with the narrowest window."""
     board = placements.instance.board
-    ncells = board.rows * board.cols
+    ncells = board.ncells
     cell_label = _orbit_min(g.cells, np.arange(ncells))
     open_cells = board.open_cells
     place_label = _orbit_min(g.placements, np.arange(len(placements)))
@@ -155,6 +156,22 @@ def quotient(placements: Placements, g: Symmetry) -> Quotient:
                     orbit_size[reps].astype(np.int64), width, uncoverable)
 
 
+def exchanges_counted_pieces(placements: Placements, g: Symmetry) -> bool:
+    """Does g map placements of one rule onto another's where a count is
+    bounded (a reflection exchanging one-sided F5 and F5', each used once)?
+    Point 4 of the module docstring fails then: the quotient cannot say how
+    many pieces of each rule an orbit uses."""
+    moved = placements.rule[g.placements] != placements.rule
+    if not moved.any():
+        return False
+    rules = placements.instance.rules
+    return any(rules[int(k)].bounded for k in np.unique(placements.rule[moved]).tolist())
+
+
+EXCHANGE_REFUSAL = ("a symmetry of this instance exchanges pieces whose counts are bounded (mirror images in a "
+                    "one-sided set); the frontier and pfaffian engines cannot count its classes: use --method dlx")
+
+
 def count_fixed(placements: Placements, g: Symmetry) -> int:
     """The tilings g maps to themselves, as the exact covers of the quotient by <g>."""
     q = quotient(placements, g)
@@ -187,6 +204,8 @@ def fixed_counts(engine, placements: Placements, group: list[Symmetry]) -> list[
     frontier or pfaffian module), the others by their quotients, each class
     of symmetries with equal counts (:func:`_class_keys`) once."""
     instance = placements.instance
+    if any(exchanges_counted_pieces(placements, g) for g in group):
+        raise TilesatError(EXCHANGE_REFUSAL)
     done: dict[bytes, int] = {}
     out = []
     for g, key in zip(group, _class_keys(group)):
@@ -200,6 +219,8 @@ def widest(placements: Placements, group: list[Symmetry]) -> int:
     """The widest window among the quotients by the non-identity symmetries
     (0 when there are none): what ``auto`` checks before choosing an engine."""
     seen, width = set(), 0
+    if any(exchanges_counted_pieces(placements, g) for g in group):
+        return 1 << 30  # no quotient counts these classes: never chosen
     for g, key in zip(group, _class_keys(group)):
         if not g.is_identity and key not in seen:  # symmetries with equal counts: one quotient
             seen.add(key)

@@ -271,7 +271,7 @@ def _lp_matrix(placements: Placements):
     the objective, the columns' bounds, and what each multiplier column is."""
     instance = placements.instance
     board = instance.board
-    column = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    column = np.full(board.ncells, -1, dtype=np.int64)
     column[board.open_cells] = np.arange(board.area)
     n, P = board.area, len(placements)
     # each bounded rule: mu_plus (counted at its minimum) if min > 0, mu_minus
@@ -398,6 +398,8 @@ def lp_certificate(instance: Instance, placements: Placements) -> Certificate | 
     """A checked weighted certificate that the instance has no tiling, or
     None when the LP relaxation is feasible (or no integer rounding of its
     answer checks).  Honours the current deadline and Ctrl-C."""
+    if not instance.board.is_square:
+        return None  # certificates are written and checked as (row, col) weights: square boards only
     t0 = time.perf_counter()
     matrix, cost, bounds, extra = _lp_matrix(placements)
     remaining = deadline().remaining()
@@ -471,12 +473,14 @@ def _nullvector(B: np.ndarray, target: np.ndarray, p: int) -> np.ndarray | None:
 
 def modular_certificate(instance: Instance, placements: Placements) -> Certificate | None:
     """A checked modular certificate (weights mod a small prime), or None."""
+    if not instance.board.is_square:
+        return None  # certificates are written and checked as (row, col) weights: square boards only
     board = instance.board
     if board.area > MODULAR_MAX_CELLS or not 0 < len(placements) <= MODULAR_MAX_PLACEMENTS:
         return None
     used = [k for k, r in enumerate(instance.rules) if r.max > 0]
     sizes = {instance.rules[k].piece.size for k in used}
-    column = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    column = np.full(board.ncells, -1, dtype=np.int64)
     column[board.open_cells] = np.arange(board.area)
     n, P = board.area, len(placements)
     # multiplier columns: one shared by all rules (pieces of one size: their number is fixed),
@@ -653,7 +657,7 @@ def solve_pack_lp(placements: Placements, objective: str) -> PackLP | None:
     board = instance.board
     if len(placements) == 0 or placements.cells.size > MAX_NONZEROS:
         return None
-    column = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    column = np.full(board.ncells, -1, dtype=np.int64)
     column[board.open_cells] = np.arange(board.area)
     n, P = board.area, len(placements)
     bounded = [k for k, r in enumerate(instance.rules) if r.bounded]
@@ -802,6 +806,8 @@ def bound_certificate(instance: Instance, objective: str, lp: PackLP, target: in
     """The packing LP's duals as a checked :class:`BoundCertificate` proving
     no packing is worth more than ``target``, or None when no integer
     scaling of them checks (then the caller proves it otherwise)."""
+    if not instance.board.is_square:
+        return None  # certificates are written and checked as (row, col) weights: square boards only
     board = instance.board
     n = board.area
     y = np.clip(lp.duals[:n], 0, None)

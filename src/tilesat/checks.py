@@ -57,7 +57,7 @@ def region_check(instance: Instance) -> str | None:
     for first, area in zip(firsts.tolist(), areas.tolist()):
         if not (reach >> area) & 1:
             return (
-                f"the region of {area} open cells containing {divmod(first, board.cols)} cannot be made "
+                f"the region of {area} open cells containing {board.cell(first)} cannot be made "
                 f"from pieces of size {', '.join(map(str, sizes))}"
             )
     return None
@@ -70,8 +70,7 @@ def placement_check(placements: Placements) -> str | None:
     coverage = placements.coverage()
     uncovered = board.open_cells[coverage[board.open_cells] == 0]
     if uncovered.size:
-        r, c = divmod(int(uncovered[0]), board.cols)
-        return f"no piece fits on cell ({r}, {c})"
+        return f"no piece fits on cell {board.cell(int(uncovered[0]))}"
     for k, rule in enumerate(instance.rules):
         n = int((placements.rule == k).sum())
         if rule.min > n:

@@ -153,7 +153,7 @@ def choose_method(instance: Instance, limit: int | None, options: SatOptions | N
             return "dlx", "--limit: an enumerator stops at N; exact cover lists fastest"
         return "blocking", "--limit with SAT options or piece counts exact cover cannot express"
     bounded = all(r.max != INF for r in instance.rules)
-    if not asked and bounded:
+    if not asked and bounded and instance.board.is_square:  # the compiled enumerator: square boards only
         return "native", ("every piece has a bounded count: the compiled enumerator (first empty cell, "
                           "region pruning) lists the tilings fastest")
     if not asked:
@@ -329,7 +329,10 @@ def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool
     symmetries = group if group else (orbits if split else None)
     units: list[Unit] | None = None
     if symmetries and len(symmetries) > 1:
-        once = [k for k, r in enumerate(instance.rules) if r.min == r.max == 1]
+        # (a rule some symmetry exchanges with another, a one-sided F5 with F5', cannot
+        # serve: its placements' orbits hold the other rule's placements too)
+        once = [k for k, r in enumerate(instance.rules) if r.min == r.max == 1
+                and all((placements.rule[g.placements[placements.of_rule(k)]] == k).all() for g in symmetries)]
         if once:
             # the piece used exactly once with the fewest placements: fewest units
             k = min(once, key=lambda k: int((placements.rule == k).sum()))
@@ -770,6 +773,8 @@ def count_tilings(
         raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
     elif method in COUNTERS and (problem := counter_engine(method).problem(instance)):
         raise TilesatError(f"--method {method}: {problem}")
+    elif method == "native" and (problem := _native_problem(instance)):
+        raise TilesatError(f"--method native: {problem}")
     refuse_unused(options, method)
     if method == "dlx":
         solver = "xcover"
@@ -985,7 +990,17 @@ def choose_list_method(instance: Instance, options: SatOptions) -> tuple[str, st
     when SAT options were given."""
     if options.asked():
         return "blocking", "SAT options were given"
+    if not instance.board.is_square:
+        if dlx_problem(instance) is None:
+            return "dlx", "the compiled enumerator takes square boards only; exact cover lists fastest"
+        return "blocking", "the compiled enumerator takes square boards only"
     return "native", "the compiled enumerator lists tilings fastest"
+
+
+def _native_problem(instance: Instance) -> str | None:
+    from . import native
+
+    return native.problem(instance)
 
 
 class Listing:
@@ -1030,6 +1045,8 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
         refuse_unused(options, method)
         if method == "dlx" and (problem := dlx_problem(instance)) is not None:
             raise TilesatError(f"--method dlx: {problem}; use native or blocking")
+        if method == "native" and (problem := _native_problem(instance)) is not None:
+            raise TilesatError(f"--method native: {problem}")
     return Listing(lambda listing: _listing(listing, instance, method, limit, options, certificates))
 
 

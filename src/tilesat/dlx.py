@@ -51,7 +51,7 @@ def dlx_options(placements: Placements, forced=None):
     problem = dlx_problem(instance)
     if problem:
         raise TilesatError(f"--method dlx: {problem}")
-    ncells = instance.board.rows * instance.board.cols
+    ncells = instance.board.ncells
     piece_item = {}
     primary, secondary = [int(x) for x in instance.board.open_cells], []
     for k, r in enumerate(instance.rules):

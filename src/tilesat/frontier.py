@@ -223,6 +223,8 @@ def plan_items(instance: Instance, items: int, pos: np.ndarray, indptr: np.ndarr
 
 def problem(instance: Instance) -> str | None:
     """Why this engine cannot count this instance (one short sentence), or None when it can."""
+    if not instance.board.is_square:
+        return f"square boards only (this board is on the {instance.board.grid} grid)"
     try:
         plan = make_plan(instance)
     except TilesatError as e:

@@ -282,7 +282,7 @@ class FuzzResult:
                 "encodings_alone": {e: {"n": n, "problem": p} for e, (n, p) in self.alone.items()},
                 "disagreement": None if f is None else {
                     "findings": f.findings, "oracle": f.truth, "shrunk": f.shrunk, "shrink_tries": self.shrink_tries,
-                    "cells": f.instance.board.rows * f.instance.board.cols, "open_cells": int(f.instance.board.area)}}
+                    "cells": f.instance.board.ncells, "open_cells": int(f.instance.board.area)}}
 
 
 class _Stop(BaseException):
@@ -531,7 +531,7 @@ def _load_engines() -> None:
 
 def _size(instance: Instance) -> tuple[int, int, int]:
     b = instance.board
-    return b.rows * b.cols, int(b.area), len(instance.rules)
+    return b.ncells, int(b.area), len(instance.rules)
 
 
 # --- the files of a finding ------------------------------------------------
@@ -601,7 +601,7 @@ def _culprit(result: FuzzResult) -> tuple[str, str]:
 
 def describe(instance: Instance) -> str:
     b = instance.board
-    blocked = b.rows * b.cols - int(b.area)
+    blocked = b.ncells - int(b.area)
     return (f"a {b.rows}x{b.cols} board ({blocked} blocked cell{'s' if blocked != 1 else ''}, wrap {b.wrap}) "
             f"with pieces {instance.pieces_spec()}")
 

@@ -174,7 +174,7 @@ class _Structure:
 
     def __init__(self, placements: Placements):
         board = placements.instance.board
-        n = board.rows * board.cols
+        n = board.ncells
         self.cells = [a.tolist() for a in np.split(placements.cells.astype(np.int64), placements.indptr[1:-1])] \
             if len(placements) else []
         ptr, ids = placements.by_cell()

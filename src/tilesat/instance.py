@@ -24,7 +24,14 @@ from pathlib import Path
 from . import limits
 from .board import WRAPS, Board
 from .errors import TilesatError
-from .pieces import ORIENTATIONS, SET_SIZES, Piece, builtin_names, builtin_piece, parse_drawing, piece_set
+from .grids import GRIDS, get_grid
+from .pieces import (
+    SET_ORIENT, Piece, builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set, grid_sets,
+    is_set, parse_drawing, piece_set, set_names,
+)
+
+#: a header line (``key: value``), as opposed to a row of the board
+_HEADER = re.compile(r"^[A-Za-z]+\s*:")
 
 #: Instance files are read in chunks of this size (a NUL byte in one stops the
 #: reading at once: ``/dev/zero``, ``/dev/urandom``, binary files).
@@ -81,7 +88,7 @@ class Instance:
         return Instance(self.board, tuple(rules), self.shapes, self.source)
 
 
-_ITEM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*)(?:/(?P<orient>[a-z-]+))?(?::(?P<count>.+))?$")
+_ITEM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*'?)(?:/(?P<orient>[a-z-]+))?(?::(?P<count>.+))?$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -104,11 +111,23 @@ def parse_count(text: str) -> tuple[int, float]:
     return lo, hi
 
 
-def resolve_name(name: str, shapes: dict[str, Piece]) -> list[Piece]:
+def resolve_name(name: str, shapes: dict[str, Piece], grid: str = "square") -> list[Piece]:
     """A piece name, alias, set name or custom shape, as a list of pieces."""
     if name in shapes:
         return [shapes[name]]
-    if name.lower() in SET_SIZES:
+    if grid != "square":
+        if name.lower() in grid_sets(grid):
+            return list(grid_piece_set(grid, name.lower()))
+        try:
+            return [grid_builtin_piece(name, grid)]
+        except KeyError:
+            custom = f"; shapes of this file: {', '.join(shapes)}" if shapes else ""
+            names = grid_builtin_names(grid)
+            raise TilesatError(
+                f"unknown piece {name!r} on the {grid} grid: built-in pieces are {names[0]}..{names[-1]}; "
+                f"sets are {', '.join(grid_sets(grid))}{custom}"
+            ) from None
+    if is_set(name):
         return list(piece_set(name.lower()))
     try:
         return [builtin_piece(name)]
@@ -116,12 +135,13 @@ def resolve_name(name: str, shapes: dict[str, Piece]) -> list[Piece]:
         custom = f"; shapes of this file: {', '.join(shapes)}" if shapes else ""
         raise TilesatError(
             f"unknown piece {name!r}: built-in pieces are {', '.join(builtin_names())}, "
-            f"monomino, domino, H6_00..H6_34, H7_000..H7_107; sets are {', '.join(SET_SIZES)}{custom}"
+            f"monomino, domino, H6_00..H6_34, H7_000..H7_107, a chiral piece's mirror image with a prime (F5'); "
+            f"sets are {', '.join(set_names())}{custom}"
         ) from None
 
 
-def parse_pieces(spec: str, shapes: dict[str, Piece] | None = None) -> tuple[PieceRule, ...]:
-    """Parse a ``pieces:`` value into rules, one per piece."""
+def parse_pieces(spec: str, shapes: dict[str, Piece] | None = None, grid: str = "square") -> tuple[PieceRule, ...]:
+    """Parse a ``pieces:`` value into rules, one per piece (of the given grid)."""
     shapes = shapes or {}
     rules: dict[str, PieceRule] = {}
     items = [s.strip() for s in spec.split(",")]
@@ -133,11 +153,14 @@ def parse_pieces(spec: str, shapes: dict[str, Piece] | None = None) -> tuple[Pie
         m = _ITEM.match(item)
         if not m:
             raise TilesatError(f"bad piece item {item!r}: use NAME[/ORIENT][:COUNT], e.g. L4/one-sided:3")
-        orient = m.group("orient") or "free"
-        if orient not in ORIENTATIONS:
-            raise TilesatError(f"bad orientation {orient!r} in {item!r}: use {', '.join(ORIENTATIONS)}")
+        set_orient = SET_ORIENT.get(m.group("name").lower()) or (
+            "one-sided" if grid != "square" and m.group("name").lower().endswith("-one-sided") else "free")
+        orient = m.group("orient") or set_orient
+        allowed = get_grid(grid).orientations
+        if orient not in allowed:
+            raise TilesatError(f"bad orientation {orient!r} in {item!r}: use {', '.join(allowed)}")
         lo, hi = parse_count(m.group("count")) if m.group("count") is not None else (0, INF)
-        for piece in resolve_name(m.group("name"), shapes):
+        for piece in resolve_name(m.group("name"), shapes, grid):
             if piece.name in rules:
                 raise TilesatError(f"piece {piece.name} is listed twice in {spec!r}")
             rules[piece.name] = PieceRule(piece, orient, lo, hi)
@@ -154,15 +177,25 @@ def parse_instance(
     """Parse instance text; ``pieces`` and ``wrap`` override the header."""
     headers: dict[str, tuple[int, str]] = {}
     shapes: dict[str, Piece] = {}
+    shape_lines: dict[str, tuple[int, str]] = {}
     grid: list[str] = []
     grid_start = grid_end = None
 
     def fail(lineno: int, msg: str):
         raise TilesatError(f"{source}:{lineno}: {msg}")
 
+    layout: list[tuple[int, str]] | None = None  # the board's lines, on the grids other than square
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if line.startswith(";"):
+            continue
+        if layout is not None:
+            if _HEADER.match(line):
+                fail(lineno, f"header {line.partition(':')[0].strip().lower()!r} after the grid; headers come first")
+            layout.append((lineno, raw))
+            continue
+        if line and "grid" in headers and headers["grid"][1] != "square" and not _HEADER.match(line):
+            layout = [(lineno, raw)]
             continue
         if not line:
             if grid and grid_end is None:
@@ -191,27 +224,39 @@ def parse_instance(
             name, drawing = parts
             if not _NAME.match(name):
                 fail(lineno, f"bad shape name {name!r}: letters, digits and '_', starting with a letter")
-            if name in shapes:
+            if name in shape_lines:
                 fail(lineno, f"shape {name} is defined twice")
-            try:
-                builtin_piece(name)
-                fail(lineno, f"shape name {name} is a built-in piece; choose another name")
-            except KeyError:
-                pass
-            if name.lower() in SET_SIZES:
-                fail(lineno, f"shape name {name} is a built-in set; choose another name")
-            try:
-                shapes[name] = parse_drawing(name, drawing)
-            except TilesatError as e:
-                fail(lineno, str(e))
-        elif key in ("pieces", "wrap"):
+            shape_lines[name] = (lineno, drawing)  # read once the grid is known
+        elif key in ("pieces", "wrap", "grid"):
             if key in headers:
                 fail(lineno, f"header {key!r} given twice (first on line {headers[key][0]})")
+            if key == "grid" and value not in GRIDS:
+                fail(lineno, f"unknown grid {value!r}; use one of {', '.join(GRIDS)}")
             headers[key] = (lineno, value)
         else:
-            fail(lineno, f"unknown header {key!r}; known headers are pieces, shape, wrap")
+            fail(lineno, f"unknown header {key!r}; known headers are grid, pieces, shape, wrap")
 
-    if not grid:
+    lattice = headers.get("grid", (0, "square"))[1]
+    for name, (lineno, drawing) in shape_lines.items():
+        try:
+            grid_builtin_piece(name, lattice)
+            fail(lineno, f"shape name {name} is a built-in piece; choose another name")
+        except KeyError:
+            pass
+        if is_set(name) or name.lower() in grid_sets(lattice):
+            fail(lineno, f"shape name {name} is a built-in set; choose another name")
+        try:
+            shapes[name] = parse_drawing(name, drawing, lattice)
+        except TilesatError as e:
+            fail(lineno, str(e))
+
+    if layout is not None:
+        try:
+            open_mask = get_grid(lattice).parse_layout(layout)
+        except TilesatError as e:
+            m = re.match(r"line (\d+): (.*)", str(e))
+            raise TilesatError(f"{source}:{m.group(1)}: {m.group(2)}" if m else f"{source}: {e}") from None
+    elif not grid:
         raise TilesatError(f"{source}: no grid: add rows of '.' (open) and '#' (blocked) after the headers")
 
     wrap_value = wrap if wrap is not None else headers.get("wrap", (0, "none"))[1]
@@ -221,13 +266,13 @@ def parse_instance(
 
     if pieces is not None:
         try:
-            rules = parse_pieces(pieces, shapes)
+            rules = parse_pieces(pieces, shapes, lattice)
         except TilesatError as e:
             raise TilesatError(f"--pieces: {e}") from None
     elif "pieces" in headers:
         lineno, value = headers["pieces"]
         try:
-            rules = parse_pieces(value, shapes)
+            rules = parse_pieces(value, shapes, lattice)
         except TilesatError as e:
             fail(lineno, str(e))
     else:
@@ -236,7 +281,12 @@ def parse_instance(
             "or pass --pieces L4"
         )
 
-    board = Board.from_rows(grid, wrap_value)
+    if layout is not None:
+        if wrap_value != "none":
+            raise TilesatError(f"{source}: wrap {wrap_value!r}: only square boards wrap (this one is {lattice})")
+        board = Board(open_mask, "none", lattice)
+    else:
+        board = Board.from_rows(grid, wrap_value)
     if board.area == 0:
         raise TilesatError(f"{source}: the board has no open cell ('.') to cover")
     return Instance(board, rules, shapes, source)
@@ -284,6 +334,8 @@ def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: s
 def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = ()) -> str:
     """Write an instance back in the file format."""
     lines = [f"; {c}" for c in comments]
+    if not instance.board.is_square:
+        lines.append(f"grid: {instance.board.grid}")
     for name, piece in instance.shapes.items():
         lines.append(f"shape: {name} {piece.drawing()}")
     lines.append(f"pieces: {instance.pieces_spec()}")

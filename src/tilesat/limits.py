@@ -398,10 +398,12 @@ class Estimate:
 
 
 @cache
-def _orientation_boxes(cells: tuple, orient: str) -> tuple[tuple[int, int], ...]:
-    """(height, width) of each orientation of a piece (cached: the check runs
-    before every placement generation)."""
-    return tuple((1 + max(r for r, _ in s), 1 + max(c for _, c in s)) for s in transforms(cells, orient))
+def _orientation_boxes(cells: tuple, orient: str, grid: str = "square") -> tuple[tuple[int, ...], ...]:
+    """The extent along each axis ((height, width) on planar grids) of each
+    orientation of a piece (cached: the check runs before every placement
+    generation)."""
+    return tuple(tuple(1 + max(cell[i] for cell in s) for i in range(len(s[0])))
+                 for s in transforms(cells, orient, grid))
 
 
 def placement_bounds(instance: "Instance") -> tuple[int, int, int]:
@@ -420,7 +422,14 @@ def placement_bounds(instance: "Instance") -> tuple[int, int, int]:
         if rule.max == 0:
             continue
         size = rule.piece.size
-        for h, w in _orientation_boxes(rule.piece.cells, rule.orient):
+        for box in _orientation_boxes(rule.piece.cells, rule.orient, rule.piece.grid):
+            if len(box) != 2:  # the cube grid: anchors in the box along every axis
+                n = min(math.prod(max(n - e + 1, 0) for n, e in zip(board.shape, box)), area)
+                placements += n
+                cells += n * size
+                degree += size if n else 0
+                continue
+            h, w = box
             n = min((R if wrap_r else max(R - h + 1, 0)) * (C if wrap_c else max(C - w + 1, 0)), area)
             placements += n
             cells += n * size

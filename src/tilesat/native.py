@@ -70,6 +70,8 @@ def problem(instance: Instance) -> str | None:
     The enumerator takes every board, wrap, orientation and piece count; it
     visits each tiling, so its time grows with the count (the lead's ``auto``
     decides when that is the fastest way)."""
+    if not instance.board.is_square:
+        return f"square boards only (this board is on the {instance.board.grid} grid)"
     return None
 
 
@@ -217,12 +219,12 @@ def build_tables(placements: Placements) -> Tables:
     order, L, M, wrap_line, wrap_across = _scan_order(board)
     # One word: every cell of the grid is a bit (blocked ones set from the
     # start), so that regions grow by shifts.  Else only open cells are bits.
-    grid = board.rows * board.cols <= 64
+    grid = board.ncells <= 64
     if not grid:
         order = order[board.open.ravel()[order]]
     n = order.size
     words = max(1, (n + 63) // 64)
-    bit = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    bit = np.full(board.ncells, -1, dtype=np.int64)
     bit[order] = np.arange(n)
     base = np.zeros(words, dtype=np.uint64)
     if grid:

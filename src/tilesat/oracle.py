@@ -164,7 +164,9 @@ def board_maps(grid, wrap, pieces):
     """The oracle's own symmetries of an instance: rotations and reflections
     of the rectangle, composed with shifts along wrapped axes, that map open
     cells onto open cells and every candidate tile onto a candidate tile of
-    the same piece (each as a dict cell -> cell, without repeats)."""
+    the same piece, or of another piece with the same size and counts that
+    the map exchanges with it (each a :class:`CellMap`: a dict cell -> cell
+    with ``names``, the renaming of pieces; without repeats)."""
     covering, _ = brute_force_tilings(grid, wrap, pieces, cap="check")
     candidates = set().union(*covering.values()) if covering else set()
     R, C = len(grid), len(grid[0])
@@ -182,15 +184,46 @@ def board_maps(grid, wrap, pieces):
                 for r, c in cells:
                     a, b = f(r, c)
                     m[(r, c)] = ((a + dr) % R, (b + dc) % C)
-                if all(grid[r][c] == grid[a][b] for (r, c), (a, b) in m.items()) and m not in maps and all(
-                        (name, frozenset(m[c] for c in tile)) in candidates for name, tile in candidates):
-                    maps.append(m)
+                if all(grid[r][c] == grid[a][b] for (r, c), (a, b) in m.items()) and m not in maps:
+                    names = _piece_exchange(m, candidates, pieces)
+                    if names is not None:
+                        maps.append(CellMap(m, names))
     return maps
+
+
+class CellMap(dict):
+    """A map of cells (a dict) with the renaming of pieces it comes with."""
+
+    def __init__(self, cells, names):
+        super().__init__(cells)
+        self.names = names
+
+
+def _piece_exchange(m, candidates, pieces):
+    """The renaming of pieces under which the cell map m sends every
+    candidate tile to a candidate tile (each piece to itself if it can, else
+    to another with the same counts and size, each used once), or None."""
+    bounds = {name: (len(cells), lo, hi) for name, cells, _, lo, hi in pieces}
+    tiles = {}
+    for name, tile in candidates:
+        tiles.setdefault(name, set()).add(tile)
+    names, taken = {}, set()
+    for name in bounds:
+        image = {frozenset(m[c] for c in tile) for tile in tiles.get(name, ())}
+        for other in sorted(bounds, key=lambda n: n != name):
+            if other not in taken and bounds[other] == bounds[name] and image == tiles.get(other, set()):
+                names[name] = other
+                taken.add(other)
+                break
+        else:
+            return None
+    return names
 
 
 def orbit_count(tilings, maps):
     """How many classes the tilings fall into under the maps (by canonical forms)."""
     def image(tiling, m):
-        return tuple(sorted((name, tuple(sorted(m[c] for c in tile))) for name, tile in tiling))
+        names = getattr(m, "names", {})
+        return tuple(sorted((names.get(name, name), tuple(sorted(m[c] for c in tile))) for name, tile in tiling))
 
     return len({min(image(t, m) for m in maps) for t in tilings})

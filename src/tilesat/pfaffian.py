@@ -66,6 +66,8 @@ def _is_domino(rule) -> bool:
 
 def problem(instance: Instance) -> str | None:
     """Why this engine cannot count this instance (one short sentence), or None when it can."""
+    if not instance.board.is_square:
+        return f"square boards only (this board is on the {instance.board.grid} grid)"
     board = instance.board
     if board.wrap != "none":
         return f"the board wraps ({board.wrap}): Kasteleyn's determinant counts planar boards only"

@@ -32,7 +32,7 @@ WRAP = "#d62728"
 def _owner(instance: Instance, tiling: Tiling) -> np.ndarray:
     """(rows, cols) array: index of the tile covering each cell, -1 if none."""
     board = instance.board
-    owner = np.full(board.rows * board.cols, -1, dtype=np.int64)
+    owner = np.full(board.ncells, -1, dtype=np.int64)
     for i, tile in enumerate(tiling.tiles):
         for r, c in tile.cells:
             owner[r * board.cols + c] = i
@@ -191,6 +191,8 @@ def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None 
 
 def save_pictures(instance: Instance, tilings: list[Tiling], paths, marked: set | None = None) -> None:
     """Write each given path (None entries skipped) as SVG or PNG."""
+    if any(p is not None for p in paths) and not instance.board.is_square:
+        raise TilesatError(f"pictures of {instance.board.grid} boards are not drawn yet; the text output shows the tiling")
     for path in paths:
         if path is None:
             continue
@@ -272,6 +274,8 @@ def weights_raster(instance: Instance, weights: dict, cell: int | None = None) -
 
 def save_certificate_pictures(instance: Instance, weights: dict, paths) -> None:
     """Write each given path (None entries skipped) as an SVG or PNG heat map."""
+    if any(p is not None for p in paths) and not instance.board.is_square:
+        raise TilesatError(f"pictures of {instance.board.grid} boards are not drawn yet")
     for path in paths:
         if path is None:
             continue

@@ -23,7 +23,7 @@ class Placements:
     """All placements of an instance, in CSR form.
 
     ``rule[i]`` is the index of placement i's rule in ``instance.rules``;
-    its cells (flat indices ``r * cols + c``, sorted) are
+    its cells (flat indices of the board, :meth:`Board.index`, sorted) are
     ``cells[indptr[i]:indptr[i + 1]]``.
     """
 
@@ -38,9 +38,8 @@ class Placements:
     def cells_of(self, i: int) -> np.ndarray:
         return self.cells[self.indptr[i] : self.indptr[i + 1]]
 
-    def coords_of(self, i: int) -> list[tuple[int, int]]:
-        cols = self.instance.board.cols
-        return [divmod(int(x), cols) for x in self.cells_of(i)]
+    def coords_of(self, i: int) -> list[tuple]:
+        return self.instance.board.cells(self.cells_of(i))
 
     def piece_of(self, i: int):
         return self.instance.rules[int(self.rule[i])].piece
@@ -52,7 +51,7 @@ class Placements:
     def coverage(self) -> np.ndarray:
         """How many placements cover each cell (flat index)."""
         board = self.instance.board
-        return np.bincount(self.cells, minlength=board.rows * board.cols)
+        return np.bincount(self.cells, minlength=board.ncells)
 
     def candidates_per_cell(self) -> float:
         """How many placements cover an open cell, on average (what
@@ -88,6 +87,8 @@ def generate_placements(instance: Instance) -> Placements:
     """
     check_memory(instance)
     board = instance.board
+    if not board.is_square:
+        return _generate_on_grid(instance)
     R, C = board.rows, board.cols
     if R * C >= 2**31:
         raise TilesatError(f"board too large: {R} x {C} cells; cells are numbered with 32-bit integers")
@@ -132,6 +133,10 @@ def generate_placements(instance: Instance) -> Placements:
         rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
         cell_parts.append(block)
 
+    return _assemble(instance, rule_parts, cell_parts)
+
+
+def _assemble(instance: Instance, rule_parts: list, cell_parts: list) -> Placements:
     if rule_parts:
         rule = np.concatenate(rule_parts)
         sizes = np.concatenate([np.full(b.shape[0], b.shape[1], dtype=np.int64) for b in cell_parts])
@@ -144,3 +149,39 @@ def generate_placements(instance: Instance) -> Placements:
     indptr = np.zeros(rule.size + 1, dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     return Placements(instance, rule, indptr, cells)
+
+
+def _generate_on_grid(instance: Instance) -> Placements:
+    """Placements on the triangle, hex and cube grids (no wrap): every
+    orientation at every translation of the grid that keeps it in the box
+    (on the triangle grid, translations keep up triangles up) and on open
+    cells."""
+    board = instance.board
+    lattice = board.lattice
+    shape = np.array(board.shape)
+    if board.ncells >= 2**31:
+        raise TilesatError(f"board too large: {board.ncells} cells; cells are numbered with 32-bit integers")
+    open_flat = board.open.ravel()
+    rule_parts, cell_parts = [], []
+    for k, rule in enumerate(instance.rules):
+        if rule.max == 0:
+            continue
+        blocks = []
+        for orientation in rule.piece.orientations(rule.orient):
+            off = np.array(orientation, dtype=np.int64)  # (cells, dims)
+            room = shape - off.max(axis=0)
+            if (room <= 0).any():
+                continue
+            anchors = np.indices(tuple(room)).reshape(len(room), -1).T  # (anchors, dims)
+            keep = np.fromiter((lattice.translation_ok(tuple(a)) for a in anchors[:, :2].tolist()), bool,
+                               len(anchors)) if lattice.name == "triangle" else slice(None)
+            anchors = anchors[keep]
+            where = anchors[:, None, :] + off[None, :, :]  # (anchors, cells, dims)
+            flat = np.ravel_multi_index(tuple(np.moveaxis(where, -1, 0)), board.shape).astype(np.int32)
+            blocks.append(flat[open_flat[flat].all(axis=1)])
+        if blocks:
+            block = np.concatenate(blocks)
+            block.sort(axis=1)
+            rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
+            cell_parts.append(block)
+    return _assemble(instance, rule_parts, cell_parts)

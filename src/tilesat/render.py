@@ -69,6 +69,9 @@ def tile_labels(instance: Instance, tiling: Tiling) -> list[str]:
 def plain_rows(instance: Instance, tiling: Tiling) -> list[str]:
     """The tiling as text rows, one character per cell."""
     board = instance.board
+    if not board.is_square:  # the grid's own layout, letters on the tiles' cells
+        labels = {cell: label for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)) for cell in tile.cells}
+        return board.lattice.format_layout(board.open, labels)
     grid = [["#" if not board.open[r, c] else "." for c in range(board.cols)] for r in range(board.rows)]
     for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)):
         for r, c in tile.cells:
@@ -79,6 +82,8 @@ def plain_rows(instance: Instance, tiling: Tiling) -> list[str]:
 def diff_rows(instance: Instance, cells: set) -> list[str]:
     """``*`` where two tilings differ, ``.`` where they agree, ``#`` blocked."""
     board = instance.board
+    if not board.is_square:
+        return board.lattice.format_layout(board.open, {cell: "*" for cell in cells})
     return [
         "".join("#" if not board.open[r, c] else ("*" if (r, c) in cells else ".") for c in range(board.cols))
         for r in range(board.rows)
@@ -97,6 +102,8 @@ def rich_tiling(instance: Instance, tiling: Tiling, marked: set | None = None) -
     """The tiling in colour, two characters per cell; ``marked`` cells shown
     with ``*`` instead of a space, in bold."""
     board = instance.board
+    if not board.is_square:  # (pictures of the other grids: issue 17's pictures work)
+        return Text("\n".join(plain_rows(instance, tiling)))
     colours = colour_tiles(instance, tiling, len(PALETTE))
     owner = tiling.owner()
     text = Text()

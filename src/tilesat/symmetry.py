@@ -53,42 +53,110 @@ def _point_maps(R: int, C: int):
     return maps
 
 
-def symmetry_group(placements: Placements) -> list[Symmetry]:
-    """The symmetries of the instance, identity first."""
-    board = placements.instance.board
+def _grid_maps(board) -> list[tuple[str, np.ndarray]]:
+    """Candidate cell maps on the triangle, hex and cube grids: each point
+    symmetry of the grid followed by the translation of the grid that lays
+    the image of the open cells on the open cells (if there is one).
+    Blocked cells map to themselves (no placement covers them)."""
+    lattice = board.lattice
+    open_cells = board.cells(board.open_cells)
+    target = lattice.normalize(open_cells)
+    out = []
+    for k, f in enumerate(lattice.symmetries()):
+        image = [f(c) for c in open_cells]
+        if lattice.normalize(image) != target:
+            continue
+        low = tuple(min(c[i] for c in image) for i in range(lattice.dims))
+        high = tuple(min(c[i] for c in open_cells) for i in range(lattice.dims))
+        # the translation normalize used differs from low -> high only by its
+        # parity fix, the same on both sides: aligning the minima is right
+        delta = tuple(h - lo for h, lo in zip(high, low))
+        if not lattice.translation_ok(delta):
+            continue
+        cells = np.arange(board.ncells)
+        moved = [tuple(a + d for a, d in zip(c, delta)) for c in image]
+        cells[board.open_cells] = [board.index(c) for c in moved]
+        kind = "rotation" if k < lattice.rotations else "reflection"
+        out.append(("identity" if k == 0 else f"{kind} {k}", cells))
+    return out
+
+
+def _square_maps(board) -> list[tuple[str, np.ndarray]]:
     R, C = board.rows, board.cols
     r, c = np.divmod(np.arange(R * C), C)
     shifts_r = range(R) if board.wraps_columns else [0]
     shifts_c = range(C) if board.wraps_rows else [0]
-    open_flat = board.open.ravel()
-    sizes = np.diff(placements.indptr)
-    # a placement's identity: its rule and its sorted cells, as one byte string
-    keys = {}
-    for i in range(len(placements)):
-        keys[(int(placements.rule[i]), placements.cells_of(i).astype(np.int64).tobytes())] = i
-    group: list[Symmetry] = []
-    seen: set[bytes] = set()
+    out = []
     for name, f in _point_maps(R, C):
         for dr in shifts_r:
             for dc in shifts_c:
                 nr, nc = f(r, c)
-                image = ((nr + dr) % R) * C + (nc + dc) % C
-                if image.tobytes() in seen:
-                    continue  # the same map of cells reached another way
-                seen.add(image.tobytes())
-                if not np.array_equal(open_flat[image], open_flat):
-                    continue
-                perm = np.empty(len(placements), dtype=np.int64)
-                ok = True
-                for i in range(len(placements)):
-                    cells = np.sort(image[placements.cells[placements.indptr[i] : placements.indptr[i] + sizes[i]]])
-                    j = keys.get((int(placements.rule[i]), cells.astype(np.int64).tobytes()))
-                    if j is None:
-                        ok = False
-                        break
-                    perm[i] = j
-                if ok:
-                    label = name + (f" + shift {dr},{dc}" if dr or dc else "")
-                    group.append(Symmetry(label, image, perm))
+                label = name + (f" + shift {dr},{dc}" if dr or dc else "")
+                out.append((label, ((nr + dr) % R) * C + (nc + dc) % C))
+    return out
+
+
+def symmetry_group(placements: Placements) -> list[Symmetry]:
+    """The symmetries of the instance, identity first.
+
+    A symmetry may exchange two piece rules with the same counts (a
+    one-sided F5 and its mirror image F5' under a reflection): it maps
+    every placement of one onto a placement of the other, so it still maps
+    tilings onto tilings."""
+    board = placements.instance.board
+    rules = placements.instance.rules
+    open_flat = board.open.ravel()
+    # a placement's identity: its sorted cells, as one byte string -> {rule: index}
+    keys: dict[bytes, dict[int, int]] = {}
+    for i in range(len(placements)):
+        keys.setdefault(placements.cells_of(i).astype(np.int64).tobytes(), {})[int(placements.rule[i])] = i
+    by_rule = [placements.of_rule(k) for k in range(len(rules))]
+    group: list[Symmetry] = []
+    seen: set[bytes] = set()
+    candidates = _square_maps(board) if board.is_square else _grid_maps(board)
+    for label, image in candidates:
+        if image.tobytes() in seen:
+            continue  # the same map of cells reached another way
+        seen.add(image.tobytes())
+        if not np.array_equal(open_flat[image], open_flat):
+            continue
+        perm = _placement_map(placements, image, keys, by_rule, rules)
+        if perm is not None:
+            group.append(Symmetry(label, image, perm))
     group.sort(key=lambda g: not g.is_identity)
     return group
+
+
+def _placement_map(placements: Placements, image: np.ndarray, keys, by_rule, rules) -> np.ndarray | None:
+    """The placement permutation a cell map induces, each rule's placements
+    going onto one rule's (itself if it can, else another with the same
+    counts, each taken once), or None."""
+    perm = np.empty(len(placements), dtype=np.int64)
+    taken: set[int] = set()
+
+    def images(i):
+        return keys.get(np.sort(image[placements.cells_of(i)]).astype(np.int64).tobytes(), {})
+
+    for k, ids in enumerate(by_rule):
+        if not ids.size:
+            continue
+        first = images(int(ids[0]))
+        options = sorted(first, key=lambda j: j != k)
+        for j in options:
+            if j in taken or (rules[j].min, rules[j].max, rules[j].piece.size) != (rules[k].min, rules[k].max, rules[k].piece.size):
+                continue
+            if by_rule[j].size != ids.size:
+                continue
+            ok = True
+            for i in ids.tolist():
+                hit = images(i).get(j)
+                if hit is None:
+                    ok = False
+                    break
+                perm[i] = hit
+            if ok:
+                taken.add(j)
+                break
+        else:
+            return None
+    return perm

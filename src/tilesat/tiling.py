@@ -12,7 +12,7 @@ from .placements import Placements
 @dataclass(frozen=True, order=True)
 class Tile:
     piece: str
-    cells: tuple[tuple[int, int], ...]  # sorted (row, col), 0-based from top-left
+    cells: tuple[tuple[int, ...], ...]  # sorted cells of the grid: (row, col), (layer, row, col) on cubes
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,7 @@ class Tiling:
         bounds = np.cumsum(sizes)
         # position j of the output is cell j - (bounds before its tile) of that tile
         flat = placements.cells[np.repeat(start - (bounds - sizes), sizes) + np.arange(int(sizes.sum()))]
-        rows, cols = np.divmod(flat.astype(np.int64), placements.instance.board.cols)
-        cells = list(zip(rows.tolist(), cols.tolist()))  # each placement's cells are sorted already
+        cells = placements.instance.board.cells(flat)  # each placement's cells are sorted already
         names = [rule.piece.name for rule in placements.instance.rules]
         tiles = [Tile(names[k], tuple(cells[b - n : b]))
                  for k, b, n in zip(placements.rule[chosen].tolist(), bounds.tolist(), sizes.tolist())]

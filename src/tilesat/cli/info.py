@@ -51,7 +51,7 @@ def info_cmd(
         sizes[name] = {"variables": f.nvars, "clauses": f.nclauses, "literals": f.nliterals}
     data = {
         "board": {"rows": board.rows, "cols": board.cols, "wrap": board.wrap, "open": board.area,
-                  "blocked": board.rows * board.cols - board.area},
+                  "blocked": board.ncells - board.area},
         "pieces": [
             {"piece": r.name, "size": r.piece.size, "orient": r.orient, "count": r.count_text(),
              "orientations": len(r.piece.orientations(r.orient)), "placements": n}

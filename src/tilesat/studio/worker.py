@@ -151,7 +151,7 @@ def _too_many_cells(argv: list[str], max_cells: int) -> bool:
         instance = parse_instance(read_instance_text("instance.txt"), **overrides)
     except (TilesatError, ValueError):
         return False  # the command says what is wrong with it
-    cells = instance.board.rows * instance.board.cols
+    cells = instance.board.ncells
     if cells > max_cells:
         print(f"error: the board has {cells:,} cells; the studio takes at most {max_cells:,} "
               "(tilesat serve --max-cells)", file=sys.stderr)
