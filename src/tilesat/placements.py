@@ -169,10 +169,12 @@ def _generate_on_grid(instance: Instance) -> Placements:
         blocks = []
         for orientation in rule.piece.orientations(rule.orient):
             off = np.array(orientation, dtype=np.int64)  # (cells, dims)
-            room = shape - off.max(axis=0)
+            # anchors a with 0 <= a + off < shape (a triangle shape may start at column 1)
+            low = -off.min(axis=0)
+            room = shape - off.max(axis=0) - low
             if (room <= 0).any():
                 continue
-            anchors = np.indices(tuple(room)).reshape(len(room), -1).T  # (anchors, dims)
+            anchors = np.indices(tuple(room)).reshape(len(room), -1).T + low  # (anchors, dims)
             keep = np.fromiter((lattice.translation_ok(tuple(a)) for a in anchors[:, :2].tolist()), bool,
                                len(anchors)) if lattice.name == "triangle" else slice(None)
             anchors = anchors[keep]
