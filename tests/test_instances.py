@@ -9,7 +9,8 @@ import pytest
 from tilesat import check_unique, load_instance
 
 FILES = sorted((Path(__file__).resolve().parent.parent / "instances").glob("*.txt"))
-SLOW = {"pentomino-3x20.txt", "pentomino-4x15.txt", "pentomino-5x12.txt", "pentomino-6x10.txt"}
+SLOW = {"pentomino-3x20.txt", "pentomino-4x15.txt", "pentomino-5x12.txt", "pentomino-6x10.txt",
+        "pentominoes-one-sided-3x30.txt", "hexiamonds-6x6-rhombus.txt", "solid-pentominoes-2x3x10.txt"}
 
 
 def test_there_are_instances():
