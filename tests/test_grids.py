@@ -280,3 +280,34 @@ def test_verify_rejects_a_mirror_image_on_the_cube():
     assert any("not an allowed orientation" in p for p in problems(inst, swapped))
     mirror = parse_instance("grid: cube\npieces: A/mirror:0..2\n..\n..\n--\n..\n..\n")
     assert not problems(mirror, type(tiling)(tuple(type(t)("A", t.cells) for t in tiling)))
+
+
+def test_export_names_cells_and_blocks_tilings_on_the_cube(tmp_path):
+    import io
+
+    from tilesat.dimacs import blocking_clause, write_dimacs
+    from tilesat.formula import compile_formula
+
+    inst = parse_instance(LAYOUTS["cube"])
+    tiling = solve(inst).tilings[0]
+    P = generate_placements(inst)
+    clause = blocking_clause(P, tiling)
+    assert len(clause) == 7
+    assert sorted(P.piece_of(-v - 1).name for v in clause) == sorted(t.piece for t in tiling)
+    out = io.StringIO()
+    write_dimacs(compile_formula(P), out)
+    first = next(line for line in out.getvalue().splitlines() if line.startswith("c placement "))
+    assert first.split()[4:] == [",".join(map(str, c)) for c in P.coords_of(0)]
+    assert all(len(c.split(",")) == 3 for c in first.split()[4:])
+
+
+def test_check_unique_grades_and_explains_on_the_cube(tmp_path):
+    from typer.testing import CliRunner
+
+    from tilesat.cli import app
+
+    path = tmp_path / "vl.txt"
+    path.write_text("grid: cube\npieces: V:1, L:1\n...\n#..\n--\n###\n#..\n")
+    res = CliRunner().invoke(app, ["check-unique", str(path), "--explain"])
+    assert res.exit_code == 0, res.output
+    assert "unique" in res.output and "cell (1,1,2) can only be covered by V" in res.output

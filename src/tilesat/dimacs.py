@@ -59,8 +59,8 @@ def _format_block(block: np.ndarray) -> str:
 def blocking_clause(placements: Placements, tiling: Tiling) -> list[int]:
     """The clause "not all of this tiling's placements", over placement variables."""
     index = {}
-    cols = placements.instance.board.cols
-    wanted = {(t.piece, tuple(r * cols + c for r, c in t.cells)) for t in tiling}
+    board = placements.instance.board
+    wanted = {(t.piece, tuple(sorted(board.index(cell) for cell in t.cells))) for t in tiling}
     for i in range(len(placements)):
         key = (placements.piece_of(i).name, tuple(int(x) for x in placements.cells_of(i)))
         if key in wanted:
@@ -68,7 +68,7 @@ def blocking_clause(placements: Placements, tiling: Tiling) -> list[int]:
     missing = wanted - set(index)
     if missing:
         piece, cells = sorted(missing)[0]
-        raise TilesatError(f"the tiling has a tile ({piece} on cells {[divmod(x, cols) for x in cells]}) that is no placement of this instance")
+        raise TilesatError(f"the tiling has a tile ({piece} on cells {board.cells(cells)}) that is no placement of this instance")
     return sorted(-v for v in index.values())
 
 
@@ -101,9 +101,9 @@ def write_dimacs(
     for start in range(1, P + 1, 1000):
         out.write("c p show " + " ".join(map(str, range(start, min(start + 1000, P + 1)))) + " 0\n")
     if placement_comments:
-        cols = instance.board.cols
+        board = instance.board
         for i in range(P):
-            cells = " ".join(f"{r},{c}" for r, c in (divmod(int(x), cols) for x in placements.cells_of(i)))
+            cells = " ".join(",".join(map(str, cell)) for cell in board.cells(placements.cells_of(i)))
             out.write(f"c placement {i + 1} {placements.piece_of(i).name} {cells}\n")
     for block in formula.blocks:
         for start in range(0, block.shape[0], CHUNK):

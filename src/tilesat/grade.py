@@ -229,13 +229,12 @@ class Grade:
 
 
 def _where(placements: Placements, p: int) -> str:
-    rc = placements.coords_of(p)
-    return f"{placements.piece_of(p).name} on {' '.join(f'({r},{c})' for r, c in rc)}"
+    cells = placements.coords_of(p)
+    return f"{placements.piece_of(p).name} on {' '.join('(' + ','.join(map(str, cell)) + ')' for cell in cells)}"
 
 
 def _cell(placements: Placements, c: int) -> str:
-    r, col = divmod(int(c), placements.instance.board.cols)
-    return f"({r},{col})"
+    return "(" + ",".join(map(str, placements.instance.board.cell(int(c)))) + ")"
 
 
 class Deducer:

@@ -13,6 +13,7 @@ Burnside's lemma.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -27,10 +28,12 @@ class Symmetry:
 
     def fixes(self, chosen: np.ndarray) -> bool:
         """Does this symmetry map the tiling made of ``chosen`` placements to itself?"""
+        # as sets of Python ints: called once per tiling and symmetry, where
+        # two numpy sorts cost more than the tiling's few dozen placements
         chosen = np.asarray(chosen)
-        return bool(np.array_equal(np.sort(self.placements[chosen]), np.sort(chosen)))
+        return set(self.placements[chosen].tolist()) == set(chosen.tolist())
 
-    @property
+    @cached_property
     def is_identity(self) -> bool:
         return bool((self.placements == np.arange(self.placements.size)).all())
 
@@ -104,13 +107,8 @@ def symmetry_group(placements: Placements) -> list[Symmetry]:
     every placement of one onto a placement of the other, so it still maps
     tilings onto tilings."""
     board = placements.instance.board
-    rules = placements.instance.rules
     open_flat = board.open.ravel()
-    # a placement's identity: its sorted cells, as one byte string -> {rule: index}
-    keys: dict[bytes, dict[int, int]] = {}
-    for i in range(len(placements)):
-        keys.setdefault(placements.cells_of(i).astype(np.int64).tobytes(), {})[int(placements.rule[i])] = i
-    by_rule = [placements.of_rule(k) for k in range(len(rules))]
+    table = _RuleRows(placements)
     group: list[Symmetry] = []
     seen: set[bytes] = set()
     candidates = _square_maps(board) if board.is_square else _grid_maps(board)
@@ -120,43 +118,61 @@ def symmetry_group(placements: Placements) -> list[Symmetry]:
         seen.add(image.tobytes())
         if not np.array_equal(open_flat[image], open_flat):
             continue
-        perm = _placement_map(placements, image, keys, by_rule, rules)
+        perm = table.placement_map(image)
         if perm is not None:
             group.append(Symmetry(label, image, perm))
     group.sort(key=lambda g: not g.is_identity)
     return group
 
 
-def _placement_map(placements: Placements, image: np.ndarray, keys, by_rule, rules) -> np.ndarray | None:
-    """The placement permutation a cell map induces, each rule's placements
-    going onto one rule's (itself if it can, else another with the same
-    counts, each taken once), or None."""
-    perm = np.empty(len(placements), dtype=np.int64)
-    taken: set[int] = set()
+class _RuleRows:
+    """Each rule's placements as rows of sorted cells (a rule's placements
+    are contiguous and equally long), searchable as byte strings: a whole
+    rule's images are looked up in one vectorised search."""
 
-    def images(i):
-        return keys.get(np.sort(image[placements.cells_of(i)]).astype(np.int64).tobytes(), {})
+    def __init__(self, placements: Placements):
+        self.placements = placements
+        self.rules = placements.instance.rules
+        self.rows, self.first, self.keys, self.order = {}, {}, {}, {}
+        for k in range(len(self.rules)):
+            ids = placements.of_rule(k)
+            if not ids.size:
+                continue
+            size = int(placements.indptr[ids[0] + 1] - placements.indptr[ids[0]])
+            rows = placements.cells[placements.indptr[ids[0]]:placements.indptr[ids[-1] + 1]].astype(np.int64)
+            rows = np.ascontiguousarray(rows.reshape(-1, size))
+            keys = rows.view(np.dtype((np.void, 8 * size))).ravel()
+            order = np.argsort(keys)
+            self.rows[k], self.first[k], self.keys[k], self.order[k] = rows, int(ids[0]), keys[order], order
 
-    for k, ids in enumerate(by_rule):
-        if not ids.size:
-            continue
-        first = images(int(ids[0]))
-        options = sorted(first, key=lambda j: j != k)
-        for j in options:
-            if j in taken or (rules[j].min, rules[j].max, rules[j].piece.size) != (rules[k].min, rules[k].max, rules[k].piece.size):
-                continue
-            if by_rule[j].size != ids.size:
-                continue
-            ok = True
-            for i in ids.tolist():
-                hit = images(i).get(j)
-                if hit is None:
-                    ok = False
-                    break
-                perm[i] = hit
-            if ok:
-                taken.add(j)
-                break
-        else:
+    def _find(self, j: int, rows: np.ndarray) -> np.ndarray | None:
+        """Placement indices of rule j with exactly these rows of cells, or None if one is missing."""
+        if j not in self.keys or self.keys[j].dtype.itemsize != rows.shape[1] * 8:
             return None
-    return perm
+        wanted = np.ascontiguousarray(rows).view(self.keys[j].dtype).ravel()
+        pos = np.minimum(np.searchsorted(self.keys[j], wanted), self.keys[j].size - 1)
+        if not (self.keys[j][pos] == wanted).all():
+            return None
+        return self.first[j] + self.order[j][pos]
+
+    def placement_map(self, image: np.ndarray) -> np.ndarray | None:
+        """The placement permutation a cell map induces, each rule's
+        placements going onto one rule's (itself if it can, else another
+        with the same counts, each taken once), or None."""
+        perm = np.empty(len(self.placements), dtype=np.int64)
+        taken: set[int] = set()
+        rules = self.rules
+        for k, rows in self.rows.items():
+            moved = np.sort(image[rows], axis=1)
+            for j in sorted(self.rows, key=lambda j: j != k):
+                if j in taken or (rules[j].min, rules[j].max) != (rules[k].min, rules[k].max) \
+                        or self.rows[j].shape != rows.shape:
+                    continue
+                found = self._find(j, moved)
+                if found is not None:
+                    perm[self.first[k]:self.first[k] + rows.shape[0]] = found
+                    taken.add(j)
+                    break
+            else:
+                return None
+        return perm

@@ -1,0 +1,59 @@
+"""Issue 17's performance rows: puzzles on the cube and triangle grids, tilesat
+against xcover on the same placements.
+
+    python scripts/bench_grids.py
+
+For each instance: the raw count and the classes up to symmetry, tilesat's
+``count --up-to-symmetry`` time (``count_tilings(..., "dlx", up_to_symmetry=True)``:
+placements, the grid's symmetry group, one unit per orbit of a piece used
+once, each an exact cover in a forked child), a second run, and xcover
+enumerating every tiling of the same placements in this process (its numba
+code compiled and loaded by a warm-up first, like tilesat's), with the
+ratio.  For the Soma cube also the ratio to the dedicated C++ solver's
+0.024 s for all 240 classes (the issue's reference, not measured here).
+The machine's load average is printed: the figures of one run are
+comparable to each other, not across machines.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from tilesat import load_instance
+from tilesat.counting import count_tilings
+from tilesat.dlx import covers, load_xcover
+from tilesat.placements import generate_placements
+
+ROOT = Path(__file__).resolve().parent.parent / "instances"
+CASES = [("soma-cube.txt", 0.024), ("hexiamonds-6x6-rhombus.txt", None), ("solid-pentominoes-2x3x10.txt", None),
+         ("tetrahexes-4x7-rhombus.txt", None), ("lozenge-hexagon-3x3x3.txt", None)]
+
+
+def timed(f):
+    t = time.perf_counter()
+    out = f()
+    return out, time.perf_counter() - t
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    load_xcover()
+    count_tilings(load_instance(ROOT / "soma-cube.txt"), "dlx", up_to_symmetry=True, certificates=False)  # warm-up
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'instance':32} {'tilings':>8} {'classes':>8} {'tilesat':>8} {'again':>8} {'xcover':>8} {'ratio':>6}  reference")
+    for name, reference in CASES[:2] if quick else CASES:
+        inst = load_instance(ROOT / name)
+        first, t1 = timed(lambda: count_tilings(inst, "dlx", up_to_symmetry=True, certificates=False))
+        again, t2 = timed(lambda: count_tilings(inst, "dlx", up_to_symmetry=True, certificates=False))
+        placements = generate_placements(inst)
+        n, tx = timed(lambda: sum(1 for _ in covers(placements)))
+        assert n == first.count == again.count, (name, n, first.count)
+        ref = f"C++ {reference} s: x{t2 / reference:.0f}" if reference else ""
+        print(f"{name:32} {first.count:>8,} {first.up_to_symmetry:>8,} {t1:>8.3f} {t2:>8.3f} {tx:>8.3f} {t2 / tx:>6.2f}  {ref}")
+
+
+if __name__ == "__main__":
+    main()
