@@ -64,3 +64,19 @@ def test_mirror_exchange_is_a_symmetry_and_classes_agree_with_a_brute_force():
         result = count_tilings(inst, method, up_to_symmetry=True)
         assert result.count == len(truth)
         assert result.up_to_symmetry == expected
+
+
+def test_oracle_symmetries_ignore_a_piece_no_tiling_uses():
+    # a fixed L3 allowed 0 times ruled out the square's turns in the oracle's
+    # board maps (tilesat's group, built from placements, kept them): 4 classes, not 3
+    import numpy as np
+
+    from tilesat import Board, Instance
+    from tilesat.oracle import board_maps, brute_force_tilings, orbit_count
+
+    inst = Instance(Board(np.ones((2, 2), bool)), parse_pieces("I1, L3/fixed:0, I2"))
+    pieces = [(r.name, r.piece.cells, r.orient, r.min, r.max) for r in inst.rules]
+    truth = brute_force_tilings(["..", ".."], "none", pieces)
+    assert len(board_maps(["..", ".."], "none", pieces)) == 8
+    assert orbit_count(truth, board_maps(["..", ".."], "none", pieces)) == 3
+    assert count_tilings(inst, "dlx", up_to_symmetry=True).up_to_symmetry == 3

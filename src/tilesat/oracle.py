@@ -361,6 +361,9 @@ def _piece_exchange(m, candidates, pieces):
         tiles.setdefault(name, set()).add(tile)
     names, taken = {}, set()
     for name in bounds:
+        if bounds[name][2] == 0:  # a piece no tiling uses constrains no symmetry
+            names[name] = name
+            continue
         image = {frozenset(m[c] for c in tile) for tile in tiles.get(name, ())}
         for other in sorted(bounds, key=lambda n: n != name):
             if other not in taken and bounds[other] == bounds[name] and image == tiles.get(other, set()):
