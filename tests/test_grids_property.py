@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from tilesat import Board, Instance, generate_placements
 from tilesat.counting import count_tilings, iter_tilings_by
 from tilesat.instance import PieceRule
-from tilesat.oracle import TooHard, board_maps, brute_force_tilings, orbit_count
+from tilesat.oracle import TooHard, board_maps, brute_force_max_packing, brute_force_tilings, orbit_count
+from tilesat.packing import pack
 from tilesat.pieces import grid_piece_set
 from tilesat.verify import problems
 
@@ -68,6 +69,14 @@ def _check(inst):
     assert listed == truth
     covering, _ = brute_force_tilings(grid_rows, wrap, pieces, cap="check", lattice=lattice)
     assert len(generate_placements(inst)) == len(set().union(*covering.values()) if covering else set())
+    try:
+        best = brute_force_max_packing(grid_rows, wrap, pieces, objective="cells", node_limit=20_000, lattice=lattice)
+    except TooHard:
+        return
+    packed = pack(inst, "cells")
+    assert packed.proved and packed.optimum == best
+    if packed.packing is not None:
+        assert not problems(inst, packed.packing, partial=True)
 
 
 @pytest.mark.parametrize("grid", ["triangle", "hex", "cube", "square"])

@@ -173,12 +173,13 @@ def check_symmetry(placements: Placements, sym: Symmetry) -> str | None:
     """Why ``sym`` is not a symmetry of the instance (None when it is),
     checked afresh: a permutation of the board's cells that keeps the open
     cells open and, for every placement, maps its cells onto exactly the
-    cells of its image, a placement of the same rule; and a permutation of
-    the placements.  Written apart from :mod:`tilesat.symmetry`, which
+    cells of its image, a placement of the same rule (or of one rule it
+    exchanges with it, with the same counts); and a permutation of the
+    placements.  Written apart from :mod:`tilesat.symmetry`, which
     finds the symmetries, so that a proof's breaking is checked by code
     that did not choose it."""
     board = placements.instance.board
-    n = board.rows * board.cols
+    n = board.ncells
     cells, perm = np.asarray(sym.cells), np.asarray(sym.placements)
     if cells.shape != (n,) or not np.array_equal(np.sort(cells), np.arange(n)):
         return f"{sym.name}: not a permutation of the board's cells"
@@ -187,7 +188,12 @@ def check_symmetry(placements: Placements, sym: Symmetry) -> str | None:
     P = len(placements)
     if perm.shape != (P,) or not np.array_equal(np.sort(perm), np.arange(P)):
         return f"{sym.name}: not a permutation of the placements"
-    if not np.array_equal(placements.rule[perm], placements.rule):
+    # each rule's placements onto one rule's with the same counts (itself, or the
+    # mirror image a reflection exchanges it with: F5 and F5' in a one-sided set)
+    pairs = np.unique(np.stack([placements.rule, placements.rule[perm]], axis=1), axis=0) if P else np.zeros((0, 2), int)
+    rules = placements.instance.rules
+    if len(np.unique(pairs[:, 0])) != len(pairs) or len(np.unique(pairs[:, 1])) != len(pairs) or any(
+            (rules[a].min, rules[a].max) != (rules[b].min, rules[b].max) for a, b in pairs.tolist()):
         return f"{sym.name}: maps a placement onto one of another piece"
     sizes = np.diff(placements.indptr)
     if not np.array_equal(sizes[perm], sizes):
