@@ -96,3 +96,14 @@ def test_symmetry_breaking_keeps_one_tiling_per_class_when_a_reflection_exchange
     from tilesat.options import DEFAULT_CARD, DEFAULT_ENCODING, DEFAULT_SOLVER
     broken = count_classes(inst, DEFAULT_ENCODING, DEFAULT_SOLVER, DEFAULT_CARD)
     assert (broken.count, broken.up_to_symmetry) == (exact.count, exact.up_to_symmetry) == (17, 10)
+
+
+def test_frontier_refuses_classes_when_a_symmetry_exchanges_counted_pieces():
+    # burnside's quotient gives an orbit one rule: with L4 and L4' exchanged and
+    # each used once it would count wrong classes, so the engine says why instead
+    inst = parse_instance("pieces: L4/one-sided:1, L4'/one-sided:1, I2\n....\n....\n.##.\n....\n")
+    with pytest.raises(TilesatError) as e:
+        count_tilings(inst, "frontier", up_to_symmetry=True)
+    assert "exchanges pieces" in str(e.value) and "\n" not in str(e.value)
+    assert count_tilings(inst, "frontier").count == 17  # raw counts need no quotient
+    assert count_tilings(inst, "auto", up_to_symmetry=True).up_to_symmetry == 10
