@@ -120,9 +120,11 @@ def test_info():
 
 
 def test_pieces_command():
-    res = run("pieces", "pentominoes")
+    res = run("pieces", "pentominoes", "--shapes")
     assert res.exit_code == 0 and len(res.output.splitlines()) == 12
-    assert run("pieces", "heptominoes").output.count("\n") == 108
+    assert run("pieces", "heptominoes", "--shapes").output.count("\n") == 108
+    drawn = run("pieces", "pentominoes").output  # pictures: two blocks per cell, 12 pieces of 5
+    assert drawn.count("\u2588") == 2 * 5 * 12 and "F5 (5)" in drawn and "#" not in drawn
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,17 @@ thick lines run along tile borders, thin grid lines inside tiles, blocked
 cells are dark, and wrapped edges are drawn dashed (SVG) or coloured (PNG).
 Several tilings are drawn side by side; ``marked`` cells get a dot.  Open
 cells a packing leaves empty stay white.
+
+Square boards have their own fast drawing (a 512x512 board's PNG is a few
+numpy operations).  Every other grid is drawn from its cells' outlines
+(``Grid.cell_polygon``), grid-free: a tile is one path of its cells'
+polygons, and a thick border runs along every polygon edge whose two sides
+belong to different tiles (the outside and blocked cells count as no tile).
+On the triangle and hex grids a blocked cell before a row's first open cell
+or after its last is no cell at all (as in the text layout) and is not
+drawn.  Cube boards are drawn one panel per layer (z), side by side and
+labelled, with an isometric view of the filled cubes after them; their PNG
+is drawn by matplotlib.
 """
 
 from __future__ import annotations
@@ -67,6 +78,8 @@ def per_row(n: int, rows: int, cols: int) -> int:
 
 def tiling_svg(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float = 24) -> draw.Drawing:
     board = instance.board
+    if not board.is_square:
+        return _grid_svg(instance, tilings, marked, cell)
     R, C = board.rows, board.cols
     gap = 2 * cell
     across = per_row(len(tilings), R, C)
@@ -130,8 +143,11 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
 
 def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: int | None = None) -> np.ndarray:
     """An RGB image (uint8) of the tilings side by side, built with numpy only:
-    a 512x512 board is a few array operations, not a Python loop per cell."""
+    a 512x512 board is a few array operations, not a Python loop per cell
+    (other grids than the square: drawn by matplotlib from the cells' polygons)."""
     board = instance.board
+    if not board.is_square:
+        return _grid_raster(instance, tilings, marked, cell)
     R, C = board.rows, board.cols
     if cell is None:
         across = per_row(len(tilings), R, C)
@@ -191,8 +207,6 @@ def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None 
 
 def save_pictures(instance: Instance, tilings: list[Tiling], paths, marked: set | None = None) -> None:
     """Write each given path (None entries skipped) as SVG or PNG."""
-    if any(p is not None for p in paths) and not instance.board.is_square:
-        raise TilesatError(f"pictures of {instance.board.grid} boards are not drawn yet; the text output shows the tiling")
     for path in paths:
         if path is None:
             continue
@@ -291,3 +305,15 @@ def save_certificate_pictures(instance: Instance, weights: dict, paths) -> None:
             raise TilesatError(f"cannot write {path}: {e.strerror or e}") from None
         except ValueError as e:
             raise TilesatError(f"cannot write {path}: {e}; use a name ending in .svg or .png") from None
+
+
+def _grid_svg(instance, tilings, marked, cell):
+    from .cell_pictures import grid_svg
+
+    return grid_svg(instance, tilings, marked, cell)
+
+
+def _grid_raster(instance, tilings, marked, cell):
+    from .cell_pictures import grid_raster
+
+    return grid_raster(instance, tilings, marked, cell)

@@ -14,7 +14,10 @@ from ..counting import COUNTERS, CertificateRace
 from ..encodings import ENCODINGS
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD, compile_formula, resolve_encoding
-from ..pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
+from ..grids import GRIDS, get_grid
+from ..pieces import (builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set,
+                      grid_sets)
+from ..render import pieces_sheet
 from ..placements import generate_placements
 from ..search import choose_search_method
 from ..symbreak import board_map_symmetries, lex_leader_clauses
@@ -133,18 +136,26 @@ def _count_check(instance, placements) -> dict:
 @app.command("pieces")
 @friendly
 def pieces_cmd(
-    name: Annotated[Optional[str], typer.Argument(help="A set (pentominoes, ...) or piece name; all when omitted.")] = None,
+    name: Annotated[Optional[str], typer.Argument(help="A set (pentominoes, hexiamonds, soma, ...) or a piece name; all when omitted.")] = None,
+    grid: Annotated[str, typer.Option("--grid", help=f"The grid: {', '.join(GRIDS)}.")] = "square",
+    shapes: Annotated[bool, typer.Option("--shapes", help="One line per piece: name, size and its 'shape:' text, instead of pictures.")] = False,
 ):
-    """Show built-in pieces as drawn (the 'fixed' orientation)."""
+    """Draw built-in pieces as pictures (the 'fixed' orientation, as drawn)."""
+    lattice = get_grid(grid).name
+    sets = grid_sets(lattice)
     if name is None:
-        items = [builtin_piece(n) for n in builtin_names()]
-    elif name.lower() in SET_SIZES:
-        items = list(piece_set(name.lower()))
+        items = ([builtin_piece(n) for n in builtin_names()] if lattice == "square"
+                 else [grid_builtin_piece(n, lattice) for n in grid_builtin_names(lattice)])
+    elif name.lower() in sets:
+        items = list(grid_piece_set(lattice, name.lower()))
     else:
         try:
-            items = [builtin_piece(name)]
+            items = [grid_builtin_piece(name, lattice)]
         except KeyError:
-            raise TilesatError(f"unknown piece or set {name!r}; sets are {', '.join(SET_SIZES)}") from None
+            raise TilesatError(f"unknown piece or set {name!r} on the {lattice} grid; sets are {', '.join(sets)}") from None
     out = _out()
-    for p in items:
-        out.print(f"{p.name:8} {p.size}  {p.drawing()}", markup=False)
+    if shapes:
+        for p in items:
+            out.print(f"{p.name:8} {p.size}  {p.drawing()}", markup=False)
+        return
+    out.print(pieces_sheet(items, out.width, colour=out.is_terminal))
