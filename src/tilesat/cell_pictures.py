@@ -266,3 +266,31 @@ def grid_raster(instance: Instance, tilings: list[Tiling], marked: set | None = 
                 ax.scatter([x for x, _ in pts], [y for _, y in pts], s=(cell / 3) ** 2, c="#000")
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+
+def weights_svg(instance: Instance, weights: dict, cell: float = 24) -> draw.Drawing:
+    """A certificate's cell weights on any grid: each drawn cell filled by
+    its weight's colour (red positive, blue negative), blocked cells dark."""
+    from .pictures import BLOCKED, NEGATIVE, POSITIVE
+
+    board = instance.board
+    scene = board_scene(board)
+    scene.iso = None
+    d = draw.Drawing(scene.width * cell + 8, scene.height * cell + 8)
+    g = draw.Group(transform="translate(4,4)", **{"class": "certificate"})
+    big = max([abs(w) for w in weights.values()] + [1])
+    for c, poly in scene.polygons.items():
+        pts = [v * cell for xy in poly for v in xy]
+        if not board.open[c]:
+            g.append(draw.Lines(*pts, close=True, fill=BLOCKED))
+            continue
+        w = weights.get(c, 0)
+        t = abs(w) / big
+        rgb = tuple(int(round(255 * (1 - t) + v * t)) for v in (POSITIVE if w > 0 else NEGATIVE))
+        g.append(draw.Lines(*pts, close=True, fill="#%02x%02x%02x" % rgb, stroke="#00000040",
+                            stroke_width=max(cell / 24, 0.3), **{"data-weight": str(w)}))
+    for x, y, text in scene.labels[: board.layers if board.open.ndim == 3 else 0]:
+        g.append(draw.Text(text, cell * 0.6, x * cell, y * cell, text_anchor="middle",
+                           dominant_baseline="central", font_family="sans-serif"))
+    d.append(g)
+    return d

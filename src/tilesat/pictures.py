@@ -251,6 +251,10 @@ def weights_svg(instance: Instance, weights: dict, cell: float = 24) -> draw.Dra
     """The certificate as SVG: every open cell filled by its weight (and the
     weight written in it on boards up to 60 columns)."""
     board = instance.board
+    if not board.is_square:
+        from .cell_pictures import weights_svg as grid_weights_svg
+
+        return grid_weights_svg(instance, weights, cell)
     R, C = board.rows, board.cols
     d = draw.Drawing(C * cell + 8, R * cell + 8)
     g = draw.Group(transform="translate(4,4)", **{"class": "certificate"})
@@ -288,8 +292,8 @@ def weights_raster(instance: Instance, weights: dict, cell: int | None = None) -
 
 def save_certificate_pictures(instance: Instance, weights: dict, paths) -> None:
     """Write each given path (None entries skipped) as an SVG or PNG heat map."""
-    if any(p is not None for p in paths) and not instance.board.is_square:
-        raise TilesatError(f"pictures of {instance.board.grid} boards are not drawn yet")
+    if any(p is not None and not str(p).lower().endswith(".svg") for p in paths) and not instance.board.is_square:
+        raise TilesatError(f"the weights of a {instance.board.grid} board are drawn as SVG only; use --svg")
     for path in paths:
         if path is None:
             continue

@@ -76,8 +76,9 @@ def tile_labels(instance: Instance, tiling: Tiling) -> list[str]:
 def plain_rows(instance: Instance, tiling: Tiling) -> list[str]:
     """The tiling as text rows, one character per cell."""
     board = instance.board
-    if not board.is_square:  # the grid's own layout, letters on the tiles' cells
-        labels = {cell: label for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)) for cell in tile.cells}
+    if not board.is_square:  # the grid's own layout, letters on the tiles' cells, '.' on empty ones
+        labels = {cell: "." for cell in board.cells(board.open_cells)}
+        labels.update({cell: label for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)) for cell in tile.cells})
         return board.lattice.format_layout(board.open, labels)
     grid = [["#" if not board.open[r, c] else "." for c in range(board.cols)] for r in range(board.rows)]
     for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)):
@@ -337,6 +338,8 @@ def _weight_grid(instance: Instance, weights: dict) -> list[list[int | None]]:
 
 def weight_rows(instance: Instance, weights: dict) -> list[str]:
     """The weights as text rows, right-aligned in equal columns; ``#`` blocked."""
+    if not instance.board.is_square:
+        return [line.plain for line in _layout_weights(instance, weights)]
     grid = _weight_grid(instance, weights)
     width = max([len(str(w)) for row in grid for w in row if w is not None] + [1])
     return [" ".join(("#" if w is None else str(w)).rjust(width) for w in row).rstrip() for row in grid]
@@ -345,6 +348,8 @@ def weight_rows(instance: Instance, weights: dict) -> list[str]:
 def rich_weights(instance: Instance, weights: dict) -> Text:
     """The weights in colour: positive cells red, negative blue (deeper for
     larger magnitudes), zero plain, blocked cells dark."""
+    if not instance.board.is_square:
+        return Text("\n").join(_layout_weights(instance, weights))
     grid = _weight_grid(instance, weights)
     width = max([len(str(w)) for row in grid for w in row if w is not None] + [1])
     big = max([abs(w) for row in grid for w in row if w is not None] + [1])
@@ -361,3 +366,29 @@ def rich_weights(instance: Instance, weights: dict) -> Text:
         if r < len(grid) - 1:
             text.append("\n")
     return text
+
+
+def _layout_weights(instance: Instance, weights: dict) -> list[Text]:
+    """Other grids: the grid's text layout with every character widened to
+    the widest weight's width (so the board keeps its shape) and each open
+    cell's character replaced by its weight, coloured as :func:`rich_weights`."""
+    lines, where = layout_positions(instance.board)
+    values = [weights.get(cell, 0) for cell in where.values()]
+    width = max([len(str(w)) for w in values] + [1]) + 1
+    big = max([abs(w) for w in values] + [1])
+    out = []
+    for li, line in enumerate(lines):
+        text = Text()
+        for p, ch in enumerate(line):
+            cell = where.get((li, p))
+            if cell is None:
+                text.append((ch * width) if ch == "-" else ch.rjust(width), style="on grey15" if ch == "#" else "")
+                continue
+            w = weights.get(cell, 0)
+            level = abs(w) / big
+            style = "" if w == 0 else (f"black on {'red' if level > 0.5 else 'light_pink3'}" if w > 0
+                                       else f"white on {'blue' if level > 0.5 else 'steel_blue'}")
+            text.append(str(w).rjust(width), style=style)
+        text.rstrip()
+        out.append(text)
+    return out

@@ -140,7 +140,8 @@ def cli_command():
 
 
 def _too_many_cells(argv: list[str], max_cells: int) -> bool:
-    """The studio's board-size limit, checked before the command runs (says why on stderr)."""
+    """The studio's board-size limit, checked before the command runs (says why on stderr);
+    and its one grid: the page edits square boards only."""
     if "instance.txt" not in argv:
         return False
     from ..errors import TilesatError
@@ -151,6 +152,10 @@ def _too_many_cells(argv: list[str], max_cells: int) -> bool:
         instance = parse_instance(read_instance_text("instance.txt"), **overrides)
     except (TilesatError, ValueError):
         return False  # the command says what is wrong with it
+    if not instance.board.is_square:
+        print(f"error: the studio edits square boards only; this one is on the {instance.board.grid} grid "
+              "(use the tilesat command line)", file=sys.stderr)
+        return True
     cells = instance.board.ncells
     if cells > max_cells:
         print(f"error: the board has {cells:,} cells; the studio takes at most {max_cells:,} "
