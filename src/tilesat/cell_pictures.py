@@ -45,15 +45,18 @@ class Scene:
     height: float
     labels: list = field(default_factory=list)  # (x, y, text): the cube layers' names
     iso: tuple | None = None  # cube boards: (x0, y0) of the isometric view's origin
+    _edges: dict | None = field(default=None, repr=False)
 
     def edges(self) -> dict:
         """Each polygon edge (its rounded end points, sorted) -> the cells sharing it."""
-        out: dict = {}
-        for cell, poly in self.polygons.items():
-            for a, b in zip(poly, poly[1:] + poly[:1]):
-                key = tuple(sorted(((round(a[0], 6), round(a[1], 6)), (round(b[0], 6), round(b[1], 6)))))
-                out.setdefault(key, []).append(cell)
-        return out
+        if self._edges is None:
+            out: dict = {}
+            for cell, poly in self.polygons.items():
+                pts = [(round(x, 6), round(y, 6)) for x, y in poly]
+                for a, b in zip(pts, pts[1:] + pts[:1]):
+                    out.setdefault((a, b) if a < b else (b, a), []).append(cell)
+            self._edges = out
+        return self._edges
 
 
 def drawn_cells(board) -> list[tuple]:
@@ -160,14 +163,13 @@ def grid_svg(instance: Instance, tilings: list[Tiling], marked: set | None = Non
     gap = 2 * cell
     d = draw.Drawing(across * step_x - gap + 8, down_n * step_y - gap + 8)
 
-    def path_of(polys, **kw):
-        p = draw.Path(**kw)
-        for poly in polys:
-            p.M(*(v * cell for v in poly[0]))
-            for x, y in poly[1:]:
-                p.L(x * cell, y * cell)
-            p.Z()
-        return p
+    def path_of(polys, **kw):  # the path's text built at once: drawsvg's M/L calls cost 40 us each
+        return draw.Path(d="".join("M" + "L".join(f"{x * cell:g},{y * cell:g}" for x, y in poly) + "Z"
+                                   for poly in polys), **kw)
+
+    def segments(edges, **kw):
+        return draw.Path(d="".join(f"M{a[0] * cell:g},{a[1] * cell:g}L{b[0] * cell:g},{b[1] * cell:g}"
+                                   for a, b in edges), **kw)
 
     for k, tiling in enumerate(tilings):
         x0, y0 = 4 + (k % across) * step_x, 4 + (k // across) * step_y
@@ -179,15 +181,10 @@ def grid_svg(instance: Instance, tilings: list[Tiling], marked: set | None = Non
                              **{"class": "tile", "data-piece": tile.piece}))
         blocked = [scene.polygons[c] for c in scene.polygons if not board.open[c]]
         g.append(path_of(blocked, fill=BLOCKED, stroke="none", **{"class": "blocked"}))
-        grid = draw.Path(stroke="#00000040", stroke_width=max(cell / 24, 0.3), fill="none", **{"class": "grid"})
-        for (a, b) in scene.edges():
-            grid.M(a[0] * cell, a[1] * cell).L(b[0] * cell, b[1] * cell)
-        g.append(grid)
-        borders = draw.Path(stroke="#000", stroke_width=max(cell / 8, 1), stroke_linecap="round", fill="none",
-                            **{"class": "borders"})
-        for (a, b) in border_edges(scene, owner):
-            borders.M(a[0] * cell, a[1] * cell).L(b[0] * cell, b[1] * cell)
-        g.append(borders)
+        g.append(segments(scene.edges(), stroke="#00000040", stroke_width=max(cell / 24, 0.3), fill="none",
+                          **{"class": "grid"}))
+        g.append(segments(border_edges(scene, owner), stroke="#000", stroke_width=max(cell / 8, 1),
+                          stroke_linecap="round", fill="none", **{"class": "borders"}))
         for x, y, text in scene.labels:
             g.append(draw.Text(text, cell * 0.6, x * cell, y * cell, text_anchor="middle",
                                dominant_baseline="central", font_family="sans-serif", **{"class": "label"}))
@@ -233,37 +230,31 @@ def grid_raster(instance: Instance, tilings: list[Tiling], marked: set | None = 
     ax.set_ylim(height + margin, -margin)  # y down, as in the SVG
     ax.set_axis_off()
     thin, thick = max(cell / 24, 0.3) * 72 / dpi, max(cell / 8, 1) * 72 / dpi
+    cells = list(scene.polygons)
+    polys = [np.array(scene.polygons[c]) for c in cells]
     for k, tiling in enumerate(tilings):
-        ox, oy = (k % across) * step_x, (k // across) * step_y
-
-        def moved(poly):
-            return [(x + ox, y + oy) for x, y in poly]
-
+        offset = np.array([(k % across) * step_x, (k // across) * step_y])
         owner = tiling.owner()
         colours = colour_tiles(instance, tiling, len(PALETTE))
-        polys, fills = [], []
-        for cell_, poly in scene.polygons.items():
-            if not board.open[cell_]:
-                polys.append(moved(poly))
-                fills.append(BLOCKED)
-            elif cell_ in owner:
-                polys.append(moved(poly))
-                fills.append(PALETTE[colours[owner[cell_]]])
-        ax.add_collection(PolyCollection(polys, facecolors=fills, edgecolors="none", antialiased=False))
-        ax.add_collection(LineCollection([moved(e) for e in scene.edges()], colors="#00000040", linewidths=thin))
-        ax.add_collection(LineCollection([moved(e) for e in border_edges(scene, owner)], colors="#000",
-                                         linewidths=thick, capstyle="round"))
+        # every drawn cell, filled (blocked dark, a tile's colour, empty white) with its thin outline
+        fills = [BLOCKED if not board.open[c] else (PALETTE[colours[owner[c]]] if c in owner else "#ffffff")
+                 for c in cells]
+        ax.add_collection(PolyCollection([p + offset for p in polys], facecolors=fills, edgecolors="#00000040",
+                                         linewidths=thin))
+        borders = np.array(border_edges(scene, owner), dtype=float).reshape(-1, 2, 2) + offset
+        ax.add_collection(LineCollection(borders, colors="#000", linewidths=thick, capstyle="round"))
         for x, y, text in scene.labels:
-            ax.text(x + ox, y + oy, text, ha="center", va="center", fontsize=cell * 0.45 * 72 / dpi * 1.4)
+            ax.text(x + offset[0], y + offset[1], text, ha="center", va="center", fontsize=cell * 0.45 * 72 / dpi * 1.4)
         if scene.iso is not None:
             faces = iso_faces(scene, board, owner)
-            ax.add_collection(PolyCollection([moved(p) for p, _, _ in faces],
+            ax.add_collection(PolyCollection([np.array(p) + offset for p, _, _ in faces],
                                              facecolors=[_shade(PALETTE[colours[i]], s) for _, i, s in faces],
                                              edgecolors="#000", linewidths=thin))
         if marked:
-            pts = [moved([_centroid(scene.polygons[c])])[0] for c in sorted(marked) if c in scene.polygons]
-            if pts:
-                ax.scatter([x for x, _ in pts], [y for _, y in pts], s=(cell / 3) ** 2, c="#000")
+            pts = np.array([_centroid(scene.polygons[c]) for c in sorted(marked) if c in scene.polygons]).reshape(-1, 2)
+            if len(pts):
+                pts = pts + offset
+                ax.scatter(pts[:, 0], pts[:, 1], s=(cell / 3) ** 2, c="#000")
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 

@@ -173,6 +173,8 @@ def _rich_layout(instance: Instance, tiling: Tiling, marked: set | None = None):
     too), blocked cells dark, ``marked`` cells bold and underlined.  Cube
     layers stand side by side under their names."""
     board = instance.board
+    if board.area > _MARKS:  # more cells than marks to find them by: the plain text
+        return Text("\n".join(plain_rows(instance, tiling)))
     lines, where = layout_positions(board)
     owner = tiling.owner()
     colours = colour_tiles(instance, tiling, len(PALETTE))
