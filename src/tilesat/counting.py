@@ -255,7 +255,7 @@ class _Splitter:
         """(candidates left per open cell, the placements that can still go down),
         or None when no tiling holds the forced placements."""
         P = self.P
-        covered = np.zeros(P.instance.board.rows * P.instance.board.cols, dtype=bool)
+        covered = np.zeros(P.instance.board.ncells, dtype=bool)  # flat indices on every grid
         used = np.zeros(len(self.rmax), dtype=np.int64)
         for p in forced:
             cells = P.cells_of(p)
