@@ -34,7 +34,9 @@ def test_deficient_5x5_l_trominoes(r, c):
 def test_t_tetromino_rectangles(rows, cols, tileable):
     # Walkup 1965: T-tetrominoes tile an m x n rectangle iff 4 | m and 4 | n.
     for encoding in ("pairwise", "ladder"):
-        result = solve(rect(rows, cols, "T4"), encoding=encoding)
+        # certificates=False: the LP's no-tiling certificate could answer first
+        # on a loaded machine (the search runs only for the LP's estimated time)
+        result = solve(rect(rows, cols, "T4"), encoding=encoding, certificates=False)
         assert (result.verdict == "solved") == tileable
         # 4x6 and 6x6 pass the area test: the solver itself must refute them
         assert result.reason is None
