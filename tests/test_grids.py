@@ -195,6 +195,15 @@ def test_lozenge_tilings_of_a_hexagon_macmahon(a, b, c, lo, hi):
     assert result.count == macmahon(a, b, c)  # 20, 980, 10
 
 
+@pytest.mark.parametrize("n,classes", [(2, 6), (3, 113)])
+def test_lozenge_tilings_of_a_regular_hexagon_up_to_symmetry(n, classes):
+    # Richard Guy's counts of calisson (lozenge) packings of a hexagon of side n, not counting
+    # rotations and reflections as different: 6 for n=2, 113 for n=3 (OEIS A066931)
+    inst = _hexagon(n, n, n, (1 - n,) * 3, (n,) * 3)
+    result = count_tilings(inst, "dlx", up_to_symmetry=True)
+    assert (result.count, result.up_to_symmetry, len(result.group)) == (macmahon(n, n, n), classes, 12)
+
+
 def test_soma_cube_240_classes_11520_tilings():
     result = count_tilings(parse_instance(LAYOUTS["cube"]), "dlx", up_to_symmetry=True)
     assert (result.count, result.up_to_symmetry, len(result.group)) == (11520, 240, 48)
