@@ -36,6 +36,13 @@ more than floor(total / D).  When a packing meets that bound, it is optimal.
 the LP nor :mod:`tilesat.placements`: they put every allowed orientation
 (:func:`tilesat.verify.allowed_shapes`, the independent checker's) at every
 position with array sums over the weight grid, in exact integer arithmetic.
+
+Every grid: a cell is the grid's tuple (``(row, col)``, on the cube
+``(layer, row, col)``), written in JSON as ``[*cell, weight]``.  On the
+triangle, hex and cube grids the checker turns each piece with the grid's
+point maps (:meth:`tilesat.grids.Grid.orient_maps`, as :mod:`tilesat.verify`
+does) and puts it at every grid translation itself, so it still shares
+nothing with :mod:`tilesat.placements`.
 """
 
 from __future__ import annotations
@@ -87,7 +94,7 @@ class Certificate:
 
     def to_json(self) -> dict:
         data = {
-            "weights": [[r, c, w] for (r, c), w in sorted(self.weights.items())],
+            "weights": _weights_json(self.weights),
             "rules": dict(sorted(self.rules.items())),
             "total": self.total,
         }
@@ -107,12 +114,13 @@ class Certificate:
         if not isinstance(data["weights"], list):
             raise CertificateError("the certificate's weights are not a list of [row, col, weight]")
         for item in data["weights"]:
-            if not (isinstance(item, list) and len(item) == 3 and all(_is_int(x) for x in item)):
+            # [row, col, weight]; [layer, row, col, weight] on the cube grid
+            if not (isinstance(item, list) and len(item) in (3, 4) and all(_is_int(x) for x in item)):
                 raise CertificateError(f"the certificate has the weight {str(item)[:40]}, not [row, col, weight]")
-            key = (item[0], item[1])
+            key = tuple(item[:-1])
             if key in weights:
                 raise CertificateError(f"the certificate gives cell {key} two weights")
-            weights[key] = item[2]
+            weights[key] = item[-1]
         rules = data["rules"]
         if not (isinstance(rules, dict) and all(isinstance(k, str) and _is_int(v) for k, v in rules.items())):
             raise CertificateError("the certificate's rules are not {PIECE: integer multiplier}")
@@ -134,6 +142,10 @@ class Certificate:
 
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _weights_json(weights: dict) -> list:
+    return [[*cell, w] for cell, w in sorted(weights.items())]
 
 
 # -- checking (no LP, no placements module) --------------------------------------
@@ -180,12 +192,16 @@ def _weight_grid(instance: Instance, cert, margin: int = 0) -> np.ndarray:
     big = max(big, max((abs(v) for v in cert.rules.values()), default=0)) + margin
     size = max(r.piece.size for r in instance.rules)
     exact = big * (size + 1) < 2**62  # int64 sums cannot overflow; else Python integers
-    grid = np.zeros((board.rows, board.cols), dtype=np.int64 if exact else object)
-    for (r, c), w in cert.weights.items():
-        if not (0 <= r < board.rows and 0 <= c < board.cols) or not board.open[r, c]:
-            raise CertificateError(f"the certificate weighs cell ({r}, {c}), which is not an open cell of the board")
-        grid[r, c] = w
+    grid = np.zeros(board.shape, dtype=np.int64 if exact else object)
+    for cell, w in cert.weights.items():
+        if not board.is_open(*cell):
+            raise CertificateError(f"the certificate weighs cell {_cell_text(cell)}, which is not an open cell of the board")
+        grid[cell] = w
     return grid
+
+
+def _cell_text(cell) -> str:
+    return "(" + ", ".join(str(x) for x in cell) + ")"
 
 
 def _shape_sums(board: Board, grid: np.ndarray, shape) -> tuple[np.ndarray, np.ndarray] | None:
@@ -221,25 +237,65 @@ def _shape_sums(board: Board, grid: np.ndarray, shape) -> tuple[np.ndarray, np.n
     return total, fits
 
 
+def _lattice_shapes(lattice, cells, orient: str) -> set[tuple]:
+    """Every allowed orientation of a piece on a triangle, hex or cube grid:
+    its images under the rule's point maps, each moved by a grid translation
+    to a canonical place (two that coincide there are one orientation)."""
+    return {lattice.normalize([f(tuple(c)) for c in cells]) for f in lattice.orient_maps(orient)}
+
+
+def _lattice_sums(board: Board, grid: np.ndarray, shape: tuple):
+    """``_shape_sums`` on the other grids: the shape's first cell put on
+    every cell of the box that a grid translation takes it to (on the
+    triangle grid, triangles pointing the same way); the weight its cells
+    cover and whether they are all open cells of the board, as arrays over
+    the box (anchors that no translation reaches do not fit)."""
+    lattice = board.lattice
+    box = np.array(board.shape)
+    anchors = np.indices(board.shape).reshape(len(box), -1).T
+    first = np.array(shape[0])
+    fits = np.array([lattice.translation_ok(tuple(d)) for d in (anchors - first).tolist()], dtype=bool)
+    total = np.zeros(len(anchors), dtype=grid.dtype)
+    for cell in shape:
+        target = anchors + (np.array(cell) - first)
+        inside = ((target >= 0) & (target < box)).all(axis=1)
+        fits &= inside
+        where = tuple(np.where(inside[:, None], target, 0).T)
+        fits &= board.open[where]
+        total = total + np.where(inside, grid[where], 0)
+    return total.reshape(board.shape), fits.reshape(board.shape)
+
+
 def _placement_values(instance: Instance, grid: np.ndarray, multipliers: dict):
     """Every placement of every allowed orientation, by anchor: ``(rule,
-    shape, value, fits)``, value the weight its cells cover plus its rule's
-    multiplier, fits whether that anchor is a placement on the board."""
+    value, fits, tile)``, value the weight its cells cover plus its rule's
+    multiplier, fits whether that anchor is a placement on the board, and
+    ``tile(anchor)`` the cells it covers."""
+    board = instance.board
     for rule in instance.rules:
         if rule.max == 0:
             continue
         mu = multipliers.get(rule.name, 0)
+        if not board.is_square:
+            for shape in _lattice_shapes(board.lattice, rule.piece.cells, rule.orient):
+                covered, fits = _lattice_sums(board, grid, shape)
+                yield rule, covered + mu, fits, (
+                    lambda anchor, shape=shape: sorted(tuple(a + c - f for a, c, f in zip(anchor, cell, shape[0]))
+                                                       for cell in shape))
+            continue
         for shape in allowed_shapes(rule.piece.cells, rule.orient):
-            sums = _shape_sums(instance.board, grid, shape)
+            sums = _shape_sums(board, grid, shape)
             if sums is not None:
                 covered, fits = sums
-                yield rule, shape, covered + mu, fits
+                yield rule, covered + mu, fits, (
+                    lambda anchor, shape=shape: sorted(((anchor[0] + a) % board.rows, (anchor[1] + b) % board.cols)
+                                                       for a, b in shape))
 
 
-def _first_placement(board: Board, bad: np.ndarray, shape) -> tuple[tuple[int, int], list]:
+def _first_placement(bad: np.ndarray, tile) -> tuple[tuple, list]:
     """The first anchor marked in ``bad`` and the cells its placement covers."""
-    r, c = (int(x) for x in np.argwhere(bad)[0])
-    return (r, c), sorted(((r + a) % board.rows, (c + b) % board.cols) for a, b in shape)
+    anchor = tuple(int(x) for x in np.argwhere(bad)[0])
+    return anchor, tile(anchor)
 
 
 def check_certificate(instance: Instance, cert: Certificate) -> None:
@@ -254,11 +310,11 @@ def check_certificate(instance: Instance, cert: Certificate) -> None:
     if (total <= 0) if cert.modulus is None else (total % cert.modulus == 0):
         raise CertificateError(f"the certificate's total {cert.total} proves nothing "
                                + ("(it must be > 0)" if cert.modulus is None else f"(it is 0 mod {cert.modulus})"))
-    for rule, shape, value, fits in _placement_values(instance, grid, cert.rules):
+    for rule, value, fits, tile in _placement_values(instance, grid, cert.rules):
         bad = fits & ((value > 0) if cert.modulus is None else (value % cert.modulus != 0))
         if bad.any():
-            (r, c), cells = _first_placement(board, bad, shape)
-            got = value[r, c] if cert.modulus is None else f"{value[r, c] % cert.modulus} mod {cert.modulus}"
+            anchor, cells = _first_placement(bad, tile)
+            got = value[anchor] if cert.modulus is None else f"{value[anchor] % cert.modulus} mod {cert.modulus}"
             raise CertificateError(f"the {rule.name} on {cells} covers weight {got}"
                                    + (" > 0" if cert.modulus is None else ", not 0"))
 
@@ -398,8 +454,6 @@ def lp_certificate(instance: Instance, placements: Placements) -> Certificate | 
     """A checked weighted certificate that the instance has no tiling, or
     None when the LP relaxation is feasible (or no integer rounding of its
     answer checks).  Honours the current deadline and Ctrl-C."""
-    if not instance.board.is_square:
-        return None  # certificates are written and checked as (row, col) weights: square boards only
     t0 = time.perf_counter()
     matrix, cost, bounds, extra = _lp_matrix(placements)
     remaining = deadline().remaining()
@@ -416,7 +470,7 @@ def lp_certificate(instance: Instance, placements: Placements) -> Certificate | 
     names = [r.name for r in instance.rules]
     for denominator in DENOMINATORS:
         ints = _integral(x, denominator)
-        weights = {divmod(int(cell), board.cols): w for cell, w in zip(board.open_cells.tolist(), ints) if w}
+        weights = {cell: w for cell, w in zip(board.cells(board.open_cells), ints) if w}
         rules: dict[str, int] = {}
         for (k, sign, _, _), v in zip(extra, ints[board.area:]):
             if v:
@@ -473,8 +527,6 @@ def _nullvector(B: np.ndarray, target: np.ndarray, p: int) -> np.ndarray | None:
 
 def modular_certificate(instance: Instance, placements: Placements) -> Certificate | None:
     """A checked modular certificate (weights mod a small prime), or None."""
-    if not instance.board.is_square:
-        return None  # certificates are written and checked as (row, col) weights: square boards only
     board = instance.board
     if board.area > MODULAR_MAX_CELLS or not 0 < len(placements) <= MODULAR_MAX_PLACEMENTS:
         return None
@@ -500,7 +552,7 @@ def modular_certificate(instance: Instance, placements: Placements) -> Certifica
         z = _nullvector(B, target, p)
         if z is None:
             continue
-        weights = {divmod(int(cell), board.cols): int(w) for cell, w in zip(board.open_cells.tolist(), z[:n].tolist()) if w}
+        weights = {cell: int(w) for cell, w in zip(board.cells(board.open_cells), z[:n].tolist()) if w}
         rules = {}
         for (ks, _), mu in zip(groups, z[n:].tolist()):
             for k in ks:
@@ -728,7 +780,7 @@ class BoundCertificate:
 
     def to_json(self) -> dict:
         return {
-            "weights": [[r, c, w] for (r, c), w in sorted(self.weights.items())],
+            "weights": _weights_json(self.weights),
             "rules": dict(sorted(self.rules.items())),
             "denominator": self.denominator,
             "total": self.total,
@@ -787,18 +839,17 @@ def check_bound_certificate(instance: Instance, cert: BoundCertificate, objectiv
         raise CertificateError(f"the denominator {D} is not a positive integer")
     negative = sorted(cell for cell, w in cert.weights.items() if w < 0)
     if negative:
-        r, c = negative[0]
-        raise CertificateError(f"cell ({r}, {c}) has the negative weight {cert.weights[negative[0]]}")
+        raise CertificateError(f"cell {_cell_text(negative[0])} has the negative weight {cert.weights[negative[0]]}")
     total = _bound_total(instance, cert)
     if total != cert.total:
         raise CertificateError(f"the certificate's total is {cert.total}, but its weights and multipliers add up to {total}")
     grid = _weight_grid(instance, cert, margin=D)  # the weights are >= 0 (checked above)
-    for rule, shape, value, fits in _placement_values(instance, grid, cert.rules):
-        need = D * (len(shape) if objective == "cells" else 1)
+    for rule, value, fits, tile in _placement_values(instance, grid, cert.rules):
+        need = D * (rule.piece.size if objective == "cells" else 1)
         bad = fits & (value < need)
         if bad.any():
-            (r, c), cells = _first_placement(board, bad, shape)
-            raise CertificateError(f"the {rule.name} on {cells} covers weight {value[r, c]} < {need}")
+            anchor, cells = _first_placement(bad, tile)
+            raise CertificateError(f"the {rule.name} on {cells} covers weight {value[anchor]} < {need}")
     return total // D
 
 
@@ -806,14 +857,12 @@ def bound_certificate(instance: Instance, objective: str, lp: PackLP, target: in
     """The packing LP's duals as a checked :class:`BoundCertificate` proving
     no packing is worth more than ``target``, or None when no integer
     scaling of them checks (then the caller proves it otherwise)."""
-    if not instance.board.is_square:
-        return None  # certificates are written and checked as (row, col) weights: square boards only
     board = instance.board
     n = board.area
     y = np.clip(lp.duals[:n], 0, None)
     bounded = [r.name for r in instance.rules if r.bounded]
     mus = lp.duals[n:]
-    cells = [divmod(int(cell), board.cols) for cell in board.open_cells.tolist()]
+    cells = board.cells(board.open_cells)
 
     def attempt(Y, M, D):
         g = math.gcd(D, *Y, *M)
