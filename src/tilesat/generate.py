@@ -23,6 +23,11 @@ exact (``pentominoes:1``: each exactly once) no tile can go: there each try
 is a board with random holes, kept when unique.
 Deterministic for a seed (the random choices and the solvers are).
 
+Every grid (``grid``: square, triangle, hex, cube): the box is the grid's
+``rows x cols`` (cube: ``layers x rows x cols``) board, all open; nothing
+above depends on the grid but the regions' adjacency, which the grid gives
+(:meth:`tilesat.grids.Grid.edges`).
+
 Measured (2-core machine): the earlier method, a SAT call per round asking
 for a second tiling, took > 300 s on 40x40 L4 (and its SAT packing 58 s on
 60x60); this one takes about 1 s on 40x40 and 14 s on 60x60
@@ -66,14 +71,23 @@ class Puzzle:
 
 
 class _Full:
-    """The full rectangle's placements and their lists, built once per run; the
+    """The full box's placements and their lists, built once per run; the
     packing formula when first needed (SAT packing, probing with piece counts)."""
 
-    def __init__(self, rows: int, cols: int, rules: tuple[PieceRule, ...]):
-        self.rows, self.cols = rows, cols
-        self.placements = generate_placements(Instance(Board.rectangle(rows, cols), rules))
+    def __init__(self, shape: tuple[int, ...], rules: tuple[PieceRule, ...], grid: str = "square"):
+        self.shape, self.grid = shape, grid
+        self.n = int(np.prod(shape))
+        self.placements = generate_placements(Instance(Board(np.ones(shape, dtype=bool), "none", grid), rules))
         self.structure = _Structure(self.placements)
         self._formula = None
+        u, v = Board(np.ones(shape, dtype=bool), "none", grid).lattice.edges(shape)
+        self.adjacent: list[list[int]] = [[] for _ in range(self.n)]  # the grid's edge neighbours, flat
+        for a, b in zip(u.tolist(), v.tolist()):
+            self.adjacent[a].append(b)
+            self.adjacent[b].append(a)
+
+    def board(self, mask: np.ndarray) -> Board:
+        return Board(mask.copy(), "none", self.grid)
 
     @property
     def formula(self):
@@ -88,7 +102,7 @@ class _Full:
 
 def _pack(full: _Full, rng: random.Random, optional: int) -> list[int] | None:
     """The placements of a random packing leaving at most ``optional`` chosen cells empty (None: none fits)."""
-    n = full.rows * full.cols
+    n = full.n
     may_skip = set(rng.sample(range(n), min(optional, n)))
     formula = full.formula
     with Solver(name="glucose4") as solver:
@@ -109,12 +123,12 @@ def _pack_greedily(full: _Full, rng: random.Random) -> list[int]:
     gets a random placement that starts there and fits, or stays empty.  Milliseconds
     where the SAT packing took 58 s (60x60 L4, 15% optional cells)."""
     placements, cells_of = full.placements, full.structure.cells
-    starts: list[list[int]] = [[] for _ in range(full.rows * full.cols)]
+    starts: list[list[int]] = [[] for _ in range(full.n)]
     for p in range(len(placements)):
         starts[cells_of[p][0]].append(p)  # a placement's cells are sorted: its first is where it starts
-    covered = [False] * (full.rows * full.cols)
+    covered = [False] * full.n
     chosen = []
-    for c in range(full.rows * full.cols):
+    for c in range(full.n):
         if covered[c]:
             continue
         fits = [p for p in starts[c] if not any(covered[x] for x in cells_of[p])]
@@ -126,8 +140,8 @@ def _pack_greedily(full: _Full, rng: random.Random) -> list[int]:
     return chosen
 
 
-def _regions(cells: set[int], cols: int) -> list[set[int]]:
-    """Edge-connected groups of flat cells (no wrap: generated boards are rectangles)."""
+def _regions(cells: set[int], adjacent: list[list[int]]) -> list[set[int]]:
+    """Edge-connected groups of flat cells (no wrap: generated boards are boxes)."""
     regions, seen = [], set()
     for start in sorted(cells):
         if start in seen:
@@ -137,9 +151,8 @@ def _regions(cells: set[int], cols: int) -> list[set[int]]:
         while stack:
             c = stack.pop()
             region.add(c)
-            r, k = divmod(c, cols)
-            for nb, ok in ((c - cols, r > 0), (c + cols, True), (c - 1, k > 0), (c + 1, k < cols - 1)):
-                if ok and nb in cells and nb not in seen:
+            for nb in adjacent[c]:
+                if nb in cells and nb not in seen:
                     seen.add(nb)
                     stack.append(nb)
         regions.append(region)
@@ -175,7 +188,7 @@ def _black_out_until_settled(full: _Full, mask: np.ndarray, intended: set[int], 
         progress(f"deducing · {total - len(left):,} of {total:,} cells settled, {len(blacked)} tiles blacked out")
         if not left:
             return blacked
-        regions = _regions(left, full.cols)
+        regions = _regions(left, full.adjacent)
         if any(not any(spare[rule_of[p]] > 0 for p in intended if cells_of[p][0] in region) for region in regions):
             # no tile may go there (its pieces at their least counts): propagation knows no
             # counts, probing on the formula does; settled by it, or a new packing
@@ -214,15 +227,15 @@ def _reopen(full: _Full, mask: np.ndarray, intended: set[int], blacked: list[int
     return still
 
 
-def _unique(rules, mask: np.ndarray, method: str = "sat") -> bool:
-    result = check_unique(Instance(Board(mask.copy()), rules), method=method, certificates=False)
+def _unique(rules, board: Board, method: str = "sat") -> bool:
+    result = check_unique(Instance(board, rules), method=method, certificates=False)
     if result.verdict == "unknown":
         raise TimedOut(deadline().seconds)
     return result.verdict == "unique"
 
 
-def _unique_by_sat(rules) -> Callable:
-    return lambda mask: _unique(rules, mask)
+def _unique_by_sat(full: _Full, rules) -> Callable:
+    return lambda mask: _unique(rules, full.board(mask))
 
 
 def _finish(instance: Instance, blacked: int, difficulty, attempt: int, progress, t0) -> Puzzle | None:
@@ -251,45 +264,52 @@ def _settled_by(full: _Full, level: int) -> Callable:
 
 def generate_puzzle(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: int = 1,
                     blocked: int | None = None, tries: int = 20, difficulty: str | None = None,
-                    timeout: float | None = None, progress: Callable | None = None) -> Puzzle:
+                    timeout: float | None = None, progress: Callable | None = None,
+                    grid: str = "square", layers: int = 1) -> Puzzle:
     """A board with exactly one tiling, graded (:mod:`tilesat.grade`); with
     ``difficulty`` one of ``easy``, ``medium``, ``hard``, of that grade.
+    ``grid`` any of tilesat.grids' (``layers`` deep on the cube grid).
     :class:`~tilesat.control.TimedOut` when ``timeout`` seconds pass first;
     :class:`~tilesat.errors.TilesatError` when ``tries`` packings gave none.
     ``progress(message, done=None, total=None)`` hears each stage."""
-    if rows < 1 or cols < 1:
+    if rows < 1 or cols < 1 or layers < 1:
         raise TilesatError("the board size must be at least 1x1")
+    if layers != 1 and grid != "cube":
+        raise TilesatError(f"layers: only cube boards have them (this one is {grid})")
+    shape = (layers, rows, cols) if grid == "cube" else (rows, cols)
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise TilesatError(f"unknown difficulty {difficulty!r}; use one of: {', '.join(DIFFICULTIES)}")
     progress = progress or (lambda message, done=None, total=None: None)
     t0 = time.perf_counter()
     with time_limit(timeout):
-        return _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0)
+        return _generate(shape, grid, rules, seed, blocked, tries, difficulty, progress, t0)
 
 
-def _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0) -> Puzzle:
+def _generate(shape, grid, rules, seed, blocked, tries, difficulty, progress, t0) -> Puzzle:
     rng = random.Random(seed)
-    progress(f"placements and formula of the {rows}x{cols} rectangle")
-    full = _Full(rows, cols, rules)
+    size = "x".join(map(str, shape))
+    progress(f"placements and formula of the {size} box")
+    full = _Full(shape, rules, grid)
+    n = full.n
     bounded = any(r.bounded for r in rules)  # counts: the SAT packing, which keeps them
-    optional = blocked if blocked is not None else max(4, (rows * cols * 15) // 100)
+    optional = blocked if blocked is not None else max(4, (n * 15) // 100)
     exact = None  # the open cells a tiling needs, when every count is exact
     if rules and all(r.min == r.max for r in rules):
         exact = sum(int(r.min) * len(r.piece.cells) for r in rules)
-        if exact > rows * cols:
-            raise TilesatError(f"these pieces cover {exact} cells: more than {rows}x{cols} has")
+        if exact > n:
+            raise TilesatError(f"these pieces cover {exact} cells: more than {size} has")
         tries = max(tries, 200)  # random holes: many tries, each quick
     packed_once = False
     for attempt in range(1, tries + 1):
         if exact is not None:  # every piece an exact number of times: random holes, kept when unique
             progress(f"random holes, checking uniqueness (try {attempt})")
-            mask = np.zeros(rows * cols, dtype=bool)
-            mask[rng.sample(range(rows * cols), exact)] = True
-            mask = mask.reshape(rows, cols)
+            mask = np.zeros(n, dtype=bool)
+            mask[rng.sample(range(n), exact)] = True
+            mask = mask.reshape(shape)
             packed_once = True
-            if not _unique(rules, mask, method="auto"):
+            if not _unique(rules, full.board(mask), method="auto"):
                 continue
-            puzzle = _finish(Instance(Board(mask), rules), 0, difficulty, attempt, progress, t0)
+            puzzle = _finish(Instance(full.board(mask), rules), 0, difficulty, attempt, progress, t0)
             if puzzle is not None:
                 return puzzle
             continue
@@ -301,7 +321,7 @@ def _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0)
                 optional += max(1, optional // 2)  # too tight: allow more empty cells
             continue
         packed_once = True
-        mask = np.zeros((rows, cols), dtype=bool)
+        mask = np.zeros(shape, dtype=bool)
         for p in chosen:
             mask.ravel()[full.structure.cells[p]] = True
         intended = set(chosen)
@@ -314,12 +334,12 @@ def _generate(rows, cols, rules, seed, blocked, tries, difficulty, progress, t0)
             level = 2 if difficulty == "medium" else 1
             blacked = _reopen(full, mask, intended, blacked, _settled_by(full, level), rng, progress)
         elif difficulty == "hard":
-            blacked = _reopen(full, mask, intended, blacked, _unique_by_sat(rules), rng, progress)
-        puzzle = _finish(Instance(Board(mask), rules), len(blacked), difficulty, attempt, progress, t0)
+            blacked = _reopen(full, mask, intended, blacked, _unique_by_sat(full, rules), rng, progress)
+        puzzle = _finish(Instance(full.board(mask), rules), len(blacked), difficulty, attempt, progress, t0)
         if puzzle is not None:
             return puzzle
     if not packed_once:
-        raise TilesatError(f"could not pack these pieces into {rows}x{cols}; try --blocked with a larger number")
+        raise TilesatError(f"could not pack these pieces into {size}; try --blocked with a larger number")
     what = f"{difficulty} board" if difficulty else "unique board"
     hint = ("; probing settles nearly every unique board of pieces that repeat (L4: none hard in 20 tries "
             "of 12x12 or 20x20): pieces used once, like pentominoes:1, give hard boards") if difficulty == "hard" else ""

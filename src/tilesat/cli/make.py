@@ -19,6 +19,7 @@ from ..options import SatOptions
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from ..generate import DIFFICULTIES, generate_puzzle
+from ..grids import GRIDS, get_grid
 from ..instance import Instance, format_instance, parse_pieces
 from ..pictures import save_pictures
 from ..search import solve
@@ -40,11 +41,12 @@ DifficultyOpt = Annotated[Optional[str], typer.Option(
 @app.command("generate")
 @friendly
 def generate_cmd(
-    size: Annotated[str, typer.Option("--size", help="ROWSxCOLS, e.g. 12x12.")],
+    size: Annotated[str, typer.Option("--size", help="ROWSxCOLS, e.g. 12x12 (cube grid: LAYERSxROWSxCOLS, e.g. 3x4x4).")],
     pieces: Annotated[str, typer.Option("--pieces", help="Pieces, e.g. L4, 'L3, I3' or pentominoes:1 (counts: each try a new packing).")] = "L4",
     seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same board.")] = 1,
     blocked: Annotated[Optional[int], typer.Option("--blocked", min=0, help="Pack by SAT, letting this many random cells stay black (default: a greedy random packing; with piece counts, 15%).")] = None,
     difficulty: DifficultyOpt = None,
+    grid: Annotated[str, typer.Option("--grid", help=f"The grid: {one_of(GRIDS)}.")] = "square",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the instance here instead of printing it.")] = None,
     as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
@@ -52,21 +54,24 @@ def generate_cmd(
 ):
     """Make a board with exactly one tiling (a puzzle), in the instance format, and grade it. Exit 124 at --timeout, 130 on Ctrl-C (nothing written)."""
     check_timeout(timeout)
-    m = re.fullmatch(r"(\d+)[xX](\d+)", size.strip())
+    grid = get_grid(grid).name
+    cube = grid == "cube"
+    m = re.fullmatch(r"(\d+)[xX](\d+)[xX](\d+)" if cube else r"(\d+)[xX](\d+)", size.strip())
     if not m:
-        raise TilesatError(f"--size {size!r}: use ROWSxCOLS, e.g. 12x12")
-    rows, cols = int(m.group(1)), int(m.group(2))
-    if rows * cols > 10_000:
+        raise TilesatError(f"--size {size!r}: use " + ("LAYERSxROWSxCOLS, e.g. 3x4x4 (a cube board)" if cube
+                                                         else "ROWSxCOLS, e.g. 12x12"))
+    layers, rows, cols = (int(x) for x in m.groups()) if cube else (1, int(m.group(1)), int(m.group(2)))
+    if layers * rows * cols > 10_000:
         raise TilesatError(f"--size {size}: at most 10,000 cells")
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise TilesatError(f"--difficulty {difficulty!r}: use {one_of(DIFFICULTIES)}")
     check_outputs({"--out": out}, force)
-    rules = parse_pieces(pieces)
+    rules = parse_pieces(pieces, grid=grid)
     t0 = time.perf_counter()
     try:
         with _progress() as progress, run_limit(timeout):
             puzzle = generate_puzzle(rows, cols, rules, seed=seed, blocked=blocked, difficulty=difficulty,
-                                     progress=progress)
+                                     progress=progress, grid=grid, layers=layers)
     except TimedOut:
         message = f"unknown: the time limit of {timeout:g} s passed before the board was unique; nothing written"
         if as_json:
@@ -79,21 +84,23 @@ def generate_cmd(
         raise interrupted_exit() from None
     seconds = time.perf_counter() - t0
     graded = puzzle.grade
-    made = (f"Made by tilesat generate --size {rows}x{cols} --pieces '{pieces}' --seed {seed}"
+    dims = f"{layers}x{rows}x{cols}" if cube else f"{rows}x{cols}"
+    made = (f"Made by tilesat generate --size {dims}" + (f" --grid {grid}" if grid != "square" else "")
+            + f" --pieces '{pieces}' --seed {seed}"
             + (f" --blocked {blocked}" if blocked is not None else "")
             + (f" --difficulty {difficulty}" if difficulty is not None else ""))
     how = (f"a random packing (empty cells black), then {puzzle.blacked} tiles blacked out until deduction settled it."
            if puzzle.blacked or not any(r.min > 0 for r in rules) else
            f"a random packing (empty cells black), unique at try {puzzle.tries}.")
     text = format_instance(puzzle.instance, [f"{made}: {how}", graded.sentence(), "expect: unique"])
-    message = (f"generated a unique {rows}x{cols} board in {seconds:.2f} s (seed {seed}); "
+    message = (f"generated a unique {dims}{'' if grid == 'square' else ' ' + grid} board in {seconds:.2f} s (seed {seed}); "
                f"grade {graded.grade}, {graded.rounds} deduction round{'s' if graded.rounds != 1 else ''}")
     if out is not None:
         with writing(out):
             out.write_text(text)
     if as_json:
         print(json.dumps({"instance": text, "message": message, "grade": graded.to_json(), "blacked": puzzle.blacked,
-                          "tries": puzzle.tries, "seed": seed, "size": f"{rows}x{cols}",
+                          "tries": puzzle.tries, "seed": seed, "size": dims, "grid": grid,
                           "seconds": round(seconds, 6), "out": str(out) if out is not None else None}))
     elif out is None:
         sys.stdout.write(text)
