@@ -24,6 +24,11 @@ so ``--timeout`` and Ctrl-C stop the run within a poll whatever runs (a
 plugin, an external solver), and a solver that crashes is a finding, not
 the end of the run.  On the first disagreement hypothesis shrinks the
 example to a minimal one that still disagrees.
+
+``grids``: the boards are drawn on these grids (square, triangle, hex, cube;
+:data:`FUZZ_GRIDS`), with each grid's small built-in pieces and a
+disconnected one; the oracle turns pieces on every grid with its own
+geometry.  Only square boards wrap.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from .control import TimedOut, call_in_child, deadline, sigint_held
 from .errors import TilesatError
 from .instance import INF, Instance, PieceRule
 from .board import Board
-from .pieces import builtin_piece, parse_drawing
+from .pieces import builtin_piece, grid_piece_set, parse_drawing
 
 #: Tilings compared one by one; past it, only that there are more than ``CAP``.
 CAP = 12
@@ -54,40 +59,77 @@ DEFAULT_SOLVERS = ("cadical195", "glucose4")
 #: The oracle gives up past this many search nodes (the example is then
 #: drawn again: it is too big to decide, not a disagreement).
 ORACLE_NODES = 50_000
+#: The grids ``tilesat fuzz --grid`` draws boards on (``all``: every one).
+FUZZ_GRIDS = ("square", "triangle", "hex", "cube")
+#: Each grid's pool: built-in sets, smallest first (the first pieces are
+#: the small ones every example starts with), and a disconnected shape.
+_GRID_SETS = {"triangle": ("moniamond", "diamond", "triamond", "tetriamonds"),
+              "hex": ("monohex", "dihex", "trihexes"),
+              "cube": ("monocube", "dicube", "tricubes")}
+#: Orientation rules drawn per grid (free twice: the common case).
+_ORIENTS = {"cube": ("free", "free", "mirror", "one-sided", "fixed")}
 
 
-def _pool():
+def _pool(grid: str = "square"):
+    if grid != "square":
+        return [p for name in _GRID_SETS[grid] for p in grid_piece_set(grid, name)] + [
+            parse_drawing("D", "#.#", grid)]
     return [builtin_piece(n) for n in ("I1", "I2", "I3", "L3", "O4", "T4", "L4", "S4", "J4")] + [
         parse_drawing("D", "#.#"),  # disconnected: region checks must not apply to it
         parse_drawing("Q", "##/#."),
     ]
 
 
-def instances(max_cells: int = DEFAULT_MAX_CELLS):
-    """Hypothesis strategy: a board of at most ``max_cells`` cells (some
-    blocked, maybe wrapped) and one to three pieces with orientations and
-    counts.  Shrinking goes towards 1x1 boards, no wrap, one small piece."""
+def check_grids(grids) -> tuple[str, ...]:
+    """The grids named (``all``: every one of :data:`FUZZ_GRIDS`), checked."""
+    names = list(FUZZ_GRIDS) if list(grids) == ["all"] else list(grids)
+    if not names:
+        raise TilesatError("--grid: give at least one grid")
+    for name in names:
+        if name not in FUZZ_GRIDS:
+            raise TilesatError(f"--grid {name!r}: use {', '.join(FUZZ_GRIDS)} or all")
+    return tuple(dict.fromkeys(names))
+
+
+def instances(max_cells: int = DEFAULT_MAX_CELLS, grids=("square",)):
+    """Hypothesis strategy: a board of one of ``grids`` of at most
+    ``max_cells`` cells (some blocked, maybe wrapped on the square grid)
+    and one to three pieces with orientations and counts.  Shrinking goes
+    towards the first grid, 1x1 boards, no wrap, one small piece."""
     from hypothesis import strategies as st
 
-    pool = _pool()
+    grids = check_grids(grids)
+    pools = {g: _pool(g) for g in grids}
 
     @st.composite
     def draw_instance(draw):
-        rows = draw(st.integers(1, max(1, min(8, max_cells))))
-        cols = draw(st.integers(1, max(1, min(8, max_cells // rows))))
-        cells = st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1))
-        blocked = draw(st.sets(cells, max_size=(rows * cols) // 3))
-        grid = ["".join("#" if (r, c) in blocked else "." for c in range(cols)) for r in range(rows)]
-        wrap = draw(st.sampled_from(["none", "none", "rows", "columns", "both"]))
-        first = draw(st.sampled_from(pool[:4]))  # a small piece, so that many boards tile
+        lattice = draw(st.sampled_from(grids))
+        pool = pools[lattice]
+        layers = draw(st.integers(1, max(1, min(3, max_cells)))) if lattice == "cube" else 1
+        room = max(1, max_cells // layers)
+        rows = draw(st.integers(1, max(1, min(8, room))))
+        cols = draw(st.integers(1, max(1, min(8, room // rows))))
+        shape = (layers, rows, cols) if lattice == "cube" else (rows, cols)
+        cells = st.tuples(*(st.integers(0, n - 1) for n in shape))
+        blocked = draw(st.sets(cells, max_size=int(np.prod(shape)) // 3))
+        first = draw(st.sampled_from(pool[:4] if lattice == "square" else pool[:2]))  # small, so that many boards tile
+        if lattice == "square":
+            grid = ["".join("#" if (r, c) in blocked else "." for c in range(cols)) for r in range(rows)]
+            wrap = draw(st.sampled_from(["none", "none", "rows", "columns", "both"]))
+            board = Board.from_rows(grid, wrap)
+        else:
+            mask = np.ones(shape, dtype=bool)
+            for cell in blocked:
+                mask[cell] = False
+            board = Board(mask, "none", lattice)
         pieces = [first] + draw(st.lists(st.sampled_from(pool), max_size=2, unique_by=lambda p: p.name))
         pieces = list({p.name: p for p in pieces}.values())
         rules = []
         for p in pieces:
-            orient = draw(st.sampled_from(["free", "free", "one-sided", "fixed"]))
+            orient = draw(st.sampled_from(_ORIENTS.get(lattice, ("free", "free", "one-sided", "fixed"))))
             lo, hi = draw(st.sampled_from([(0, INF), (0, INF), (1, 1), (0, 2), (1, 3), (2, INF), (0, 0), (0, 1)]))
             rules.append(PieceRule(p, orient, lo, hi))
-        return Instance(Board.from_rows(grid, wrap), tuple(rules))
+        return Instance(board, tuple(rules))
 
     return draw_instance()
 
@@ -95,8 +137,13 @@ def instances(max_cells: int = DEFAULT_MAX_CELLS):
 # --- one example, in the child ---------------------------------------------
 
 def _oracle_args(instance: Instance):
-    return (instance.board.rows_text(), instance.board.wrap,
-            [(r.name, r.piece.cells, r.orient, r.min, r.max) for r in instance.rules])
+    """The oracle's (board, wrap, pieces) and its lattice: square boards as
+    rows of text, the other grids as their open cells."""
+    board = instance.board
+    pieces = [(r.name, r.piece.cells, r.orient, r.min, r.max) for r in instance.rules]
+    if board.is_square:
+        return (board.rows_text(), board.wrap, pieces), "square"
+    return (board.cells(board.open_cells), "none", pieces), board.grid
 
 
 def _key(tiling) -> frozenset:
@@ -203,14 +250,14 @@ def check_example(instance: Instance, encodings: list[str], solvers: list[str], 
     from .tiling import Tiling
 
     outcome = Outcome()
-    args = _oracle_args(instance)
+    args, lattice = _oracle_args(instance)
     try:
-        truth = brute_force_tilings(*args, cap=cap, node_limit=ORACLE_NODES)
+        truth = brute_force_tilings(*args, cap=cap, node_limit=ORACLE_NODES, lattice=lattice)
     except TooHard:
         outcome.gave_up = True
         return outcome
     outcome.truth = "many" if len(truth) > cap else _verdict(len(truth))
-    accepts = tiling_checker(*args)
+    accepts = tiling_checker(*args, lattice=lattice)
     placements = generate_placements(instance)
     indptr, _ = placements.by_cell()
     open_cells = instance.board.open_cells
@@ -264,6 +311,7 @@ class FuzzResult:
     alone: dict = field(default_factory=dict)  # encoding -> (smallest n it fails at, what is wrong)
     stopped: str | None = None  # "timeout" or "interrupted"
     seconds: float = 0.0
+    grids: tuple = ("square",)  # the grids the boards were drawn on
 
     @property
     def agreed(self) -> bool:
@@ -276,7 +324,7 @@ class FuzzResult:
 
     def to_json(self) -> dict:
         f = self.finding
-        return {"seed": self.seed, "encodings": self.encodings, "solvers": self.solvers, "examples": self.examples,
+        return {"seed": self.seed, "encodings": self.encodings, "solvers": self.solvers, "grids": list(self.grids), "examples": self.examples,
                 "oracle_gave_up": self.gave_up, "answers": self.truths, "agreed": self.agreed,
                 "stopped": self.stopped, "seconds": round(self.seconds, 3),
                 "encodings_alone": {e: {"n": n, "problem": p} for e, (n, p) in self.alone.items()},
@@ -307,7 +355,7 @@ def check_names(encodings: list[str], solvers: list[str]) -> tuple[list[str], li
 
 def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: int | None = None,
          max_cells: int = DEFAULT_MAX_CELLS, cap: int = CAP,
-         progress: Callable[[str, int, int], None] | None = None) -> FuzzResult:
+         progress: Callable[[str, int, int], None] | None = None, grids=("square",)) -> FuzzResult:
     """Run the differential test; ``progress(stage, done, total)`` after each example.
 
     Honours the current deadline (``result.stopped == "timeout"``) and Ctrl-C
@@ -317,8 +365,9 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
     if max_cells < 1:
         raise TilesatError("--max-cells must be at least 1")
     encodings, solvers = check_names(encodings, solvers)
+    grids = check_grids(grids)
     seed = new_seed() if seed is None else seed
-    result = FuzzResult(seed, encodings, solvers)
+    result = FuzzResult(seed, encodings, solvers, grids=grids)
     report = progress or (lambda stage, done, total: None)
     alone_done: dict = {}
     last_failing: list = []  # (instance, outcome) of the last example that disagreed
@@ -381,7 +430,7 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
         alone_done.update(checked)
         result.note_alone(checked)
         with _hypothesis_home():
-            minimal = find(instances(max_cells), condition, settings=config, random=random.Random(seed))
+            minimal = find(instances(max_cells, grids), condition, settings=config, random=random.Random(seed))
         # find's last call replays the minimal example; if not, it is checked again for what it gives
         instance, outcome = last_failing
         if instance is not minimal:
@@ -602,7 +651,8 @@ def _culprit(result: FuzzResult) -> tuple[str, str]:
 def describe(instance: Instance) -> str:
     b = instance.board
     blocked = b.ncells - int(b.area)
-    return (f"a {b.rows}x{b.cols} board ({blocked} blocked cell{'s' if blocked != 1 else ''}, wrap {b.wrap}) "
+    where = f"wrap {b.wrap}" if b.is_square else f"{b.grid} grid"
+    return (f"a {'x'.join(map(str, b.shape))} board ({blocked} blocked cell{'s' if blocked != 1 else ''}, {where}) "
             f"with pieces {instance.pieces_spec()}")
 
 

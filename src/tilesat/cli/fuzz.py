@@ -15,7 +15,7 @@ from ..compare import parse_list
 from ..encodings import encoding_names
 from ..errors import TilesatError
 from ..solvers import solver_names
-from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, check_names, fuzz, new_seed, write_finding
+from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, FUZZ_GRIDS, check_grids, check_names, fuzz, new_seed, write_finding
 from . import app
 from .common import (
     EXIT_TIMEOUT, _err, _out, friendly, interrupted_exit, run_limit,
@@ -32,6 +32,7 @@ def fuzz_cmd(
     examples: Annotated[int, typer.Option("--examples", min=1, help="Random instances to check (hypothesis's max_examples).")] = 200,
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed of the random instances (printed at the start; the same seed draws the same instances).")] = None,
     max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board, in cells (rows x columns; each at most 8).")] = DEFAULT_MAX_CELLS,
+    grid: Annotated[str, typer.Option("--grid", help=f"Draw boards on these grids (comma-separated): {', '.join(FUZZ_GRIDS)}, or all.")] = "square",
     out: Annotated[Optional[Path], typer.Option("--out", help="Directory for a disagreement's instance.txt, formula.cnf and report.txt (default: fuzz-SEED).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print a JSON summary (seed, examples, answers, the disagreement) instead of the text.")] = False,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take; then exit 124 with the number of examples checked.")] = None,
@@ -45,10 +46,11 @@ def fuzz_cmd(
     # every name checked (plugins loaded) before the run says anything
     enc_list, solver_list = check_names(parse_list(encodings, encoding_names(), "encodings"),
                                         parse_list(solvers, solver_names(), "solvers"))
+    grids = check_grids([g.strip() for g in grid.split(",") if g.strip()])
     seed = new_seed() if seed is None else seed
     out_dir = out if out is not None else Path(f"fuzz-{seed}")
     _check_out_dir(out_dir, force)
-    command = _command_line(enc_list, solver_list, examples, seed, max_cells)
+    command = _command_line(enc_list, solver_list, examples, seed, max_cells, grids)
     err = _err()
     err.print(f"fuzz: seed {seed} (the same instances again: --seed {seed})", markup=False)
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
@@ -57,7 +59,8 @@ def fuzz_cmd(
         with run_limit(timeout), progress:
             bar = progress.add_task("checking", total=examples)
             result = fuzz(enc_list, solver_list, examples, seed, max_cells,
-                          progress=lambda stage, done, total: progress.update(bar, description=stage, completed=done, total=total))
+                          progress=lambda stage, done, total: progress.update(bar, description=stage, completed=done, total=total),
+                          grids=grids)
     except KeyboardInterrupt:  # before the run began (fuzz() reports one during it in its result)
         err.print(f"interrupted: after 0 examples (seed {seed})", markup=False)
         raise interrupted_exit() from None
@@ -80,7 +83,8 @@ def fuzz_cmd(
         line = (f"{'all agreed' if not result.stopped else 'all agreed so far'}: {checked} ({answers}) x "
                 f"{len(result.encodings)} encoding{'s' if len(result.encodings) != 1 else ''} x "
                 f"{len(result.solvers)} solver{'s' if len(result.solvers) != 1 else ''}, and dancing links, "
-                f"against the oracle in {result.seconds:.1f} s (seed {seed})")
+                + ("" if tuple(result.grids) == ("square",) else f"on {', '.join(result.grids)} boards, ")
+                + f"against the oracle in {result.seconds:.1f} s (seed {seed})")
         _out().print(line, markup=False)
     if result.stopped:
         cut = "; the disagreement above was not fully shrunk" if result.finding and not result.finding.shrunk else ""
@@ -111,7 +115,8 @@ def _check_out_dir(path: Path, force: bool) -> None:
         raise TilesatError(f"--out {path}: cannot write in {parent} (permission denied)")
 
 
-def _command_line(encodings, solvers, examples, seed, max_cells) -> str:
+def _command_line(encodings, solvers, examples, seed, max_cells, grids=("square",)) -> str:
     return " ".join(["tilesat", "fuzz", "--encodings", shlex.quote(",".join(encodings)), "--solvers",
                      shlex.quote(",".join(solvers)), "--examples", str(examples), "--seed", str(seed),
-                     "--max-cells", str(max_cells)])
+                     "--max-cells", str(max_cells)]
+                    + (["--grid", ",".join(grids)] if tuple(grids) != ("square",) else []))
