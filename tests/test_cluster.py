@@ -53,6 +53,15 @@ def _dask_workers() -> list[psutil.Process]:
             if "spawn_main" in " ".join(p.cmdline())]
 
 
+@pytest.fixture(autouse=True)
+def no_worker_outlives_its_count():
+    """A count's local cluster leaves no worker process behind (a nanny that
+    restarted a killed worker once left two alive until the test run ended)."""
+    yield
+    left = [p for p in _dask_workers() if p.status() != psutil.STATUS_ZOMBIE]
+    assert not left, f"Dask workers still running after the count: {left}"
+
+
 @pytest.mark.slow
 def test_a_worker_killed_in_the_middle_still_gives_the_exact_count():
     inst = instance("pentomino-6x10.txt")
