@@ -24,8 +24,12 @@ import platform
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-from tilesat import parse_instance, solve
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cpsat_model import exact_cover_model  # noqa: E402
+
+from tilesat import parse_instance, solve  # noqa: E402
 from tilesat.certificate import check_certificate
 from tilesat.placements import generate_placements
 
@@ -74,12 +78,7 @@ def cp_sat_here(instance, limit: float) -> tuple[float | None, str]:
     except ImportError:
         return None, "not installed"
     t0 = time.perf_counter()
-    placements = generate_placements(instance)
-    model = cp_model.CpModel()
-    x = [model.NewBoolVar(f"p{i}") for i in range(len(placements))]
-    indptr, ids = placements.by_cell()
-    for cell in instance.board.open_cells.tolist():
-        model.AddExactlyOne([x[i] for i in ids[indptr[cell]:indptr[cell + 1]].tolist()])
+    model, x = exact_cover_model(instance, generate_placements(instance))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = limit
     solver.parameters.num_workers = 1

@@ -27,7 +27,10 @@ import time
 import warnings
 from pathlib import Path
 
-from tilesat import check_unique, generate_placements, load_instance
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cpsat_model import exact_cover_model  # noqa: E402
+
+from tilesat import check_unique, generate_placements, load_instance  # noqa: E402
 from tilesat.counting import count_tilings
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
@@ -41,20 +44,7 @@ def cpsat_unique(instance, workers: int) -> str:
     """The published L-Panel solver's model, for check-unique."""
     from ortools.sat.python import cp_model
 
-    placements = generate_placements(instance)
-    model = cp_model.CpModel()
-    x = [model.NewBoolVar(f"p{i}") for i in range(len(placements))]
-    indptr, ids = placements.by_cell()
-    for cell in instance.board.open_cells.tolist():
-        model.AddExactlyOne([x[i] for i in ids[indptr[cell] : indptr[cell + 1]].tolist()])
-    for k, rule in enumerate(instance.rules):
-        mine = [x[i] for i in placements.of_rule(k).tolist()]
-        if rule.min == rule.max == 1:
-            model.AddExactlyOne(mine)
-        elif rule.bounded:
-            model.Add(sum(mine) >= rule.min)
-            if rule.max != float("inf"):
-                model.Add(sum(mine) <= int(rule.max))
+    model, x = exact_cover_model(instance, generate_placements(instance))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     found = 0
