@@ -1038,6 +1038,13 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
     if certificates not in CERTIFICATE_MODES:
         raise TilesatError(f"certificates={certificates!r}: use True (raced beside the listing), 'always' or False")
     options = SatOptions(encoding, solver, card, timeout)
+    method = _list_method(instance, method, options)
+    return Listing(lambda listing: _listing(listing, instance, method, limit, options, certificates))
+
+
+def _list_method(instance: Instance, method: str, options: SatOptions) -> str:
+    """The enumerating method a listing uses (``auto`` resolved), refused in one
+    line when it cannot list this instance or cannot use the options given."""
     check_memory(instance)
     if method == "auto":
         method, _ = choose_list_method(instance, options)
@@ -1047,7 +1054,7 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
             raise TilesatError(f"--method dlx: {problem}; use native or blocking")
         if method == "native" and (problem := _native_problem(instance)) is not None:
             raise TilesatError(f"--method native: {problem}")
-    return Listing(lambda listing: _listing(listing, instance, method, limit, options, certificates))
+    return method
 
 
 class UnitListing:
@@ -1062,13 +1069,7 @@ class UnitListing:
         if method not in LIST_METHODS:
             raise TilesatError(f"unknown list method {method!r}; available: {', '.join(LIST_METHODS)}")
         options = SatOptions(encoding, solver, card, None)
-        check_memory(instance)
-        if method == "auto":
-            method, _ = choose_list_method(instance, options)
-        if method != "blocking":
-            refuse_unused(options, method)
-            if method == "dlx" and (problem := dlx_problem(instance)) is not None:
-                raise TilesatError(f"--method dlx: {problem}; use native or blocking")
+        method = _list_method(instance, method, options)
         self.instance, self.method, self.target = instance, method, target
         self.reason = obstruction(instance)
         self.ctx = Context(instance, method, options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)

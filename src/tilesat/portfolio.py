@@ -217,6 +217,23 @@ def _next_message(live: list[Member]) -> tuple[Member, tuple]:
         time.sleep(wait_step())  # raises TimedOut at the deadline; Ctrl-C lands here
 
 
+def _next_answer(live: list[Member], stats: dict) -> tuple[Member, tuple] | None:
+    """The next answer of any live member: a member's "compiled" report is kept
+    on it, a member that failed is killed, dropped from ``live`` and named in
+    ``stats["failed"]``; None once no member is left."""
+    while live:
+        m, message = _next_message(live)
+        if message[0] == "compiled":
+            m.compiled = message[1]
+        elif message[0] in ("failed", "error"):
+            stats["failed"][m.config.name] = message[1]
+            m.child.kill()
+            live.remove(m)
+        else:
+            return m, message
+    return None
+
+
 def race_tilings(instance, placements, count: int, configs: list[Config], encoding: str, solver: str, card: str,
                  found: list[Tiling], progress: Callable | None = None) -> dict:
     """Up to ``count`` verified tilings, appended to ``found`` as they come
@@ -232,17 +249,9 @@ def race_tilings(instance, placements, count: int, configs: list[Config], encodi
     members = _start(configs, _tiling_member, placements, encoding, solver, card)
     live = list(members)
     try:
-        while live:
-            m, message = _next_message(live)
+        while (answer := _next_answer(live, stats)) is not None:
+            m, message = answer
             kind = message[0]
-            if kind == "compiled":
-                m.compiled = message[1]
-                continue
-            if kind in ("failed", "error"):
-                stats["failed"][m.config.name] = message[1]
-                m.child.kill()
-                live.remove(m)
-                continue
             m.conflicts = message[-1]
             seconds = round(time.perf_counter() - t0, 6)
             if kind == "none":  # no tiling besides the m.sent it blocked: all are found
@@ -335,17 +344,9 @@ def race_packings(formula, goal, configs: list[Config], encoding: str, solver: s
     members = _start(configs, _pack_member, placements, goal.name, encoding, solver, card)
     live = list(members)
     try:
-        while live:
-            m, message = _next_message(live)
+        while (answer := _next_answer(live, stats)) is not None:
+            m, message = answer
             kind = message[0]
-            if kind == "compiled":
-                m.compiled = message[1]
-                continue
-            if kind == "failed":
-                stats["failed"][m.config.name] = message[1]
-                m.child.kill()
-                live.remove(m)
-                continue
             m.conflicts = message[-1]
             seconds = round(time.perf_counter() - t0, 6)
             if kind == "none":
