@@ -64,9 +64,11 @@ def test_timeout_is_shown_and_the_matrix_goes_on(tmp_path):
     board = tmp_path / "hard.txt"
     board.write_text("pieces: pentominoes:1\n" + ("." * 10 + "\n") * 6)
     res = run("compare", board, INSTANCES / "lpanel-8x8.txt", "--encodings", "pairwise,ladder", "--solvers",
-              "cadical195", "--task", "count", "--timeout", "0.5")
+              "cadical195", "--task", "count", "--timeout", "2")
     assert res.exit_code == 0, res.output
-    assert res.output.count("timeout") >= 2  # the 6x10 count (9356 tilings) cannot finish in 0.5 s
+    # the 6x10 count (9356 tilings, one SAT call each) cannot finish in 2 s; the 8x8 L-Panel's
+    # can (0.5 s was too tight for it on a loaded machine: 3 timed out once)
+    assert res.output.count("timeout") >= 2
     assert "all 2 finished runs agree; 2 timed out" in res.output
 
 
