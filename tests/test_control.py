@@ -146,6 +146,30 @@ def test_in_process_and_child_solves_agree(name, monkeypatch):
     assert sorted(here) == sorted(there) and len(here) >= 2
 
 
+def test_a_solver_that_may_not_start_children_searches_as_the_runs_child_does(monkeypatch):
+    """A portfolio member (in a child, no children of its own) solves on the same
+    conflict slices as the single run's child: the same search, conflict for
+    conflict.  Was: one unsliced call, another search path (60x60 s1: 123 s
+    against 34 s), so --jobs 2 lost boards that --jobs 1 won (issue 15)."""
+    monkeypatch.setattr("tilesat.solvers.CHILD_SLICE", 2_000)
+    formula = compile_formula(generate_placements(parse_instance(mutilated(10))), "ladder")  # 12k conflicts
+
+    def conflicts():
+        with PysatSolver("cadical195") as s:
+            s.add_formula(formula)
+            first = s.solve()
+            s.add_clause([1, 2])  # a second question on the same solver
+            second = s.solve()
+            return first, second, s.stats()["conflicts"], s.stats()["in_child"]
+
+    first, second, in_child, moved = conflicts()
+    monkeypatch.setattr("tilesat.solvers.may_start_children", lambda: False)
+    first_here, second_here, here, moved_here = conflicts()
+    assert moved and not moved_here
+    assert (first, second) == (first_here, second_here) == (False, False)
+    assert in_child == here > 2_000 + FIRST_SLICE  # past several slices, and the same number of conflicts
+
+
 def test_solve_and_check_unique_say_unknown_at_the_timeout():
     instance = parse_instance(mutilated(16))
     t0 = time.perf_counter()
