@@ -73,9 +73,10 @@ class Config:
 #: a member solves on the run's conflict slices, solvers.solve_in_slices);
 #: then the configurations that did well on other boards than it.  Member 1,
 #: the same with seed 3, was the best partner for member 0 on ten 60x60 L4
-#: boards (first tiling, two at a time on the 2 cores: the better of the two
-#: had a median of 25 s, against 30 s with commander --sat and 36 s with false
-#: phases; README "Hard boards"); then commander with the --sat options,
+#: boards (scripts/screen_members.py, first tiling, two runs at a time on the
+#: 2 cores: the better of the two had a median of 20.7 s and a worst of 36.6 s,
+#: against 21.9 / 57.0 s with commander --sat, 28.7 / 69.8 s with false phases
+#: and 34.4 / 81.4 s for member 0 alone; README "Hard boards"); then commander with the --sat options,
 #: bitwise, false phases, other seeds, each different from the others in
 #: more than one way.
 CONFIGS = (
