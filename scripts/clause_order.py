@@ -28,17 +28,17 @@ from screen_members import first_tiling  # noqa: E402
 
 from tilesat.placements import generate_placements  # noqa: E402
 
-ORDERS = ("as compiled", "reversed", "shuffled (seed 1)", "shuffled (seed 2)")
+def shuffled(seed: int):
+    def reorder(clauses: list[list[int]]) -> list[list[int]]:
+        out = list(clauses)
+        random.Random(seed).shuffle(out)
+        return out
+    return reorder
 
 
-def ordered(clauses: list[list[int]], order: str) -> list[list[int]]:
-    if order == "as compiled":
-        return clauses
-    if order == "reversed":
-        return clauses[::-1]
-    out = list(clauses)
-    random.Random(int(order.split("seed ")[1].rstrip(")"))).shuffle(out)
-    return out
+#: each column: the clause list in the order the solver gets it
+ORDERS = {"as compiled": lambda clauses: clauses, "reversed": lambda clauses: clauses[::-1],
+          "shuffled (seed 1)": shuffled(1), "shuffled (seed 2)": shuffled(2)}
 
 
 def main(argv=None) -> None:
@@ -57,9 +57,9 @@ def main(argv=None) -> None:
         instance, _ = random_packing(args.size, args.pieces, seed)
         placements = generate_placements(instance)
         row = {}
-        for order in ORDERS[k % len(ORDERS):] + ORDERS[:k % len(ORDERS)]:
-            seconds = first_tiling(instance, placements, "default", args.timeout,
-                                   reorder=lambda clauses: ordered(clauses, order))
+        names = list(ORDERS)
+        for order in names[k % len(names):] + names[:k % len(names)]:
+            seconds = first_tiling(instance, placements, "default", args.timeout, reorder=ORDERS[order])
             times[order].append(args.timeout if seconds is None else seconds)
             row[order] = f">{args.timeout:g}" if seconds is None else f"{seconds:.1f}"
         print(f"| {args.pieces} {args.size}x{args.size} s{seed} | " + " | ".join(row[o] for o in ORDERS) + " |",

@@ -28,8 +28,7 @@ from make_hard_boards import random_packing  # noqa: E402
 from tilesat.control import TimedOut, time_limit  # noqa: E402
 from tilesat.formula import compile_formula  # noqa: E402
 from tilesat.placements import generate_placements  # noqa: E402
-from tilesat.portfolio import CONFIGS  # noqa: E402
-from tilesat.solvers import default_options, make_solver  # noqa: E402
+from tilesat.portfolio import CONFIGS, member_solver  # noqa: E402
 from tilesat.tiling import Tiling  # noqa: E402
 from tilesat.verify import verify_tiling  # noqa: E402
 
@@ -55,13 +54,11 @@ def first_tiling(instance, placements, name: str, timeout: float, reorder=None) 
     ``reorder(clauses)``: the clauses in the order the solver gets them (scripts/clause_order.py)."""
     config = BY_NAME[name]
     t0 = time.perf_counter()
-    solver = make_solver("cadical195")
+    solver = None
     try:
         with time_limit(timeout):
             formula = compile_formula(placements, config.encoding or "auto")
-            solver.configure(dict(config.options) or default_options("cadical195", placements.candidates_per_cell()))
-            if config.phases:
-                raise SystemExit(f"{name}: phases are not screened here")
+            solver = member_solver(config, placements, "cadical195")  # options and phases as in a portfolio
             solver.add_formula(formula if reorder is None else Reordered(formula, reorder))
             if not solver.solve():
                 raise SystemExit(f"BUG: no tiling of a board made by packing ({name})")
@@ -71,7 +68,8 @@ def first_tiling(instance, placements, name: str, timeout: float, reorder=None) 
     except TimedOut:
         return None
     finally:
-        solver.close()
+        if solver is not None:
+            solver.close()
 
 
 def main(argv=None) -> None:
@@ -80,7 +78,7 @@ def main(argv=None) -> None:
     ap.add_argument("--size", type=int, default=60)
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(1, 11)))
     ap.add_argument("--configs", nargs="+", default=["default", "sat-seed3", "sat-commander"],
-                    choices=[c.name for c in CONFIGS if not c.phases], metavar="NAME")
+                    choices=list(BY_NAME), metavar="NAME")
     ap.add_argument("--timeout", type=float, default=120.0)
     args = ap.parse_args(argv)
     print(f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}; first tiling, seconds, "

@@ -74,11 +74,11 @@ class Config:
 #: then the configurations that did well on other boards than it.  Member 1,
 #: the same with seed 3, was the best partner for member 0 on ten 60x60 L4
 #: boards (scripts/screen_members.py, first tiling, two runs at a time on the
-#: 2 cores: the better of the two had a median of 20.7 s and a worst of 36.6 s,
-#: against 21.9 / 57.0 s with commander --sat, 28.7 / 69.8 s with false phases
-#: and 34.4 / 81.4 s for member 0 alone; README "Hard boards"); then commander with the --sat options,
-#: bitwise, false phases, other seeds, each different from the others in
-#: more than one way.
+#: 2 cores: the better of the two had a median of 20.7 s and a worst of
+#: 36.6 s, against 21.9 / 57.0 s with commander --sat, 28.7 / 69.8 s with
+#: false phases and 34.4 / 81.4 s for member 0 alone; README "Hard boards");
+#: then commander with the --sat options, bitwise, false phases, other seeds,
+#: each different from the others in more than one way.
 CONFIGS = (
     Config("default"),
     Config("sat-seed3", None, SAT_OPTIONS + (("seed", 3),)),
@@ -146,6 +146,14 @@ def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
 
 def _start_solver(config: Config, placements, encoding: str, solver_name: str, card: str, allow_empty: bool = False):
     formula = compile_formula(placements, config.encoding or encoding, card, allow_empty=allow_empty)
+    solver = member_solver(config, placements, solver_name)
+    solver.add_formula(formula)
+    return formula, solver
+
+
+def member_solver(config: Config, placements, solver_name: str):
+    """The solver a member runs, its options and phases set, before any formula
+    (scripts/screen_members.py runs members one at a time on the single run's path)."""
     solver = make_solver(solver_name)
     # a member without options of its own runs as --jobs 1 would (solvers.default_options: open boards)
     options = dict(config.options) or default_options(solver_name, placements.candidates_per_cell())
@@ -159,8 +167,7 @@ def _start_solver(config: Config, placements, encoding: str, solver_name: str, c
             import random
             rng = random.Random(config.seed)
             solver.set_phases([(v + 1) if rng.random() < 0.5 else -(v + 1) for v in range(P)])
-    solver.add_formula(formula)
-    return formula, solver
+    return solver
 
 
 def _compiled(formula, solver) -> dict:
@@ -246,7 +253,6 @@ def race_tilings(instance, placements, count: int, configs: list[Config], encodi
     (a deadline or Ctrl-C leaves what was found there); the race's stats.
     Fewer than ``count`` found on return: there are no more."""
     progress = progress or (lambda message, done=None, total=None: None)
-    P = len(placements)
     keys: list[frozenset] = [frozenset(t.key()) for t in found]
     blocks: list[list[int]] = []  # one clause per found tiling, in order
     stats = {"jobs": len(configs), "members": {c.name: c.describe() for c in configs}, "answers": [], "failed": {}}
