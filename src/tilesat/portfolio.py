@@ -180,9 +180,12 @@ def _chosen(solver, P: int) -> list[int]:
     return [int(v) - 1 for v in solver.model() if 0 < int(v) <= P]
 
 
-def _tiling_member(conn, config: Config, placements, encoding, solver_name, card) -> None:
-    """Compile, then: solve, report ("tiling", chosen) or ("none",), take the clauses sent back, again."""
+def _tiling_member(conn, config: Config, placements, encoding, solver_name, card, blocked=()) -> None:
+    """Compile (and block the tilings found before the race), then: solve, report
+    ("tiling", chosen) or ("none",), take the clauses sent back, again."""
     formula, solver = _start_solver(config, placements, encoding, solver_name, card)
+    for clause in blocked:
+        solver.add_clause(clause)
     conn.send(("compiled", _compiled(formula, solver)))
     P = len(placements)
     while True:
@@ -248,17 +251,18 @@ def _next_answer(live: list[Member], stats: dict) -> tuple[Member, tuple] | None
 
 
 def race_tilings(instance, placements, count: int, configs: list[Config], encoding: str, solver: str, card: str,
-                 found: list[Tiling], progress: Callable | None = None) -> dict:
+                 found: list[Tiling], progress: Callable | None = None, blocked: list[list[int]] = ()) -> dict:
     """Up to ``count`` verified tilings, appended to ``found`` as they come
     (a deadline or Ctrl-C leaves what was found there); the race's stats.
-    Fewer than ``count`` found on return: there are no more."""
+    Fewer than ``count`` found on return: there are no more.  ``blocked``:
+    the blocking clauses of the tilings already in ``found`` (the members add them first)."""
     progress = progress or (lambda message, done=None, total=None: None)
     keys: list[frozenset] = [frozenset(t.key()) for t in found]
     blocks: list[list[int]] = []  # one clause per found tiling, in order
     stats = {"jobs": len(configs), "members": {c.name: c.describe() for c in configs}, "answers": [], "failed": {}}
     t0 = time.perf_counter()
     progress(f"racing {len(configs)} configurations for tiling {len(found) + 1}")
-    members = _start(configs, _tiling_member, placements, encoding, solver, card)
+    members = _start(configs, _tiling_member, placements, encoding, solver, card, list(blocked))
     live = list(members)
     try:
         while (answer := _next_answer(live, stats)) is not None:

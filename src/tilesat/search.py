@@ -29,6 +29,7 @@ from .placements import Placements, generate_placements
 from .portfolio import check_jobs, configurations, race_tilings
 from .errors import TilesatError
 from .solvers import DEFAULT_SOLVER, default_options, make_solver
+from .sweep import GLANCE, SWEEP_MIN_AREA, TROUBLE_WIDTH, Sweep, SweepStats, other_tiling, sweep_problem, window_encoding, window_solver
 from .symbreak import symmetry_breaking
 from .symmetry import symmetry_group
 from .tiling import Tiling, tiling_from_model
@@ -72,8 +73,12 @@ class TilingSearch:
         timeout: float | None = None,
         certificates: bool | str = False,
         break_symmetry: bool | str = False,
+        sweep: bool = False,
     ):
         t0 = time.perf_counter()
+        # the first tiling by a sweep of SAT windows, the second by a local change of the
+        # first (tilesat.sweep); whatever they do not find, the solver over the whole board
+        self.sweep = sweep
         # lex-leader constraints (tilesat.symbreak): True breaks generators (or a small
         # group whole), "full" every element (one model per class, for counting)
         self.break_symmetry = break_symmetry
@@ -108,6 +113,11 @@ class TilingSearch:
         self.solver_options: dict = {}  # CaDiCaL options given by default (solvers.default_options)
         self.found = 0
         self.last_chosen: list[int] = []
+        self._sweeper: Sweep | None = None
+        self.sweep_stats = SweepStats()
+        self.found_by: list[str] = []  # how each tiling was found: "sweep", "local change" or "solver"
+        self._local_tried = False
+        self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
         self.solve_seconds = 0.0
         self._conflicts_seen = None
         if self.reason is None:
@@ -143,8 +153,9 @@ class TilingSearch:
         return self._solver
 
     def _add_clause(self, clause: list[int]) -> None:
-        self._added.append(clause)
-        self._ensure_solver().add_clause(clause)
+        self._added.append(clause)  # a solver started later gets it from here
+        if self._solver is not None:
+            self._solver.add_clause(clause)
 
     def next(self) -> Tiling | None:
         """The next tiling (verified), or None when there are no more.
@@ -158,6 +169,13 @@ class TilingSearch:
 
     def _next(self) -> Tiling | None:
         plan = self._lp_plan
+        if self.sweep and self.found == 0 and plan is not None and plan.pending and plan.budget > 0:
+            # A sweep goes on while it goes forward: the LP's turn comes when its
+            # window widens past TROUBLE_WIDTH, a sign that there may be no tiling.
+            found = self._without_solver(TROUBLE_WIDTH)
+            if found is not None or self.exhausted:
+                plan.done("the search finished first")
+                return None if found is None else self._accept(*found)
         if plan is not None and plan.pending and plan.budget > 0:
             # the search first, for as long as the LP would take; then the LP
             try:
@@ -180,6 +198,11 @@ class TilingSearch:
         return self._solve_next()
 
     def _solve_next(self) -> Tiling | None:
+        if self.sweep and self.found < 2:
+            if (found := self._without_solver()) is not None:
+                return self._accept(*found)
+            if self.exhausted:
+                return None
         solver = self._ensure_solver()
         stage = f"solving for tiling {self.found + 1}"
         self._progress(stage)
@@ -195,7 +218,84 @@ class TilingSearch:
         if not sat:
             self.exhausted = True
             return None
-        tiling, chosen = tiling_from_model(self.placements, solver.model())
+        self.found_by.append("solver")
+        return self._accept(*reversed(tiling_from_model(self.placements, solver.model())))
+
+    def _without_solver(self, pause_wider_than: int | None = None) -> tuple[list[int], Tiling | None] | None:
+        """(placements, tiling or None) of the first tiling by the sweep or of the second by a
+        local change, or None: the solver's turn.  Neither repeats a tiling: the sweep
+        runs before any is found, the local change differs from the first.
+
+        The solver over the whole board glances first (:meth:`_glance`) where that
+        is likely to pay: before the sweep, and before the local change when the
+        first tiling was the solver's (a warm solver finds a second one in a few
+        conflicts).  ``exhausted`` is set when a glance proves there is no (other) tiling."""
+        if self.found == 0 or (self.found == 1 and self.found_by[0] == "solver"):
+            if self.found not in self._glanced:
+                self._glanced.add(self.found)
+                sat = self._glance()
+                if sat is False:
+                    self.exhausted = True
+                    return None
+                if sat:
+                    self.found_by.append("solver")
+                    tiling, chosen = tiling_from_model(self.placements, self._solver.model())
+                    return chosen, tiling
+        if self.found == 0:
+            chosen = self._sweep(pause_wider_than)
+            return None if chosen is None else (chosen, None)
+        if self.found == 1 and not self._local_tried:
+            self._local_tried = True
+            self._progress("looking for a second tiling near the first")
+            t0 = time.perf_counter()
+            try:
+                chosen = other_tiling(self.placements, self.last_chosen, window_encoding(self.formula.encoding),
+                                      self.sweep_stats, window_solver(self.solver_name))
+            finally:
+                self.solve_seconds += time.perf_counter() - t0
+            if chosen is not None:
+                self.found_by.append("local change")
+                return chosen, None
+        return None
+
+    def _glance(self) -> bool | None:
+        """The solver over the whole board for GLANCE conflicts only: designed
+        puzzles end within them in milliseconds (propagation does the work),
+        and so do boards that one run tiles easily, before a sweep would have
+        begun.  None: not within them, or a solver without conflict budgets."""
+        solver = self._ensure_solver()
+        if not getattr(solver, "can_budget", False):
+            return None
+        self._progress(f"solving for tiling {self.found + 1}")
+        t0 = time.perf_counter()
+        try:
+            return solver.solve(conflicts=GLANCE)
+        except (TimedOut, KeyboardInterrupt):
+            self.exhausted = True  # the solver is spent
+            raise
+        finally:
+            self.solve_seconds += time.perf_counter() - t0
+
+    def _sweep(self, pause_wider_than: int | None = None) -> list[int] | None:
+        """The sweep's tiling, or None: it gave up, or paused (``pause_wider_than``).
+        It resumes where a pause or a time limit left it."""
+        if self._sweeper is None:
+            self._sweeper = Sweep(self.placements, window_encoding(self.formula.encoding), window_solver(self.solver_name), self.sweep_stats)
+        if self._sweeper.done:
+            return None
+        t0 = time.perf_counter()
+        try:
+            chosen = self._sweeper.run(self._progress, pause_wider_than)
+        finally:
+            self.solve_seconds += time.perf_counter() - t0
+        if chosen is not None:
+            self.found_by.append("sweep")
+        return chosen
+
+    def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
+        """The tiling of these placements, verified, counted and blocked."""
+        if tiling is None:
+            tiling = Tiling.from_placements(self.placements, chosen)
         verify_tiling(self.instance, tiling)
         self.found += 1
         self.last_chosen = chosen  # the placement indices of the tiling just returned
@@ -248,6 +348,7 @@ class TilingSearch:
             "seconds": round(self.compile_seconds + self.solve_seconds, 6),
             "certificate_check": self._lp_plan.report if self._lp_plan is not None else self.certificate_check,
             **({"symmetry_breaking": self.breaking.to_json()} if self.breaking is not None else {}),
+            **({"sweep": {**self.sweep_stats.to_json(), "found_by": self.found_by}} if self.sweep else {}),
         }
 
 
@@ -332,19 +433,25 @@ class Interrupted(KeyboardInterrupt):
         self.tilings = tilings
 
 
-SEARCH_METHODS = ("auto", "sat", "dlx")
+SEARCH_METHODS = ("auto", "sat", "sweep", "dlx")
 
 
 def choose_search_method(instance: Instance, options: SatOptions | None = None, **sat) -> tuple[str, str]:
     """(method, why) for ``method="auto"``: dancing links for puzzles that use
     each piece at most once, where it finds two tilings of a pentomino
-    rectangle in milliseconds and CDCL takes seconds; SAT otherwise, and
-    whenever a SAT option was asked for (``options``, or as keywords)."""
+    rectangle in milliseconds and CDCL takes seconds; a sweep of SAT windows
+    (:mod:`tilesat.sweep`) on big boards where pieces repeat freely, where
+    one SAT run's time to a first tiling is a lottery of 10-120 s (60x60)
+    and the sweep's is 2-5 s; SAT otherwise, and whenever a SAT option was
+    asked for (``options``, or as keywords)."""
     options = options or SatOptions(**sat)
     if options.asked():
         return "sat", "SAT options were given"
     if dlx_problem(instance) is None and all(r.max <= 1 for r in instance.rules):
         return "dlx", "each piece at most once: an exact-cover puzzle for dancing links"
+    if instance.board.area >= SWEEP_MIN_AREA and sweep_problem(instance) is None:
+        return "sweep", (f"a big board ({instance.board.area} open cells) and pieces that may repeat: "
+                         "SAT windows swept across it find tilings, one SAT run proves there are no (more)")
     return "sat", "pieces that may repeat: SAT"
 
 
@@ -369,6 +476,11 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
         raise TilesatError(JOBS_REFUSAL)
     if method == "dlx" and break_symmetry:
         raise TilesatError("--break-symmetry adds lex-leader clauses to the SAT formula: use --method sat (or auto)")
+    if method == "sweep" and break_symmetry:
+        raise TilesatError("--break-symmetry adds lex-leader clauses that a sweep's windows do not see: "
+                           "use --method sat (or auto)")
+    if method == "sweep" and (problem := sweep_problem(instance)) is not None:
+        raise TilesatError(f"--method sweep: {problem}; use --method sat")
     if method == "dlx":
         options.refuse_for("dlx")
         if (problem := dlx_problem(instance)) is not None:
@@ -376,13 +488,14 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
     progress = progress or (lambda message, done=None, total=None: None)
     found: list[Tiling] = []
     stats: dict = {"method": method, "method_reason": why, "certificates": certificates}
-    if jobs > 1 and method == "sat":
+    if jobs > 1 and method in ("sat", "sweep"):
         stats["jobs"] = jobs
     t0 = time.perf_counter()
     try:
         with time_limit(options.timeout):
-            run = (_first_by_dlx if method == "dlx" else _first_by_portfolio if jobs > 1
-                   else partial(_first_by_sat, break_symmetry=break_symmetry))
+            sweep = method == "sweep"
+            run = (_first_by_dlx if method == "dlx" else partial(_first_by_portfolio, sweep=sweep) if jobs > 1
+                   else partial(_first_by_sat, break_symmetry=break_symmetry, sweep=sweep))
             reason = run(instance, count, options, progress, found, stats)
     except TimedOut:
         stats.update(stopped="timeout", timeout=options.timeout, seconds=round(time.perf_counter() - t0, 6))
@@ -402,11 +515,11 @@ def _result(verdict: str, found: list, reason: str | None, stats: dict) -> Resul
 
 
 def _first_by_sat(instance, count, options: SatOptions, progress, found: list, stats: dict,
-                  break_symmetry: bool | str = False) -> str | None:
+                  break_symmetry: bool | str = False, sweep: bool = False) -> str | None:
     search = None
     try:
         search = TilingSearch(instance, options.encoding, options.solver, options.card, progress,
-                              certificates=stats.pop("certificates"), break_symmetry=break_symmetry)
+                              certificates=stats.pop("certificates"), break_symmetry=break_symmetry, sweep=sweep)
         with search:
             while len(found) < count and (t := search.next()) is not None:
                 found.append(t)
@@ -417,8 +530,11 @@ def _first_by_sat(instance, count, options: SatOptions, progress, found: list, s
             stats["_certificate"] = search.certificate  # moved to Result.certificate
 
 
-def _first_by_portfolio(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:
-    """The board checks, then N configurations racing (:func:`tilesat.portfolio.race_tilings`).
+def _first_by_portfolio(instance, count, options: SatOptions, progress, found: list, stats: dict,
+                        sweep: bool = False) -> str | None:
+    """The board checks, then N configurations racing (:func:`tilesat.portfolio.race_tilings`);
+    with ``sweep``, first the sweep and the local change here (:mod:`tilesat.sweep`),
+    and the race only for what they leave.
     No LP certificate here: the members are all SAT; --jobs 1 has it."""
     t0 = time.perf_counter()
     check_memory(instance)
@@ -434,11 +550,14 @@ def _first_by_portfolio(instance, count, options: SatOptions, progress, found: l
             stats["placements"] = len(placements)
             reason = placement_check(placements)
             t1 = time.perf_counter()
-            if reason is None:
+            blocked: list[list[int]] = []
+            if reason is None and sweep:
+                blocked = _sweep_first(instance, placements, count, options, progress, found, stats)
+            if reason is None and len(found) < count:
                 configs = configurations(stats["jobs"], options.encoding, options.solver)
                 stats["portfolio"] = portfolio = {}
                 portfolio.update(race_tilings(instance, placements, count, configs, options.encoding, options.solver,
-                                              options.card, found, progress))
+                                              options.card, found, progress, blocked))
                 for key in ("variables", "clauses", "encoding", "conflicts"):
                     if key in portfolio:
                         stats[key] = portfolio.pop(key)
@@ -446,6 +565,29 @@ def _first_by_portfolio(instance, count, options: SatOptions, progress, found: l
         t2 = time.perf_counter()
         stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
     return reason
+
+
+def _sweep_first(instance, placements, count, options: SatOptions, progress, found: list, stats: dict) -> list:
+    """The portfolio's prelude with ``sweep``: up to two tilings (appended to
+    ``found``, verified) by the sweep and the local change; their blocking clauses."""
+    encoding = window_encoding(resolve_encoding(options.encoding, placements))
+    solver = window_solver(options.solver)
+    sweep_stats, found_by, blocked = SweepStats(), [], []
+    stats["sweep"] = sweep_stats.to_json()
+    chosen = Sweep(placements, encoding, solver, sweep_stats).run(progress)
+    try:
+        for how in ("sweep", "local change"):
+            if chosen is None or len(found) >= count:
+                break
+            found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen)))
+            found_by.append(how)
+            blocked.append([-(i + 1) for i in chosen])
+            if len(found) < count:
+                progress("looking for a second tiling near the first")
+                chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver)
+    finally:
+        stats["sweep"] = {**sweep_stats.to_json(), "found_by": found_by}
+    return blocked
 
 
 def _first_by_dlx(instance, count, options: SatOptions, progress, found: list, stats: dict) -> str | None:

@@ -124,9 +124,11 @@ def _conflicts(solver: Solver) -> int:
         return 0
 
 
-def solve_in_slices(solver: Solver, name: str, assumptions, budgets: bool, on_slice=None) -> bool | None:
+def solve_in_slices(solver: Solver, name: str, assumptions, budgets: bool, on_slice=None,
+                    limit: int | None = None) -> bool | None:
     """Solve to the end in slices of CHILD_SLICE conflicts, doubling (``on_slice(conflicts)``
-    after each slice that did not end it), or in one call for a solver without budgets.
+    after each slice that did not end it), or in one call for a solver without budgets;
+    with ``limit``, give up (None) after that many conflicts of this call.
 
     Why slices even where nothing needs telling: the slices are part of the
     search.  Each ``solve_limited`` call starts CaDiCaL's solve anew from its
@@ -136,7 +138,13 @@ def solve_in_slices(solver: Solver, name: str, assumptions, budgets: bool, on_sl
     where --jobs 1 won, issue 15).  So every solve that goes past the first
     slice, in the run's child or in a portfolio member, follows this schedule."""
     budget = CHILD_SLICE
+    start = _conflicts(solver) if limit is not None else 0
     while True:
+        if budgets and limit is not None:
+            left = limit - (_conflicts(solver) - start)
+            if left <= 0:
+                return None
+            budget = min(budget, left)
         if budgets:
             solver.conf_budget(budget)
         status = solve_quietly(solver, name, assumptions)
@@ -154,13 +162,13 @@ def _serve(conn, solver: Solver, name: str, budgets: bool) -> None:
             request = conn.recv()
         except EOFError:
             return
-        op, clauses, assumptions = request
+        op, clauses, assumptions, limit = request
         for clause in clauses:
             solver.add_clause(clause)
         if op == "add":
             continue
         status = solve_in_slices(solver, name, assumptions, budgets,
-                                 lambda conflicts: conn.send(("progress", conflicts)))
+                                 lambda conflicts: conn.send(("progress", conflicts)), limit)
         model = np.asarray(solver.get_model() or [], dtype=np.int64) if status else None
         conn.send(("done", status, model, _conflicts(solver)))
 
@@ -187,6 +195,11 @@ class PysatSolver:
         self.on_conflicts = None
         self.native: str | None = None  # how a native formula's at-most constraints went in
         self.options: dict = {}  # CaDiCaL options set by configure()
+
+    @property
+    def can_budget(self) -> bool:
+        """Whether ``solve(conflicts=...)`` can give up (the solver takes conflict budgets)."""
+        return self._budgets
 
     def configure(self, options: dict) -> None:
         """CaDiCaL's own options (names and integer values as in its
@@ -238,7 +251,10 @@ class PysatSolver:
         else:
             self._solver.add_clause([int(x) for x in clause])
 
-    def solve(self, assumptions=()) -> bool:
+    def solve(self, assumptions=(), conflicts: int | None = None) -> bool | None:
+        """Whether the formula is satisfiable under these assumptions; with
+        ``conflicts``, None when it gave up after that many (a solver without
+        conflict budgets ignores it and solves to the end)."""
         if self.spent:
             raise TilesatError(f"solver {self.name} was stopped; start a new one")
         assumptions = [int(a) for a in assumptions]
@@ -248,25 +264,30 @@ class PysatSolver:
             self._start_again()
         self._solved = True
         if self._child is None and self._budgets and self._small and not self._long:
-            self._solver.conf_budget(FIRST_SLICE)
+            first = FIRST_SLICE if conflicts is None else min(FIRST_SLICE, conflicts)
+            self._solver.conf_budget(first)
             status = solve_quietly(self._solver, self.name, assumptions)
+            self._conflicts = _conflicts(self._solver)
             if status is not None:
                 self._model = (self._solver.get_model() or []) if status else []
-                self._conflicts = _conflicts(self._solver)
                 return bool(status)
+            if conflicts is not None:
+                conflicts -= first
+                if conflicts <= 0:
+                    return None
         if self._child is None and not may_start_children():
             # already in a child that our parent kills at its deadline (a portfolio
             # member, a counting unit): solve here, to the end, on the same slices
             # as the run's own child would, so that the search is the same one
             self._long = True  # as a solver moved to its child: later solves skip the first slice
-            status = solve_in_slices(self._solver, self.name, assumptions, self._budgets)
+            status = solve_in_slices(self._solver, self.name, assumptions, self._budgets, limit=conflicts)
             self._model = (self._solver.get_model() or []) if status else []
             self._conflicts = _conflicts(self._solver)
-            return bool(status)
+            return status if conflicts is not None and self._budgets else bool(status)
         if self._child is None:
             self._move_to_child()
         try:
-            self._child.send(("solve", self._pending, assumptions))
+            self._child.send(("solve", self._pending, assumptions, conflicts))
             self._pending = []
             while True:
                 message = self._child.recv()
@@ -277,7 +298,7 @@ class PysatSolver:
                     continue
                 _, status, model, self._conflicts = message
                 self._model = model if status else []
-                return bool(status)
+                return status if conflicts is not None and self._budgets else bool(status)
         except ChildError as e:
             self.spent = True
             raise TilesatError(f"solver {self.name} failed: {e}") from None
