@@ -75,6 +75,7 @@ def main(argv=None) -> None:
                     help="check with tilesat check-unique that each board is not unique (slow at 60x60)")
     ap.add_argument("--force", action="store_true", help="overwrite existing files")
     args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)  # a new folder for a benchmark's boards
     for n in args.sizes:
         for seed in args.seeds:
             path = args.out / board_name(args.pieces, n, seed)

@@ -47,7 +47,7 @@ PiecesOpt = Annotated[Optional[str], typer.Option("--pieces", help="Override the
 WrapOpt = Annotated[Optional[str], typer.Option("--wrap", help="Override 'wrap:': none, rows, columns or both.")]
 EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: auto (pairwise on tight boards, ladder on open ones, else commander), {', '.join(ENCODINGS)}.")]
 SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
-MethodOpt = Annotated[str, typer.Option("--method", help=f"{one_of(SEARCH_METHODS)}: auto is dancing links when each piece is used at most once, else SAT; dlx is dancing links (xcover).")]
+MethodOpt = Annotated[str, typer.Option("--method", help=f"{one_of(SEARCH_METHODS)}: auto is dancing links when each piece is used at most once, a sweep on flat boards of 400+ open cells where pieces repeat freely, else SAT; sweep finds tilings by SAT windows moving across the board (SAT proves none/unique); dlx is dancing links (xcover).")]
 CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take, whatever the method or solver; then the verdict is 'unknown' (exit 124) with what was found.")]
