@@ -24,18 +24,26 @@ from tilesat.search import Interrupted, choose_search_method
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 
 
-@settings(max_examples=80, deadline=None)
-@given(instances())
-def test_dlx_and_sat_agree_with_the_oracle(instance):
+def check_unique_agrees_with_the_oracle(instance, methods):
+    """Each method's check-unique verdict is the oracle's, with distinct tilings it accepts;
+    (the oracle's tilings, its checker)."""
     truth = oracle(instance)
     expected = {0: "none", 1: "unique"}.get(len(truth), "multiple")
     accepts = oracle_checker(instance)
-    methods = ["sat", "auto"] + (["dlx"] if dlx_problem(instance) is None else [])
     for method in methods:
         result = check_unique(instance, method)
         assert result.verdict == expected, method
         assert all(accepts(as_key(t)) for t in result.tilings)
         assert len({as_key(t) for t in result.tilings}) == len(result.tilings)
+    return truth, accepts
+
+
+@settings(max_examples=80, deadline=None)
+@given(instances())
+def test_dlx_and_sat_agree_with_the_oracle(instance):
+    methods = ["sat", "auto"] + (["dlx"] if dlx_problem(instance) is None else [])
+    truth, accepts = check_unique_agrees_with_the_oracle(instance, methods)
+    for method in methods:
         found = solve(instance, method)
         assert found.verdict == ("none" if not truth else "solved")
         assert all(accepts(as_key(t)) for t in found.tilings)

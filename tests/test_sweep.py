@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from test_cli import run
+from test_search_methods import check_unique_agrees_with_the_oracle
 from test_property import as_key, oracle, oracle_checker
 
 from tilesat import Instance, PieceRule, check_unique, load_instance, parse_pieces, solve
@@ -85,14 +86,7 @@ def test_the_local_change_is_another_tiling_or_none(instance):
 @settings(max_examples=80, deadline=None)
 @given(open_boards())
 def test_check_unique_by_sweep_agrees_with_sat_and_the_oracle(instance):
-    truth = oracle(instance)
-    expected = {0: "none", 1: "unique"}.get(len(truth), "multiple")
-    accepts = oracle_checker(instance)
-    for method in ("sweep", "sat"):
-        result = check_unique(instance, method)
-        assert result.verdict == expected, method
-        assert all(accepts(as_key(t)) for t in result.tilings)
-        assert len({as_key(t) for t in result.tilings}) == len(result.tilings)
+    truth, _ = check_unique_agrees_with_the_oracle(instance, ("sweep", "sat"))
     assert solve(instance, "sweep").verdict == ("solved" if truth else "none")
 
 
