@@ -59,6 +59,7 @@ from .board import Board
 from .control import call_in_child, deadline
 from .instance import INF, Instance
 from .placements import Placements
+from .stdout_guard import native_output
 from .verify import allowed_shapes
 
 # The LP runs in this process up to this many placement-cell incidences
@@ -396,6 +397,15 @@ def _csr(matrix, shape):
     return sp.csr_matrix((value, index, start), shape=shape)
 
 
+def _highs(highspy):
+    """A quiet HiGHS model: its constructor prints a banner (1.16) before
+    ``output_flag`` can be set."""
+    with native_output():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+    return h
+
+
 def _solve_lp(matrix, cost, bounds, time_limit):
     """HiGHS's optimum of max cost.x, A x <= 0, within the bounds, as
     (status, value, x); status 0 when optimal.  In a child for large LPs."""
@@ -408,8 +418,7 @@ def _solve_lp(matrix, cost, bounds, time_limit):
 
     start, index, value = matrix
     lower, upper = bounds
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _highs(highspy)
     h.setOptionValue("presolve", "off")  # measured: 100x100 mutilated 0.25 s without, 0.45 s with
     if time_limit is not None:
         h.setOptionValue("time_limit", max(0.01, float(time_limit)))
@@ -428,8 +437,9 @@ def _solve_lp(matrix, cost, bounds, time_limit):
     lp.a_matrix_.start_ = start
     lp.a_matrix_.index_ = index
     lp.a_matrix_.value_ = value
-    h.passModel(lp)
-    h.run()
+    with native_output():
+        h.passModel(lp)
+        h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return 1, None, None
     return 0, float(h.getInfo().objective_function_value), np.array(h.getSolution().col_value)
@@ -659,8 +669,7 @@ def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
 
     start, index = matrix
     lower, upper = row_bounds
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _highs(highspy)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(0.01, float(time_limit)))
     lp = highspy.HighsLp()
@@ -678,8 +687,9 @@ def _solve_pack_lp(matrix, cost, row_bounds, time_limit):
     lp.a_matrix_.start_ = start
     lp.a_matrix_.index_ = index
     lp.a_matrix_.value_ = np.ones(index.size)
-    h.passModel(lp)
-    h.run()
+    with native_output():
+        h.passModel(lp)
+        h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
         return "infeasible", None, None, None

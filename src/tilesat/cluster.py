@@ -28,6 +28,7 @@ from typing import Callable
 
 from .control import sigint_held, wait_step
 from .errors import TilesatError
+from .stdout_guard import native_output
 
 BACKENDS = ("dask",)
 MISSING = "--cluster dask needs the 'cluster' extra: pip install \"tilesat[cluster]\""
@@ -137,7 +138,9 @@ class DaskRunner:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         client = cluster = None
         try:
-            with dask.config.set({"distributed.worker.daemon": True, "distributed.scheduler.worker-ttl": None}):
+            # the workers inherit fd 1 as it is now: the sink, not the user's stdout
+            with dask.config.set({"distributed.worker.daemon": True, "distributed.scheduler.worker-ttl": None}), \
+                    native_output():
                 if self.address is None:
                     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                            silence_logs=logging.CRITICAL + 10, dashboard_address=None,

@@ -35,7 +35,6 @@ import contextlib
 import importlib
 import multiprocessing
 import os
-import sys
 import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -61,6 +60,7 @@ from .options import SatOptions
 from .placements import Placements, generate_placements
 from .search import TilingSearch, iter_tilings
 from .solvers import DEFAULT_SOLVER
+from .stdout_guard import native_output
 from .symmetry import Symmetry, symmetry_group
 from .tiling import Tiling
 from .verify import verify_tiling
@@ -486,7 +486,7 @@ class Context:
             a, b = p[moved] + 1, q[moved] + 1
             clauses.extend(np.stack([-a, b], axis=1).tolist())
         projection = list(range(1, len(self.placements) + 1))
-        with _quiet_stdout():  # ganak prints "c o ..." lines on the process's stdout
+        with native_output():  # ganak prints "c o ..." lines on the process's stdout
             if self.method == "ganak":
                 import pyganak
 
@@ -508,20 +508,6 @@ def _load_before_fork(load: Callable[[], None]) -> None:
     import takes 1-2 s of numba that nothing could stop here)."""
     if deadline().at is None:
         load()
-
-
-@contextlib.contextmanager
-def _quiet_stdout():
-    """File descriptor 1 to /dev/null for a C library's own prints."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 # --- the certificate check, raced beside the count --------------------------

@@ -26,6 +26,7 @@ from .control import deadline, in_child_process, stream_from_child
 from .errors import TilesatError
 from .instance import INF, Instance
 from .placements import Placements
+from .stdout_guard import native_output
 
 
 def dlx_problem(instance: Instance) -> str | None:
@@ -84,7 +85,7 @@ def dlx_options(placements: Placements, forced=None):
 
 def load_xcover():
     """xcover, imported on first use (loading its numba code takes about half a second)."""
-    with warnings.catch_warnings():  # numba's type-safety warnings when it compiles xcover
+    with warnings.catch_warnings(), native_output():  # numba's type-safety warnings when it compiles xcover
         warnings.simplefilter("ignore")
         import xcover
     return xcover

@@ -841,9 +841,11 @@ def warm_up() -> None:
     """Compile (or load from the cache) the search on a tiny instance, so
     that forked children inherit the code instead of each loading it."""
     from .instance import parse_instance
+    from .stdout_guard import native_output
 
     inst = parse_instance("pieces: L3:0..1, I2\n...\n.#.\n")
     tables = _tables(inst, None)
-    for general in (False, True):  # the one-word search and the any-size one
-        list(Search(tables, general=general).batches())
-        Search(tables, general=general).count()
+    with native_output():
+        for general in (False, True):  # the one-word search and the any-size one
+            list(Search(tables, general=general).batches())
+            Search(tables, general=general).count()

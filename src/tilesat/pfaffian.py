@@ -56,6 +56,7 @@ import numpy as np
 from .errors import TilesatError
 from .instance import Instance
 from .placements import Placements, generate_placements
+from .stdout_guard import native_output
 
 DOMINO_SHAPES = {((0, 0), (0, 1)), ((0, 0), (1, 0))}
 
@@ -350,4 +351,5 @@ def _inverse_mod(a, p):
 def warm_up() -> None:
     """Compile (or load from numba's cache) the numba code: call before forking
     so that children inherit it."""
-    count_matchings(np.ones((2, 2), dtype=bool), np.array([[0, 1], [2, 3], [0, 2], [1, 3]]))
+    with native_output():
+        count_matchings(np.ones((2, 2), dtype=bool), np.array([[0, 1], [2, 3], [0, 2], [1, 3]]))

@@ -35,6 +35,8 @@ import time
 import types
 from dataclasses import dataclass, field
 
+from ..stdout_guard import reserve_stdout
+
 #: Extra seconds a command gets past its own ``--timeout`` (which it honours
 #: itself, answering "unknown") before the server kills it.
 KILL_GRACE = 3.0
@@ -104,6 +106,7 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
         os.close(target)
     sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
     sys.stderr = open(2, "w", encoding="utf-8", closefd=False)
+    reserve_stdout()  # the stdout file holds the command's document, no native library's output
     os.chdir(directory)
     status = 2
     try:
