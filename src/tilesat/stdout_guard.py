@@ -56,11 +56,14 @@ def reserve_stdout() -> None:
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
         return
     private = os.dup(1)  # not inherited by subprocesses (PEP 446)
-    terminal = os.isatty(private)
     old = sys.stdout
-    sys.stdout = os.fdopen(
-        private, "w", buffering=1 if terminal else -1,
+    # buffered as the stream it replaces was (PYTHONUNBUFFERED, -u: no buffer, each write goes out at once)
+    unbuffered = not isinstance(getattr(old, "buffer", None), io.BufferedWriter)
+    raw = io.FileIO(private, "w")
+    sys.stdout = io.TextIOWrapper(
+        raw if unbuffered else io.BufferedWriter(raw),
         encoding=getattr(old, "encoding", None) or "utf-8", errors=getattr(old, "errors", None) or "strict",
+        line_buffering=bool(getattr(old, "line_buffering", False)) or os.isatty(private), write_through=unbuffered,
     )
     sink = _sink()
     os.dup2(sink, 1)

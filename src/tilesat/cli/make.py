@@ -169,6 +169,7 @@ def tromino_cmd(
         tiling = verify_tiling(instance, tiling_from_ids(ids))
     if out is None:
         write_numbers(ids, cell, sys.stdout)
+        sys.stdout.flush()  # a full disk is reported before the summary line, not after
     else:
         with writing(out), open(out, "w") as f:
             write_numbers(ids, cell, f)
