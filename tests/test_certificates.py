@@ -373,7 +373,7 @@ def proof_round_trip(tmp: Path, text: str, objective: str) -> tuple[Path, dict]:
     instance = load_instance(path)
     result = pack(instance, objective)
     write_pack_proof(instance, tmp / "p", result, "auto", "seqcounter")
-    assert sorted(f.name for f in (tmp / "p").iterdir()) == ["proof.json"]  # no CNF, no DRAT: no SAT call
+    assert sorted(f.name for f in (tmp / "p").iterdir()) == ["instance.txt", "proof.json"]  # no CNF, no DRAT: no SAT call
     assert verify_proof(tmp / "p").startswith(f"proof verified: no packing has more than {result.optimum} ")
     return tmp / "p" / "proof.json", json.loads((tmp / "p" / "proof.json").read_text())
 

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tilesat.instance as instance_module
+from tilesat import inputs
 from tilesat import limits
 from tilesat import TilesatError, format_instance, load_instance, parse_instance, parse_pieces
 from tilesat.instance import INF
@@ -79,7 +80,7 @@ def test_file_too_large_is_refused_before_reading(tmp_path, monkeypatch):
     f = tmp_path / "big.txt"
     f.write_text("pieces: I2\n" + "..\n" * 100)
     monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", 50)
-    monkeypatch.setattr(instance_module, "READ_CHUNK", None)  # any read would fail on it
+    monkeypatch.setattr(inputs, "READ_CHUNK", None)  # any read would fail on it
     with pytest.raises(TilesatError, match=r"big.txt: larger than 50 bytes; instance files are text grids"):
         load_instance(f)
 

@@ -2,6 +2,7 @@
 brute-force packer, proofs checked by dratify, the command line."""
 
 import json
+import shutil
 
 import pytest
 from hypothesis import given, reject, settings
@@ -125,7 +126,7 @@ def test_cli_pack_text_and_proof(t8, tmp_path):
     assert sum(row.count(".") for row in grid) == 14
     assert "proof written to" in res.output
     # the LP bound (12) is not met: the DRAT proof, as before
-    assert sorted(f.name for f in (tmp_path / "proof").iterdir()) == ["formula.cnf", "proof.drat", "proof.json"]
+    assert sorted(f.name for f in (tmp_path / "proof").iterdir()) == ["formula.cnf", "instance.txt", "proof.drat", "proof.json"]
     res = run("verify-proof", tmp_path / "proof")
     assert res.exit_code == 0 and "no packing has more than 10 pieces" in res.output
     res = run("pack", t8, "--proof", tmp_path / "proof")  # never overwrite a proof
@@ -193,7 +194,7 @@ def test_cli_pack_proof_is_a_bound_certificate_when_the_lp_bound_is_met(v5, tmp_
     res = run("pack", v5, "--proof", tmp_path / "proof")
     assert res.exit_code == 0, res.output
     assert res.output.startswith("optimum: 4 pieces; 5 is impossible (proved: the LP relaxation's bound)")
-    assert sorted(f.name for f in (tmp_path / "proof").iterdir()) == ["proof.json"]  # no SAT call, no DRAT
+    assert sorted(f.name for f in (tmp_path / "proof").iterdir()) == ["instance.txt", "proof.json"]  # no SAT call, no DRAT
     meta = json.loads((tmp_path / "proof" / "proof.json").read_text())
     assert meta["optimum"] == 4 and len(meta["packing"]) == 4 and "encoding" not in meta
     cert = meta["bound_certificate"]
@@ -212,6 +213,7 @@ def test_cli_pack_proof_is_a_bound_certificate_when_the_lp_bound_is_met(v5, tmp_
         bad = json.loads(json.dumps(meta))
         edit(bad)
         (d / "proof.json").write_text(json.dumps(bad))
+        shutil.copy(tmp_path / "proof" / "instance.txt", d / "instance.txt")
         res = run("verify-proof", d)
         assert res.exit_code == 1, (name, res.output)
         lines = res.output.strip().splitlines()
@@ -270,8 +272,8 @@ def test_a_met_bound_without_a_certificate_falls_back_to_drat(v5, tmp_path):
     result = pack(inst)
     assert result.stats["lp_bound_met"] and result.bound_certificate is not None
     write_pack_proof(inst, tmp_path / "cert", result, "auto", "seqcounter")
-    assert sorted(f.name for f in (tmp_path / "cert").iterdir()) == ["proof.json"]
+    assert sorted(f.name for f in (tmp_path / "cert").iterdir()) == ["instance.txt", "proof.json"]
     write_pack_proof(inst, tmp_path / "drat", dataclasses.replace(result, bound_certificate=None), "auto", "seqcounter")
-    assert sorted(f.name for f in (tmp_path / "drat").iterdir()) == ["formula.cnf", "proof.drat", "proof.json"]
+    assert sorted(f.name for f in (tmp_path / "drat").iterdir()) == ["formula.cnf", "instance.txt", "proof.drat", "proof.json"]
     for d in ("cert", "drat"):
         assert verify_proof(tmp_path / d).startswith("proof verified: no packing has more than 4 pieces")

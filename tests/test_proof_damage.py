@@ -92,12 +92,15 @@ def same_json(a, b) -> bool:
 
 def json_intact(damaged: bytes, pristine: bytes) -> bool:
     """The same fields with the same values; only the informational
-    'tilesat' (version) and 'prover' may be any other text."""
+    'tilesat' (version) and 'prover' may be any other text, and 'instance'
+    (where the instance came from: verify-proof reads the folder's copy)
+    any text or null."""
     new, old = strict_json(damaged), strict_json(pristine)
     if not isinstance(new, dict) or new.keys() != old.keys():
         return False
     loose = ("tilesat", "prover")
-    return all(isinstance(new[k], str) for k in loose) and all(same_json(new[k], old[k]) for k in old if k not in loose)
+    return (all(isinstance(new[k], str) for k in loose) and (new["instance"] is None or isinstance(new["instance"], str))
+            and all(same_json(new[k], old[k]) for k in old if k not in (*loose, "instance")))
 
 
 INT = re.compile(r"-?[0-9]+")
@@ -364,8 +367,6 @@ def _rejected(d: Path, *words: str) -> str:
     ({"verdict": "multiple"}, ["verdict"]),
     ({"verdict": 7}, ["verdict"]),
     ({"instance": 5}, ["instance"]),
-    ({"instance": None}, ["--instance"]),
-    ({"instance": "/no/such/file.txt"}, ["/no/such/file.txt"]),
     ({"encoding": ["pairwise"]}, ["encoding"]),
     ({"encoding": "nosuch"}, ["encoding"]),
     ({"encoding": "auto"}, ["encoding"]),
@@ -383,6 +384,27 @@ def test_edited_json_fields_are_rejected(proofs, tmp_path, changes, words):
     d = _damaged(proofs, tmp_path)
     _edit_json(d, **changes)
     _rejected(d, *words)
+
+
+@pytest.mark.parametrize("kind", ["none", "unique", "pack"])
+def test_only_the_proof_folder_is_read_and_never_quoted(proofs, tmp_path, kind):
+    # issue 33: proof.json's "instance" naming any readable file had verify-proof print its first line
+    secret = tmp_path / "secret.txt"
+    secret.write_text("pieces: L4\nTOP-SECRET-LINE\n")
+    d = _damaged(proofs, tmp_path, kind)
+    _edit_json(d, instance=str(secret))
+    (ok, message), res = _verdicts(d)
+    assert ok and message.startswith(f"proof verified: {STATEMENTS[kind]}"), message  # the folder's copy
+    (d / "instance.txt").unlink()
+    assert "TOP-SECRET" not in _rejected(d, "--instance")  # the named file is not the instance
+    (d / "instance.txt").symlink_to(secret)
+    _rejected(d, "instance.txt: not a regular file")  # nor is a link out of the folder followed
+    (d / "instance.txt").unlink()
+    (d / "instance.txt").write_text("pieces: L4\nTOP-SECRET-LINE\n")
+    assert "TOP-SECRET" not in _rejected(d, "instance.txt")
+    shutil.copy(proofs["none" if kind != "none" else "unique"] / "instance.txt", d / "instance.txt")
+    _rejected(d, "sha256 differs")
+    assert runner.invoke(app, ["verify-proof", str(d), "--instance", str(proofs[kind] / "instance.txt")]).exit_code == 0
 
 
 @pytest.mark.parametrize("changes", [{"optimum": 10**40}, {"optimum": True}, {"optimum": None},
@@ -470,7 +492,7 @@ def bound_proof(tmp_path_factory) -> Path:
     result = pack(inst)
     assert result.bound_certificate is not None and result.bound_certificate.rules
     d = write_pack_proof(inst, base / "proof", result, "auto", "seqcounter")
-    assert sorted(f.name for f in d.iterdir()) == ["proof.json"]
+    assert sorted(f.name for f in d.iterdir()) == ["instance.txt", "proof.json"]
     return d
 
 
@@ -484,7 +506,11 @@ def bound_criterion(damaged: Path, pristine: Path) -> bool:
     new, old = strict_json((damaged / "proof.json").read_bytes()), strict_json((pristine / "proof.json").read_bytes())
     if not isinstance(new, dict) or new.keys() != old.keys() or not isinstance(new["tilesat"], str):
         return False
-    if not all(same_json(new[k], old[k]) for k in old if k not in ("tilesat", "bound_certificate")):
+    if not all(same_json(new[k], old[k]) for k in old if k not in ("tilesat", "bound_certificate", "instance")):
+        return False
+    if not (new["instance"] is None or isinstance(new["instance"], str)):
+        return False
+    if (damaged / "instance.txt").read_bytes() != (pristine / "instance.txt").read_bytes():
         return False
     cert = new["bound_certificate"]
     if same_json(cert, old["bound_certificate"]):
@@ -504,7 +530,7 @@ def bound_criterion(damaged: Path, pristine: Path) -> bool:
         return False
     if not (integer(cert["denominator"]) and integer(cert["total"])):
         return False
-    inst = load_instance(new["instance"], pieces=new["pieces"], wrap=new["wrap"])
+    inst = load_instance(damaged / "instance.txt", pieces=new["pieces"], wrap=new["wrap"])
     ours = BoundCertificate({(r, c): w for r, c, w in weights}, dict(rules), cert["denominator"], cert["total"])
     return bound_by_placements(inst, ours, new["objective"]) == new["optimum"]
 

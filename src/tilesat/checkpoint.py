@@ -28,8 +28,14 @@ import zlib
 from pathlib import Path
 
 from .errors import TilesatError
+from .inputs import read_bytes
 
 FORMAT = "tilesat-checkpoint/1"
+
+#: A checkpoint is read up to this size: a line per unit, and a count plans
+#: at most MAX_UNITS units (a few hundred bytes each).
+MAX_UNITS = 1 << 17
+MAX_BYTES = 256 << 20
 
 
 class CheckpointError(TilesatError):
@@ -77,12 +83,13 @@ class Checkpoint:
 
     def open(self) -> "Checkpoint":
         """Read the file if there is one; a checkpoint for something else, or damaged, is refused."""
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return self
-        except OSError as e:
-            raise self._refuse(f"cannot read it: {e.strerror or e}") from None
+        try:
+            raw = read_bytes(self.path, MAX_BYTES, what="checkpoint file", text=True,
+                             why="a checkpoint holds a line per unit of the count")
+        except TilesatError as e:
+            raise CheckpointError(f"checkpoint {e}") from None
         try:
             text = raw.decode()
         except UnicodeDecodeError:
@@ -118,9 +125,17 @@ class Checkpoint:
     def exists(self) -> bool:
         return self.header is not None
 
-    def param(self, key: str, default):
-        """A unit-planning parameter: the header's when resuming, else ``default``."""
-        return self.header.get(key, default) if self.header is not None else default
+    def param(self, key: str, default: int) -> int:
+        """A unit-planning parameter (a whole number of units): the header's
+        when resuming, else ``default``.  A header's value out of range is
+        refused: the header's CRC proves it intact, not that tilesat wrote it."""
+        if self.header is None:
+            return default
+        value = self.header.get(key, default)
+        if type(value) is not int or not 1 <= value <= MAX_UNITS:
+            raise self._refuse(f"its header's {key!r} is not a number of units from 1 to {MAX_UNITS:,}; "
+                               "use another file or delete it")
+        return value
 
     def begin(self, units: list, plan: str, params: dict) -> dict[int, dict]:
         """Start writing: a new file's header (with the plan's hash and its

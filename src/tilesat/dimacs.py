@@ -232,7 +232,10 @@ def check_model(formula: Formula, model: list[int], where: str = "the model",
         v = abs(lit)
         if v > nvars:
             raise TilesatError(f"{where} names variable {v}, but the formula has only {nvars}")
-        values[v] = 1 if lit > 0 else -1
+        value = 1 if lit > 0 else -1
+        if values[v] == -value:
+            raise TilesatError(f"{where} gives variable {v} both true and false")
+        values[v] = value
     for block in formula.blocks:
         sat = (np.sign(block) * values[np.abs(block)] > 0).any(axis=1)
         if not sat.all():

@@ -19,12 +19,12 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from . import limits
 from .board import WRAPS, Board
 from .errors import TilesatError
 from .grids import GRIDS, get_grid
+from .inputs import read_text
 from .pieces import (
     SET_ORIENT, Piece, builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set, grid_sets,
     is_set, parse_drawing, piece_set, set_names,
@@ -32,10 +32,6 @@ from .pieces import (
 
 #: a header line (``key: value``), as opposed to a row of the board
 _HEADER = re.compile(r"^[A-Za-z]+\s*:")
-
-#: Instance files are read in chunks of this size (a NUL byte in one stops the
-#: reading at once: ``/dev/zero``, ``/dev/urandom``, binary files).
-READ_CHUNK = 1024 * 1024
 
 INF = math.inf
 
@@ -175,6 +171,7 @@ def parse_instance(
     source: str = "<string>",
 ) -> Instance:
     """Parse instance text; ``pieces`` and ``wrap`` override the header."""
+    limits.check_text_memory(len(text), text.count("."), source)
     headers: dict[str, tuple[int, str]] = {}
     shapes: dict[str, Piece] = {}
     shape_lines: dict[str, tuple[int, str]] = {}
@@ -297,33 +294,7 @@ def read_instance_text(path: str | os.PathLike) -> str:
     (so ``/dev/zero``, a FIFO or a huge file never read for ever); binary
     data (NUL bytes, not UTF-8) is refused.  Every problem is a
     :class:`TilesatError`."""
-    limit = limits.MAX_INSTANCE_BYTES
-    too_large = f"{path}: larger than {limits.format_size(limit)}; instance files are text grids"
-    try:
-        if Path(path).is_dir():
-            raise TilesatError(f"{path}: is a directory, not an instance file")
-        with open(path, "rb") as f:
-            if os.path.isfile(path) and os.fstat(f.fileno()).st_size > limit:
-                raise TilesatError(too_large)  # a regular file: known without reading it
-            chunks, size = [], 0
-            while size <= limit:
-                chunk = f.read(min(READ_CHUNK, limit + 1 - size))
-                if not chunk:
-                    break
-                if b"\0" in chunk:
-                    raise TilesatError(f"{path}: not a text file (it contains NUL bytes)")
-                chunks.append(chunk)
-                size += len(chunk)
-    except TilesatError:
-        raise
-    except OSError as e:
-        raise TilesatError(f"{path}: cannot read: {e.strerror or e}") from None
-    if size > limit:
-        raise TilesatError(too_large)
-    try:
-        return b"".join(chunks).decode("utf-8-sig")  # -sig: a leading byte-order mark is not a header
-    except UnicodeDecodeError as e:
-        raise TilesatError(f"{path}: not a text file (byte {e.start} is not UTF-8)") from None
+    return read_text(path, limits.MAX_INSTANCE_BYTES, what="instance file", why="instance files are text grids")
 
 
 def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: str | None = None) -> Instance:

@@ -444,8 +444,9 @@ def estimate_run(instance: "Instance", encoding: str | None = None) -> Estimate:
     refused that some ``--encoding`` could run; :func:`estimate_formula` then
     checks the encoding chosen."""
     placements, cells, degree = placement_bounds(instance)
-    if degree == 0:
-        return Estimate(instance.board.area, 0, 0, 0, encoding or "any", True)  # nothing fits: no formula
+    if degree == 0:  # nothing fits: each cell's covering clause is empty, one a cell
+        area = instance.board.area
+        return Estimate(area, 0, area, SOLVER_BYTES_PER_CLAUSE * area + _load_bytes(area), encoding or "any", True)
     best = _leanest(degree) if encoding in (None, "auto") else encoding
     clauses = -(-cells // degree) * exactly_one_size(best, degree).clauses
     nbytes = (BYTES_PER_PLACEMENT * placements + BYTES_PER_PLACEMENT_CELL * cells
@@ -487,6 +488,30 @@ def check_estimate(estimate: Estimate) -> None:
     if estimate.bytes > limit:
         raise TilesatError(f"instance too large: {estimate.describe()} need about {format_size(estimate.bytes)} "
                            f"with a solver's copy; the limit is {format_size(limit)} ({why})")
+
+
+#: Reading a board costs this much a character of its text (the lines, the
+#: grid, the board's arrays: 93 MiB for a 6,000,000-cell board, one line or
+#: 2450 lines), and every command then holds at least this much a cell
+#: (6,000,000 cells where no piece fits: export 61 bytes a cell, check-unique,
+#: solve and info 93, count by frontier 290).
+PARSE_BYTES_PER_CHAR = 16
+RUN_BYTES_PER_CELL = 48
+
+
+def check_text_memory(nchars: int, ncells: int, source: str = "the instance") -> None:
+    """Refuse, before parsing it, an instance text whose board alone cannot
+    fit in the memory limit (a 60 MB one-line board: refused at once, not
+    after reading it into gigabytes)."""
+    need = PARSE_BYTES_PER_CHAR * nchars + RUN_BYTES_PER_CELL * ncells
+    explicit = explicit_limit()
+    if explicit is None and need < ALWAYS_FITS:
+        return
+    limit, why = explicit if explicit is not None else memory_limit()
+    if need > limit:
+        raise TilesatError(f"instance too large: {source} has {nchars:,} characters and up to {ncells:,} open cells, "
+                           f"which need about {format_size(need)} before any placement; "
+                           f"the limit is {format_size(limit)} ({why})")
 
 
 def check_memory(instance: "Instance", encoding: str | None = None) -> None:

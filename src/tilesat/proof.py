@@ -28,21 +28,23 @@ another exception.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import dratify
 from pysat.solvers import Solver
 
-from . import __version__
+from . import __version__, limits
 from .certificate import (
     BoundCertificate, Certificate, CertificateError, check_bound_certificate, check_certificate,
 )
 from .dimacs import blocking_clause, dimacs_nvars, instance_digest, parse_dimacs, write_dimacs
 from .encodings import ENCODINGS
 from .errors import TilesatError
+from .inputs import read_bytes
 from .formula import CARD_ENCODINGS, compile_formula
-from .instance import Instance, load_instance
+from .instance import Instance, format_instance, load_instance, parse_instance
 from .packing import OBJECTIVES, better_than, compile_packing
 from .placements import generate_placements
 from .symbreak import named_breaking
@@ -51,6 +53,10 @@ from .verify import problems
 
 PROVER = "cadical195"  # proof-logging PySAT solvers: cadical*, glucose*, lingeling
 FILES = ("formula.cnf", "proof.drat", "proof.json")
+#: The instance, as tilesat writes instance files, kept beside the proof:
+#: verify-proof reads the files of the proof's folder and nothing else
+#: (proof.json's "instance" records where it came from; it is never opened).
+INSTANCE = "instance.txt"
 _LITERAL = re.compile(r"-?[0-9]{1,19}")
 
 # proof.json's fields and their JSON types, per kind of proof (None: null)
@@ -78,7 +84,7 @@ def check_proof_dir(directory: str | Path) -> Path:
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise TilesatError(f"--proof {d}: exists and is not a directory")
-    clash = [f for f in FILES if (d / f).exists()]
+    clash = [f for f in (*FILES, INSTANCE) if (d / f).exists()]
     if clash:
         raise TilesatError(f"{d / clash[0]} exists; give an empty or new directory for --proof")
     return d
@@ -139,8 +145,8 @@ def _broken(formula, symmetries: list[str] | None):
     return formula
 
 
-def _prove(d: Path, formula, extra: list[list[int]], meta: dict, prover: str) -> Path:
-    """Prove ``formula`` + ``extra`` unsatisfiable; write the CNF, the DRAT proof and ``meta``."""
+def _prove(instance: Instance, d: Path, formula, extra: list[list[int]], meta: dict, prover: str) -> Path:
+    """Prove ``formula`` + ``extra`` unsatisfiable; write the CNF, the DRAT proof, ``meta`` and the instance."""
     d.mkdir(parents=True, exist_ok=True)
     with Solver(name=prover, with_proof=True) as solver:
         formula.add_to(solver.add_clause)
@@ -160,6 +166,7 @@ def _prove(d: Path, formula, extra: list[list[int]], meta: dict, prover: str) ->
         "prover": prover,
     }
     (d / "proof.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (d / INSTANCE).write_text(format_instance(instance))
     return d
 
 
@@ -176,7 +183,7 @@ def write_proof(
         raise TilesatError("symmetry breaking keeps one tiling per class: it proves 'none', never 'unique'")
     d = check_proof_dir(directory)
     formula, extra = _claimed_clauses(instance, encoding, card, tiling if verdict == "unique" else None, symmetries)
-    return _prove(d, formula, extra, {
+    return _prove(instance, d, formula, extra, {
         **_identity(instance),
         "verdict": verdict,
         "claim": stored_claim(verdict, broken=bool(symmetries)),
@@ -210,6 +217,7 @@ def _write_meta_only(instance: Instance, d: Path, fields: dict) -> Path:
         **fields,
     }
     (d / "proof.json").write_text(json.dumps(meta) + "\n")
+    (d / INSTANCE).write_text(format_instance(instance))
     return d
 
 
@@ -235,7 +243,7 @@ def write_pack_proof(instance: Instance, directory: str | Path, result, encoding
     formula, goal = compile_packing(instance, result.objective, encoding, card)
     formula = _broken(formula, symmetries)
     extra = better_than(formula, goal, result.optimum, card) if result.optimum is not None else []
-    return _prove(d, formula, extra, {
+    return _prove(instance, d, formula, extra, {
         **_identity(instance),
         "verdict": "optimum",
         "claim": stored_claim("optimum", result.objective, result.optimum, broken=bool(symmetries)),
@@ -307,6 +315,7 @@ def _quote(value) -> str:
 
 
 def _verify(d: Path, instance_path) -> str:
+    instance_path = (Path(instance_path), True) if instance_path is not None else (d / INSTANCE, False)
     if (d / "proof.json").is_file() and not (d / "formula.cnf").exists() and not (d / "proof.drat").exists():
         meta = _parse_meta(_read_text(d / "proof.json"))
         if "certificate" in meta:
@@ -339,17 +348,20 @@ def _verify(d: Path, instance_path) -> str:
 
 
 def _read_text(path: Path) -> str:
-    """A proof file's text (ASCII, as tilesat writes them)."""
-    try:
-        if path.exists() and not path.is_file():  # a FIFO or a device would be read for ever
-            raise ProofError(f"{path}: not a regular file")
-        data = path.read_bytes()
-    except FileNotFoundError:
+    """A proof file's text (ASCII, as tilesat writes them): a regular file of
+    the folder (not a link out of it), read up to what the memory allows."""
+    if not os.path.lexists(path):
         if not path.parent.is_dir():
-            raise ProofError(f"{path.parent}: no such directory") from None
-        raise ProofError(f"{path.parent}: not a proof directory ({path.name} is missing)") from None
-    except OSError as e:
-        raise ProofError(f"{path}: cannot read: {e.strerror or e}") from None
+            raise ProofError(f"{path.parent}: no such directory")
+        raise ProofError(f"{path.parent}: not a proof directory ({path.name} is missing)")
+    if path.is_symlink() or not path.is_file():  # a FIFO or a device would be read for ever
+        raise ProofError(f"{path}: not a regular file")
+    limit = limits.memory_limit()[0] // 4  # held as bytes, as text, then parsed
+    try:
+        data = read_bytes(path, limit, what="proof file", regular_only=True,
+                          why=f"a proof file is read whole, and the memory limit allows that much")
+    except TilesatError as e:
+        raise ProofError(str(e)) from None
     try:
         return data.decode("ascii")
     except UnicodeDecodeError as e:
@@ -497,24 +509,34 @@ def _check_fields(meta: dict, kind: str) -> None:
         raise ProofError(f"proof.json's claim {_quote(meta['claim'])} is not what this proof shows ({claim!r})")
 
 
-def _load(meta: dict, instance_path) -> tuple[str, Instance]:
-    """The instance the proof names (or ``instance_path``), read with the
-    proof's piece and wrap settings, and confirmed by its digest."""
-    path = str(instance_path) if instance_path is not None else meta["instance"]
-    if path is None:
-        raise ProofError("the proof does not name its instance file; pass --instance FILE")
-    try:
-        instance = load_instance(path, pieces=meta["pieces"], wrap=meta["wrap"])
-    except TilesatError as e:
-        raise ProofError(f"cannot load the instance: {e}") from None
-    except (OSError, ValueError) as e:  # a path with a NUL byte, say
-        raise ProofError(f"cannot load the instance {_quote(path)}: {e}") from None
+def _load(meta: dict, instance_path: tuple[Path, bool]) -> tuple[str, Instance]:
+    """The instance: the proof folder's copy (or the file given with
+    ``--instance``), read with the proof's piece and wrap settings, and
+    confirmed by its digest.  The folder's copy is read as the other proof
+    files are, and its content is never quoted."""
+    path, given = instance_path
+    if given:
+        try:
+            instance = load_instance(path, pieces=meta["pieces"], wrap=meta["wrap"])
+        except TilesatError as e:
+            raise ProofError(f"cannot load the instance: {e}") from None
+        except (OSError, ValueError) as e:  # a path with a NUL byte, say
+            raise ProofError(f"cannot load the instance {_quote(str(path))}: {e}") from None
+    else:
+        if not os.path.lexists(path):
+            raise ProofError(f"{path.parent}: the proof folder has no {INSTANCE} (proofs of tilesat before 0.2 "
+                             "kept none); pass --instance FILE")
+        text = _read_text(path)
+        try:
+            instance = parse_instance(text, pieces=meta["pieces"], wrap=meta["wrap"], source=INSTANCE)
+        except TilesatError:
+            raise ProofError(f"{INSTANCE} in the proof folder is not an instance file tilesat wrote") from None
     if instance.pieces_spec() != meta["pieces"] or instance.board.wrap != meta["wrap"]:
         raise ProofError(f"proof.json's pieces/wrap {_quote(meta['pieces'])}/{_quote(meta['wrap'])} "
                          "are not written the way tilesat writes them")
     if instance_digest(instance) != meta["sha256"]:
         raise ProofError(f"{path} is not the instance this proof was made for (sha256 differs)")
-    return path, instance
+    return str(path), instance
 
 
 def _tiles(data: list, field: str, instance: Instance) -> Tiling:

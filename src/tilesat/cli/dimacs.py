@@ -11,6 +11,7 @@ import typer
 from ..dimacs import blocking_clause, decode_answer, open_text, placement_map, read_answer, write_dimacs
 from ..encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
+from ..inputs import read_json, read_text
 from ..formula import DEFAULT_CARD, compile_formula
 from ..placements import generate_placements
 from ..proof import ProofError, verify_proof
@@ -22,6 +23,11 @@ from .common import (
     _err, _load, _out, friendly,
 )
 from .search import _json, _report
+
+
+#: What the files export and decode read may hold (a tiling lists each cell
+#: once; a model each variable once: a 1000x1000 board's are ~20 MB and ~60 MB).
+MAX_TILING_BYTES, MAX_MODEL_BYTES = 64 << 20, 256 << 20
 
 
 @app.command("export")
@@ -58,15 +64,23 @@ def export_cmd(
 
 
 def _read_tiling(path: Path) -> Tiling:
-    try:
-        data = json.loads(path.read_text())
-        if isinstance(data, dict):
-            data = data["tilings"][0]
-        return Tiling.from_json(data)
-    except OSError as e:
-        raise TilesatError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise TilesatError(f"{path}: not a tiling (expected the JSON of 'tilesat solve --json' or a list of tiles)") from None
+    data = read_json(path, MAX_TILING_BYTES, what="tiling file", why="a tiling is a few bytes a cell of its board")
+    if isinstance(data, dict) and isinstance(data.get("tilings"), list) and data["tilings"]:
+        data = data["tilings"][0]
+    if not (isinstance(data, list) and all(_is_tile(t) for t in data)):
+        raise TilesatError(f"{path}: not a tiling (expected the JSON of 'tilesat solve --json' or a list of tiles "
+                           '{"piece": NAME, "cells": [[ROW, COL], ...]})')
+    if not data:
+        raise TilesatError(f"{path}: the tiling has no tile: blocking it would make the formula unsatisfiable")
+    return Tiling.from_json(data)
+
+
+def _is_tile(tile) -> bool:
+    if not isinstance(tile, dict):
+        return False
+    cells = tile.get("cells")
+    return (isinstance(tile.get("piece"), str) and isinstance(cells, list) and bool(cells)
+            and all(isinstance(c, list) and 2 <= len(c) <= 3 and all(type(x) is int for x in c) for c in cells))
 
 
 @app.command("decode")
@@ -85,10 +99,8 @@ def decode_cmd(
     With --block: 'no other tiling' (exit 0) or 'another tiling' (exit 1)."""
     instance = _load(file, pieces, wrap)
     blocked = _read_tiling(block) if block is not None else None
-    try:
-        text = model.read_text(errors="replace")
-    except OSError as e:
-        raise TilesatError(f"{model}: cannot read: {e.strerror or e}") from None
+    text = read_text(model, MAX_MODEL_BYTES, what="solver's output",
+                     why="a solver's model of a tilesat formula is a few bytes a variable")
     answer = read_answer(text, where=str(model))
     verdict, tilings, formula = decode_answer(instance, answer, encoding, card, blocked, where=str(model))
     reason = {"none": "the solver said UNSATISFIABLE",
