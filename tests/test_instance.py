@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import tilesat.instance as instance_module
 from tilesat import inputs
 from tilesat import limits
 from tilesat import TilesatError, format_instance, load_instance, parse_instance, parse_pieces
