@@ -1,7 +1,7 @@
 """Issue 19's benchmark: a count's units on a local Dask cluster of 1 and 2
 workers, against the serial run and ``--jobs 2`` (forked processes).
 
-    python scripts/bench_cluster.py            # the three rows of the README table
+    python scripts/bench_cluster.py            # the three rows of the docs' table (--json OUT: as JSON too)
     python scripts/bench_cluster.py --quick    # 6x10 and 5x12 only
     python scripts/bench_cluster.py --long     # also the 18 one-sided pentominoes in 5x18 (an hour of CPU)
 
@@ -59,14 +59,17 @@ def sizes(seconds: list[float]) -> str:
             f"max {s[-1]:.3f} s, sum {sum(s):.1f} s")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="6x10 and 5x12 only")
     ap.add_argument("--long", action="store_true", help="also the 18 one-sided pentominoes in 5x18")
-    args = ap.parse_args()
+    ap.add_argument("--json", metavar="OUT", help="also write the table as JSON (scripts/bench_table.py's format)")
+    args = ap.parse_args(argv)
     rows = ROWS[:2] if args.quick else ROWS + (LONG if args.long else [])
-    print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores); python {sys.version.split()[0]}")
+    load_at_start = os.getloadavg()[0]
+    print(f"load average before: {load_at_start:.2f} ({os.cpu_count()} cores); python {sys.version.split()[0]}")
     start = {w: cluster_start_seconds(w) for w in (1, 2)}
+    table = []
     print(f"starting a local cluster: {start[1]:.2f} s (1 worker), {start[2]:.2f} s (2 workers)")
     print()
     print("| instance | method | count | serial | --jobs 2 | dask, 1 worker | dask, 2 workers | 1 / 2 workers |")
@@ -84,6 +87,8 @@ def main() -> None:
         cells = " | ".join(f"{runs[k][1]:.1f} s" for k in ("serial", "jobs2", "dask1", "dask2"))
         ratio = runs["dask1"][1] / runs["dask2"][1]
         print(f"| {name} | {method} | {what} | {cells} | {ratio:.2f} |", flush=True)
+        table.append([name, method, what] + [f"{runs[k][1]:.1f} s" for k in ("serial", "jobs2", "dask1", "dask2")]
+                     + [f"{ratio:.2f}"])
         one, wall = runs["dask1"]
         work = sum(x for x in one.unit_seconds if x is not None)
         overhead = (wall - start[1] - work) / one.units
@@ -94,6 +99,17 @@ def main() -> None:
     for line in details:
         print(line)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if args.json:
+        import bench_table
+
+        bench_table.write(args.json, title="Units on --jobs and on a Dask cluster",
+                          columns=["instance", "method", "count", "serial", "`--jobs 2`", "dask, 1 worker",
+                                   "dask, 2 workers", "1 / 2 workers"], rows=table,
+                          notes=["Wall seconds of the whole library call, placements and starting the cluster "
+                                 "included; every count checked against the known answer; one run.",
+                                 f"Starting a local cluster took {start[1]:.1f} s (1 worker) and {start[2]:.1f} s "
+                                 "(2 workers)."] + [f"Units (1 worker), {line}" for line in details],
+                          load_at_start=load_at_start)
 
 
 if __name__ == "__main__":

@@ -73,7 +73,9 @@ def main(argv=None) -> None:
     ap.add_argument("--dominoes", type=int, nargs="+", default=[8, 10, 12], help="domino board sizes")
     ap.add_argument("--jobs", type=int, default=2, help="processes for the --jobs row")
     ap.add_argument("--only", nargs="+", choices=GROUPS, default=GROUPS, help="which groups of rows to run")
+    ap.add_argument("--json", metavar="OUT", help="also write the table as JSON (scripts/bench_table.py's format)")
     args = ap.parse_args(argv)
+    load_at_start = __import__("os").getloadavg()[0]
     rows = []
     if "pentominoes" in args.only:
         with warnings.catch_warnings():
@@ -110,11 +112,21 @@ def main(argv=None) -> None:
             r, s = timed(lambda: count_tilings(inst, "auto", up_to_symmetry=True))
             rows.append((f"{name}, up to symmetry", r.method, shown(r), s, None))
     print(f"machine: {platform.machine()}, {platform.python_version()}, {len(__import__('os').sched_getaffinity(0))} cores\n")
-    print("| instance | tilesat method | count | tilesat s | xcover s (all covers) | ratio tilesat/xcover |")
+    columns = ["instance", "tilesat method", "count", "tilesat s", "xcover s (all covers)", "ratio tilesat/xcover"]
+    table = [[name, method, answer, f"{s:.2f}", f"{x:.2f}" if x else "—", f"{s / x:.2f}" if x else "—"]
+             for name, method, answer, s, x in rows]
+    print("| " + " | ".join(columns) + " |")
     print("|---|---|---|---|---|---|")
-    for name, method, answer, s, x in rows:
-        ratio = f"{s / x:.2f}" if x else "—"
-        print(f"| {name} | {method} | {answer} | {s:.2f} | {f'{x:.2f}' if x else '—'} | {ratio} |")
+    for row in table:
+        print("| " + " | ".join(row) + " |")
+    if args.json:
+        import bench_table
+
+        bench_table.write(args.json, title="count (auto) against xcover enumerating every exact cover", columns=columns,
+                          rows=table, notes=["tilesat: the library call `tilesat count` makes (`--method auto`), in one "
+                                             "process, numba's compiled code loaded from its disk cache before timing; "
+                                             "one run per row, seconds."],
+                          load_at_start=load_at_start)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,7 @@ def main(argv=None) -> None:
     ap.add_argument("--tools", nargs="+", default=list(TOOLS[:4]), choices=TOOLS, metavar="TOOL",
                     help=f"a subset of: {', '.join(repr(t) for t in TOOLS)}")
     ap.add_argument("--quick", action="store_true", help="30x30, seeds 1-3, 60 s per run")
+    ap.add_argument("--json", metavar="OUT", help="also write the table as JSON (scripts/bench_table.py's format)")
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.seeds, args.timeout = [30], [1, 2, 3], 60.0
@@ -101,6 +102,7 @@ def main(argv=None) -> None:
 
     check_unique(random_packing(8, args.pieces, 1)[0], method="sat", jobs=2)  # imports and first calls before timing
     cpsat_unique(random_packing(8, args.pieces, 1)[0], 1, 10)
+    load_at_start = os.getloadavg()[0]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"OR-Tools {ortools.__version__}; load average at start {os.getloadavg()[0]:.2f}; "
           f"one run per board and tool, {args.timeout:g} s limit per run, seconds\n")
@@ -109,6 +111,8 @@ def main(argv=None) -> None:
     print("|---|---|" + "---|" * len(tools))
     times: dict[str, list[float]] = {t: [] for t in tools}
     rotation = 0
+    rows, notes = [], [f"One run per board and tool in rotating order, {args.timeout:g} s limit per run, seconds; "
+                        f"a run past the limit counts as the limit in the medians."]
     for n in args.sizes:
         for seed in args.seeds:
             instance, _ = random_packing(n, args.pieces, seed)
@@ -124,20 +128,32 @@ def main(argv=None) -> None:
             known = {v for v in verdicts.values() if v != "unknown"}
             if len(known) > 1:
                 raise SystemExit(f"BUG: {args.pieces} {n}x{n} seed {seed}: the tools disagree: {verdicts}")
+            rows.append([f"{args.pieces} {n}x{n} s{seed}", instance.board.area] + [row[t] for t in tools])
             print(f"| {args.pieces} {n}x{n} s{seed} | {instance.board.area} | " + " | ".join(row[t] for t in tools)
                   + " |", flush=True)
     print("\n| | " + " | ".join(tools) + " |")
     print("|---|" + "---|" * len(tools))
-    print("| median (s) | " + " | ".join(f"{statistics.median(times[t]):.1f}" for t in tools) + " |")
-    print("| solved in time | " + " | ".join(f"{sum(x < args.timeout for x in times[t])}/{len(times[t])}" for t in tools)
-          + " |")
+    medians = [f"{statistics.median(times[t]):.1f}" for t in tools]
+    solved = [f"{sum(x < args.timeout for x in times[t])}/{len(times[t])}" for t in tools]
+    rows += [["**median (s)**", ""] + medians, ["**solved in time**", ""] + solved]
+    print("| median (s) | " + " | ".join(medians) + " |")
+    print("| solved in time | " + " | ".join(solved) + " |")
     pairs = [("tilesat --jobs 1", "CP-SAT 1 worker"), ("tilesat --jobs 2", "CP-SAT 2 workers")]
     for ours, theirs in pairs:
         if ours in times and theirs in times:
             ratios = [a / b for a, b in zip(times[ours], times[theirs])]
-            print(f"\n{ours} / {theirs}: median ratio {statistics.median(ratios):.2f}, worst {max(ratios):.2f}, "
-                  f"ratio of medians {statistics.median(times[ours]) / statistics.median(times[theirs]):.2f}")
+            notes.append(f"{ours} / {theirs}: median ratio {statistics.median(ratios):.2f}, worst {max(ratios):.2f}, "
+                         f"ratio of medians {statistics.median(times[ours]) / statistics.median(times[theirs]):.2f}")
+            print(f"\n{notes[-1]}")
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}; run: {' '.join(sys.argv)}")
+    if args.json:
+        import bench_table
+
+        sizes = ", ".join(f"{n}x{n}" for n in args.sizes)
+        bench_table.write(args.json, title=f"check-unique on {args.pieces} random-packing boards ({sizes}): "
+                          + ", ".join(tools), columns=["board", "open cells"] + tools, rows=rows, notes=notes,
+                          load_at_start=load_at_start,
+                          machine_words=bench_table.machine(f"OR-Tools {ortools.__version__}"))
 
 
 if __name__ == "__main__":

@@ -82,6 +82,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", nargs="*", help="instance file names to run (default: all)")
+    ap.add_argument("--json", metavar="OUT", help="also write the table as JSON (scripts/bench_table.py's format)")
     args = ap.parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -90,6 +91,10 @@ def main(argv=None) -> None:
     import ortools
 
     cpsat_unique(load_instance(INSTANCES / "lpanel-6x6.txt"), 1)  # CP-SAT's first-call set-up, likewise
+    load_at_start = os.getloadavg()[0]
+    columns = ["instance", "task", "answer", "tilesat", "(method)", "tilesat --method sat", "CP-SAT 1 worker",
+               "CP-SAT default workers", "xcover", "tilesat / CP-SAT 1w", "tilesat / xcover"]
+    rows = []
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"OR-Tools {ortools.__version__}; median of {args.repeat} runs, seconds\n")
@@ -113,19 +118,29 @@ def main(argv=None) -> None:
         many, v2 = median_time(lambda: cpsat_unique(instance, 0), args.repeat)
         if not verdict == v1 == v2:
             raise SystemExit(f"BUG: {name}: tilesat says {verdict}, CP-SAT {v1} / {v2}")
-        print(f"| {name} | check-unique | {verdict} | {ours:.3f} | {method} | {sat_text} | {one:.3f} | {many:.3f} | — "
-              f"| {ours / one:.2f} | — |", flush=True)
+        rows.append([name, "check-unique", verdict, f"{ours:.3f}", method, sat_text, f"{one:.3f}", f"{many:.3f}", "—",
+                     f"{ours / one:.2f}", "—"])
+        print("| " + " | ".join(rows[-1]) + " |", flush=True)
     for name in COUNT:
         if args.only and name not in args.only:
             continue
         instance = load_instance(INSTANCES / name)
+        counted = count_tilings(instance, "auto").method  # what the defaults pick
         ours, n = median_time(lambda: count_tilings(instance, "auto").count, args.repeat)
         theirs, m = median_time(lambda: xcover_count(instance), args.repeat)
         if n != m:
             raise SystemExit(f"BUG: {name}: tilesat counts {n}, xcover {m}")
-        print(f"| {name} | count | {n:,} | {ours:.3f} | dlx | — | — | — | {theirs:.3f} | — | {ours / theirs:.2f} |",
-              flush=True)
+        rows.append([name, "count", f"{n:,}", f"{ours:.3f}", counted, "—", "—", "—", f"{theirs:.3f}", "—",
+                     f"{ours / theirs:.2f}"])
+        print("| " + " | ".join(rows[-1]) + " |", flush=True)
     print(f"\n(run: {' '.join(sys.argv)})", file=sys.stderr)
+    if args.json:
+        import bench_table
+
+        bench_table.write(args.json, title="tilesat's defaults against OR-Tools CP-SAT and xcover", columns=columns,
+                          rows=rows, notes=[f"Medians of {args.repeat} runs, seconds, in one process; everything from "
+                                            "the instance to the verified answer inside the timing."],
+                          load_at_start=load_at_start, machine_words=bench_table.machine(f"OR-Tools {ortools.__version__}"))
 
 
 if __name__ == "__main__":
