@@ -1,5 +1,5 @@
 """What count's certificate race costs where it finds nothing: 6x10 pentominoes
-(2339 classes, README target <= 0.3 s), counted in one process with the
+(2339 classes, target <= 0.3 s), counted in one process with the
 check raced beside it (certificates=True) and without (False), alternately,
 after a warm-up.  And what it gains: a mutilated board by dlx or blocking.
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """How long ``tilesat generate`` takes: the median of 5 seeds per case, as a
-Markdown table (README "Making puzzles").  In one process (the library's
+Markdown table (docs/benchmarks/making.md).  In one process (the library's
 generate_puzzle), so start-up is not counted; a 40x40 command adds ~1.5 s.
 
-    python scripts/bench_generate.py                       # the README's cases
+    python scripts/bench_generate.py                       # the cases of the docs' table
     python scripts/bench_generate.py --case 40x40:L4 --case 20x20:L4:medium --seeds 5
 """
 

@@ -1,4 +1,4 @@
-"""Draw the README's pictures of a puzzle on each grid (docs/grid-*.png).
+"""Draw the docs' pictures of a puzzle on each grid (docs/grid-*.png).
 
 Each puzzle is an instance file in instances/; its first tiling (solve, dancing links: the same
 tiling every run) is drawn by tilesat's own pictures, as

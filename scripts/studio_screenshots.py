@@ -1,4 +1,4 @@
-"""Screenshots of the studio for the README: docs/studio.png (a unique L-Panel),
+"""Screenshots of the studio for the docs (guide/studio.md): docs/studio.png (a unique L-Panel),
 docs/studio-multiple.png (two tilings, the differing cells marked) and
 docs/studio-none.png (the mutilated chessboard: a certificate of "no tiling").
 
