@@ -125,7 +125,7 @@ def main() -> None:
 
 
 # after ``app`` exists: each module registers its commands on it, in this order in --help
-from . import search, count, pack, compare, fuzz, dimacs, make, info, serve  # noqa: E402,F401
+from . import search, count, pack, compare, fuzz, dimacs, make, info, serve, explain  # noqa: E402,F401
 
 if __name__ == "__main__":
     sys.exit(main())

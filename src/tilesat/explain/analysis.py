@@ -1,0 +1,417 @@
+"""explain: where a board is ambiguous, what makes it unique, where it fails.
+
+One run, in stages, each under the run's deadline; a stage cut short by the
+time limit or Ctrl-C leaves what it had, labelled (``stopped``):
+
+1. the first tiling (none: the failing region, :mod:`.failing`, and the
+   certificate when the LP finds one);
+2. the backbone (:mod:`.backbone`): the tiles in every tiling, and so the
+   settled cells; a model that leaves out a first-tiling tile is a second
+   tiling (``multiple``), a complete backbone covering the board means ``unique``;
+3. the ambiguous regions (:mod:`.regions`) and the ways to fill each;
+4. repairs (:mod:`.repair`): the fewest clues, and cells to block, each
+   checked by :func:`tilesat.search.check_unique` on the edited board before
+   it is shown; on a unique board, the blocked cells that could be opened.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..board import Board
+from ..certificate import Certificate, lp_estimate, quick_check
+from ..checks import _sums_bitset, obstruction
+from ..control import TimedOut, time_limit
+from ..counting import count_tilings
+from ..formula import compile_formula
+from ..instance import INF, Instance, PieceRule
+from ..limits import check_memory
+from ..placements import Placements, generate_placements
+from ..search import check_unique
+from ..tiling import Tile, Tiling
+from ..verify import verify_tiling
+from .backbone import DEFAULT_METHOD, Backbone
+from .failing import FailingRegion, failing_region
+from .regions import Region, SubBoard, adjusted_rules, find_regions, linking_rules, sub_board, unsettled_mask
+from .repair import ClueRepair, RegionSolver, minimum_clues
+from .solver import DEFAULT as DEFAULT_SOLVER, AssumingSolver
+
+#: How many repairs (and openings) are shown by default.
+REPAIRS = 3
+#: A region with at most this many tilings is counted by listing them; beyond, by count's own methods.
+LISTED = 1000
+
+
+@dataclass
+class Suggestion:
+    """An edit of the board that leaves exactly one tiling (or, ``open``, keeps it unique).
+
+    ``clues``: tiles printed on the board (the solver must use them); ``block``:
+    cells to make black; ``open``: black cells to open.  ``size`` counts the
+    edits (tiles for clues, cells otherwise); ``minimum`` says it is proven
+    the fewest of its kind, else it is the best found (``lower_bound``: the
+    fewest there could be, as far as the search got)."""
+
+    kind: str
+    size: int
+    minimum: bool
+    tiles: list[Tile] = field(default_factory=list)
+    cells: list[tuple] = field(default_factory=list)
+    lower_bound: int | None = None
+    checked: str | None = None  # check-unique's verdict on the edited board
+    tiling: Tiling | None = None  # its one tiling, clue tiles included (verified)
+
+    def drawn_on(self, instance: Instance) -> Instance:
+        """The board :attr:`tiling` tiles: the instance itself for clues, else the edited board."""
+        return instance if self.kind == "clues" else self.edited(instance)
+
+    def edited(self, instance: Instance) -> Instance:
+        """The board this suggestion makes, as an instance check-unique can read:
+        clue tiles are blacked out with their pieces taken off the counts."""
+        board = instance.board
+        mask = board.open.copy()
+        if self.kind == "open":
+            for cell in self.cells:
+                mask[cell] = True
+            return Instance(Board(mask, board.wrap, board.grid), instance.rules, instance.shapes, instance.source)
+        cells = self.cells if self.kind == "block" else [c for t in self.tiles for c in t.cells]
+        for cell in cells:
+            mask[cell] = False
+        rules = instance.rules
+        if self.kind == "clues":
+            used = {r.name: 0 for r in rules}
+            for t in self.tiles:
+                used[t.piece] += 1
+            rules = tuple(PieceRule(r.piece, r.orient, max(0, r.min - used[r.name]),
+                                    r.max if r.max == INF else r.max - used[r.name]) for r in rules)
+        return Instance(Board(mask, board.wrap, board.grid), rules, instance.shapes, instance.source)
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "size": self.size, "minimum": self.minimum, "lower_bound": self.lower_bound,
+                "tiles": [{"piece": t.piece, "cells": [list(c) for c in t.cells]} for t in self.tiles],
+                "cells": [list(c) for c in self.cells], "checked": self.checked}
+
+
+@dataclass
+class Explanation:
+    instance: Instance
+    verdict: str = "unknown"  # unique, multiple, none, unknown
+    stopped: str | None = None  # "timeout" or "interrupted": what follows is what was found before
+    tilings: list[Tiling] = field(default_factory=list)  # verified: the first, and a second one when multiple
+    settled: list[Tile] = field(default_factory=list)  # the backbone: tiles in every tiling
+    backbone_complete: bool = False
+    undecided: list[Tile] = field(default_factory=list)  # first-tiling tiles not decided yet (partial backbone)
+    regions: list[Region] = field(default_factory=list)
+    linking: list[str] = field(default_factory=list)  # counted pieces linking the regions (not independent)
+    count: int | None = None  # tilings of the board, from the regions' counts
+    count_exact: bool = False
+    repairs: list[Suggestion] = field(default_factory=list)
+    repairs_complete: bool = False
+    openings: list[Suggestion] = field(default_factory=list)
+    openings_note: str | None = None
+    failing: FailingRegion | None = None
+    reason: str | None = None
+    certificate: Certificate | None = None
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def independent(self) -> bool:
+        return not self.linking
+
+    def cells(self, flat) -> list[tuple]:
+        return self.instance.board.cells(np.asarray(flat, dtype=np.int64))
+
+    @property
+    def unsettled(self) -> int:
+        return int(sum(r.cells.size for r in self.regions))
+
+
+def explain(instance: Instance, *, repairs: int = REPAIRS, solver: str = DEFAULT_SOLVER,
+            backbone_method: str = DEFAULT_METHOD, timeout: float | None = None,
+            progress: Callable[[str], None] | None = None, count: bool = True, openings: bool = True) -> Explanation:
+    """Explain the instance's tilings (see the module's docstring); never raises for the
+    time limit or Ctrl-C: the explanation then says where it stopped (``stopped``)."""
+    say = progress or (lambda message: None)
+    out = Explanation(instance)
+    t0 = time.perf_counter()
+    stages: dict[str, float] = {}
+    run = _Run(instance, out, solver, say, stages)
+    try:
+        with time_limit(timeout):
+            run.start()
+            if out.verdict == "none":
+                run.fails()
+            else:
+                run.backbone(backbone_method)
+                run.regions()
+                if out.verdict == "multiple":
+                    if count:
+                        run.count()
+                    if repairs:
+                        run.repairs(repairs)
+                elif out.verdict == "unique" and openings and repairs:
+                    run.openings(repairs)
+    except TimedOut:
+        out.stopped = "timeout"
+    except KeyboardInterrupt:
+        out.stopped = "interrupted"
+    finally:
+        run.close()
+        out.stats.update(seconds=round(time.perf_counter() - t0, 6),
+                         stages={k: round(v, 6) for k, v in stages.items()}, solver=solver,
+                         backbone_method=backbone_method, timeout=timeout)
+    return out
+
+
+class _Run:
+    """The stages of one explanation, sharing the board's placements and solver."""
+
+    def __init__(self, instance: Instance, out: Explanation, solver: str, say, stages: dict):
+        self.instance, self.out, self.solver_name, self.say, self.stages = instance, out, solver, say, stages
+        self.placements: Placements | None = None
+        self.solver: AssumingSolver | None = None
+        self.backbone_state: Backbone | None = None
+        self.owner: np.ndarray | None = None
+        self.groups: list[tuple[list[int], SubBoard]] = []  # (region indices, their board) counted and repaired together
+        self._solvers: list[RegionSolver] | None = None
+
+    def _stage(self, name: str):
+        run = self
+
+        class _Timer:
+            def __enter__(self):
+                self.t0 = time.perf_counter()
+                run.say(name)
+
+            def __exit__(self, *exc):
+                run.stages[name] = run.stages.get(name, 0.0) + time.perf_counter() - self.t0
+
+        return _Timer()
+
+    def close(self) -> None:
+        if self.solver is not None:
+            self.solver.close()
+        for region in self._solvers or []:
+            region.close()
+
+    # -- 1: the first tiling -------------------------------------------------------------
+
+    def start(self) -> None:
+        instance, out = self.instance, self.out
+        with self._stage("compiling"):
+            check_memory(instance)
+            self.placements = generate_placements(instance)
+            formula = compile_formula(self.placements, "auto")
+            out.stats.update(placements=len(self.placements), variables=formula.nvars, clauses=formula.nclauses,
+                             encoding=formula.encoding)
+            self.solver = AssumingSolver(formula, self.solver_name)
+        with self._stage("first tiling"):
+            sat = self.solver.solve()
+        if not sat:
+            out.verdict = "none"
+            return
+        first = np.flatnonzero(self.solver.true_set(len(self.placements)))
+        out.tilings.append(verify_tiling(instance, Tiling.from_placements(self.placements, first)))
+        self.first = first
+
+    def fails(self) -> None:
+        out, instance = self.out, self.instance
+        out.reason = obstruction(instance, self.placements)
+        with self._stage("failing region"):
+            out.failing = failing_region(instance, self.placements, self.solver_name)
+        if out.reason is None:
+            with self._stage("certificate"):
+                try:  # the LP as check-unique runs it when it is worth it, capped likewise
+                    with time_limit(max(2.0, 20 * lp_estimate(self.placements))):
+                        out.certificate = quick_check(instance, self.placements, gated=True)
+                except TimedOut:
+                    if out.failing is None or out.failing.stopped:
+                        raise
+        if out.certificate is not None:
+            out.reason = out.certificate.sentence()
+
+    # -- 2: the backbone -----------------------------------------------------------------
+
+    def backbone(self, method: str) -> None:
+        out = self.out
+        state = self.backbone_state = Backbone(self.solver, self.placements, self.first,
+                                               lambda message: self.say(message))
+        try:
+            with self._stage("backbone"):
+                state.run(method)
+        finally:
+            out.stats["backbone"] = {"method": method, "questions": state.calls, "models": state.models,
+                                     "seconds": round(state.seconds, 6)}
+            out.settled = list(Tiling.from_placements(self.placements, sorted(state.proven)).tiles)
+            out.undecided = list(Tiling.from_placements(self.placements, state.candidates).tiles)
+            out.backbone_complete = state.complete
+            if state.second is not None:
+                second = Tiling.from_placements(self.placements, state.second)
+                out.tilings.append(verify_tiling(self.instance, second))
+                out.verdict = "multiple"
+        if state.complete and out.verdict != "multiple":
+            out.verdict = "unique"
+
+    # -- 3: the regions ------------------------------------------------------------------
+
+    def regions(self) -> None:
+        out, instance, placements = self.out, self.instance, self.placements
+        state = self.backbone_state
+        if not state.complete:  # a partial backbone: the cells not proven settled, as far as it went
+            proven = state.proven
+        else:
+            proven = state.proven
+        unsettled = unsettled_mask(placements, proven)
+        regions, self.owner = find_regions(placements, unsettled)
+        out.regions = regions
+        for i, r in enumerate(regions):
+            r.label = _label(i)
+        if not state.complete or out.verdict != "multiple":
+            return
+        rules = adjusted_rules(instance, placements, proven)
+        out.linking = linking_rules(rules, placements, self.owner)
+        if out.linking:  # counted together, as one board
+            self.groups = [(list(range(len(regions))), sub_board(instance, np.flatnonzero(unsettled), rules))]
+        else:
+            for i, r in enumerate(regions):
+                here = set(placements.rule[self.owner == i].tolist())
+                own = [rule if (k in here and rule.bounded) else PieceRule(rule.piece, rule.orient, 0, INF)
+                       for k, rule in enumerate(rules)]
+                self.groups.append(([i], sub_board(instance, r.cells, own)))
+
+    def count(self) -> None:
+        """Each group's tilings: listed up to LISTED (small regions: no counter to start),
+        else counted by tilesat's counters (``count_tilings``, its method chosen as count's)."""
+        out = self.out
+        total, exact = 1, True
+        with self._stage("counting"):
+            for (members, sub), region in zip(self.groups, self.solvers()):
+                n, done = region.count(LISTED)
+                how = "listed"
+                if not done:
+                    result = count_tilings(sub.instance, certificates=False)
+                    if result.interrupted:
+                        raise KeyboardInterrupt
+                    n, done, how = result.count, result.exact, f"count --method {result.method}"
+                    if result.timed_out:
+                        raise TimedOut()
+                if len(members) == 1:
+                    r = out.regions[members[0]]
+                    r.ways, r.exact, r.how = n, done, how
+                total *= n
+                exact = exact and done
+        out.count, out.count_exact = total, exact
+
+    def solvers(self) -> list[RegionSolver]:
+        """One solver per group, made on first use (counting and repairs share them)."""
+        if self._solvers is None:
+            self._solvers = []
+            for _, sub in self.groups:
+                self._solvers.append(RegionSolver(sub, self.solver_name))
+        return self._solvers
+
+    # -- 4: repairs ----------------------------------------------------------------------
+
+    def repairs(self, wanted: int) -> None:
+        out = self.out
+        found: list[tuple[SubBoard, RegionSolver, ClueRepair]] = []
+        try:
+            with self._stage("repairs"):
+                for (members, sub), region in zip(self.groups, self.solvers()):
+                    first = region.tiling_with([])
+                    second = region.tiling_with([], other_than=first)
+                    repair = minimum_clues(region, first, second, alternatives=wanted - 1, solver=self.solver_name)
+                    found.append((sub, region, repair))
+        finally:
+            if len(found) == len(self.groups) and found:
+                self._suggest(found, wanted)
+
+    def _suggest(self, found, wanted: int) -> None:
+        """The whole board's clue repairs from the regions' (the best of each; then each
+        region's alternatives in turn), and their blacked-out forms; each checked."""
+        out = self.out
+        options = [[r.clues] + r.alternatives for _, _, r in found]
+        choices = [[0] * len(found)]
+        for i, alts in enumerate(options):
+            for j in range(1, len(alts)):
+                choice = [0] * len(found)
+                choice[i] = j
+                choices.append(choice)
+        minimum = all(r.minimum for _, _, r in found)
+        bound = sum(r.lower_bound for _, _, r in found)
+        with self._stage("checking repairs"):
+            for choice in choices[:wanted]:
+                tiles = []
+                for (sub, region, _), alts, j in zip(found, options, choice):
+                    tiles += _tiles(sub, region.placements, alts[j])
+                tiles.sort()
+                clue = Suggestion("clues", len(tiles), minimum, tiles=tiles, lower_bound=bound)
+                if _checked(clue, self.instance):
+                    out.repairs.append(clue)
+                cells = sorted(c for t in tiles for c in t.cells)
+                block = Suggestion("block", len(cells), self._fewest_blocks(len(cells)), cells=cells)
+                if _checked(block, self.instance):
+                    out.repairs.append(block)
+        out.repairs.sort(key=lambda s: (s.size, s.kind != "clues"))
+        out.repairs_complete = minimum
+
+    def _fewest_blocks(self, size: int) -> bool:
+        """Whether no fewer blocked cells could leave a tiling at all (by the areas the pieces
+        can add up to): then a block repair of ``size`` cells is a minimum."""
+        area = self.instance.board.area
+        items = [(r.piece.size, r.min, r.max) for r in self.instance.rules]
+        reach = _sums_bitset(area, items)
+        return not any((reach >> (area - s)) & 1 for s in range(1, size))
+
+    def openings(self, wanted: int) -> None:
+        """Black cells of a unique board that could be opened, and it stays unique: single
+        cells, and (when no single cell can be, by the areas) groups shaped as a piece."""
+        out, instance = self.out, self.instance
+        board = instance.board
+        if not board.is_square:
+            out.openings_note = "openings are looked for on square boards only"
+            return
+        with self._stage("openings"):
+            found, note = find_openings(instance, self.placements, wanted, self.solver_name)
+            out.openings_note = note
+            for cells in found:
+                s = Suggestion("open", len(cells), True, cells=board.cells(cells))
+                if _checked(s, instance, want="unique"):
+                    out.openings.append(s)
+
+
+def _label(i: int) -> str:
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26]
+
+
+def _tiles(sub: SubBoard, placements: Placements, ids) -> list[Tile]:
+    names = [r.piece.name for r in sub.instance.rules]
+    return [Tile(names[int(placements.rule[p])], tuple(sorted(sub.to_board(placements.cells_of(p)))))
+            for p in ids]
+
+
+def _checked(s: Suggestion, instance: Instance, want: str = "unique") -> bool:
+    """check-unique on the edited board (the library's, any method): kept only when it says ``want``."""
+    edited = s.edited(instance)
+    result = check_unique(edited, certificates=False)
+    s.checked = result.verdict
+    if result.verdict == "unknown":
+        raise TimedOut()
+    if result.verdict == "unique":
+        if s.kind == "clues":  # the edited board's tiling with the clue tiles put back: one of the board's own
+            s.tiling = verify_tiling(instance, Tiling(tuple(sorted(result.tilings[0].tiles + tuple(s.tiles)))))
+        else:
+            s.tiling = result.tilings[0]
+    return result.verdict == want
+
+
+def find_openings(instance: Instance, placements: Placements, wanted: int, solver: str) -> tuple[list[np.ndarray], str]:
+    """Up to ``wanted`` sets of black cells (flat) whose opening keeps the board unique."""
+    from .openings import openings
+
+    return openings(instance, placements, wanted, solver)

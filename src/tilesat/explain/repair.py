@@ -1,0 +1,233 @@
+"""Repairs: the fewest clues (tiles printed on the board) that leave one tiling.
+
+A clue set K leaves exactly one tiling when some tiling T holds all of K and
+no other tiling does: K lies inside T and meets T \\ T' for every other
+tiling T'.  Clues only remove tilings, so on a board whose ambiguous regions
+are independent (:mod:`.regions`) the fewest clues for the board are the
+fewest for each region, added up; each region is searched on its own board.
+
+The search is an implicit hitting-set loop (Moreno-Centeno and Karp, 2013;
+Ignatiev et al., "Smallest MUS extraction with minimal hitting set
+dualization", 2015, for its SAT form) between two solvers:
+
+- the *master* chooses K (one variable per placement) and a target tiling t
+  (a copy of the region's formula), K inside t, with at most b clues (a
+  totalizer bound), such that every tiling T_j found so far either is t or
+  misses a clue: ``e_j or (some clue outside T_j)`` with ``e_j -> t = T_j``;
+- the *region's solver* looks for another tiling holding all of K; one
+  found becomes T_j for the master, none found proves K.
+
+The master's answers are the smallest under the tilings seen, so the first
+proven K is a minimum: b starts at 1 and grows when the master has no
+answer within it.  A greedy repair (target the first tiling, add the clue
+that meets most of the tilings seen) gives an upper bound first, and is
+what is shown, labelled "best found", when time runs out before the loop
+ends.  The alternatives of the same size come from the same master, each
+found K forbidden in turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from pysat.card import ITotalizer
+
+from ..control import TimedOut
+from ..formula import compile_formula
+from ..placements import generate_placements
+from ..tiling import Tiling
+from ..verify import verify_tiling
+from .regions import SubBoard
+from .solver import AssumingSolver
+
+#: The master stops (the repair is then "best found") past this many tilings seen.
+MAX_TILINGS_SEEN = 400
+
+
+@dataclass
+class ClueRepair:
+    """Clues for one board or region: placement indices of its own placements."""
+
+    clues: list[int]
+    minimum: bool
+    lower_bound: int
+    alternatives: list[list[int]] = field(default_factory=list)  # other clue sets of the same size, each proven
+    tilings_seen: int = 0
+    stopped: str | None = None  # "timeout" / "interrupted" / "too many tilings" when the loop did not end
+
+
+class RegionSolver:
+    """The formula of a (sub-)board in one solver: tilings holding given placements."""
+
+    def __init__(self, sub: SubBoard, solver: str = "cadical195"):
+        self.sub = sub
+        self.placements = generate_placements(sub.instance)
+        self.formula = compile_formula(self.placements, "auto")
+        self.solver = AssumingSolver(self.formula, solver)
+        self.n = len(self.placements)
+
+    def tiling_with(self, clues, other_than: np.ndarray | None = None) -> np.ndarray | None:
+        """A tiling holding every placement of ``clues`` (and, with ``other_than``, not that
+        tiling), as its placement indices; None when there is none."""
+        assumptions = [int(p) + 1 for p in clues]
+        act = None
+        if other_than is not None:
+            act = self.solver.new_var()
+            self.solver.add_clause([-act] + (-(np.asarray(other_than) + 1)).tolist())
+            assumptions.append(act)
+        try:
+            sat = self.solver.solve(assumptions)
+            return np.flatnonzero(self.solver.true_set(self.n)) if sat else None
+        finally:
+            if act is not None:
+                self.solver.add_clause([-act])
+
+    def count(self, cap: int) -> tuple[int, bool]:
+        """The region's tilings, listed (each verified) up to ``cap``: (count, exact).
+        The blocking clauses hang on an activation literal, switched off after."""
+        act = self.solver.new_var()
+        n = 0
+        try:
+            while n <= cap:
+                if not self.solver.solve([act]):
+                    return n, True
+                chosen = np.flatnonzero(self.solver.true_set(self.n))
+                verify_tiling(self.sub.instance, Tiling.from_placements(self.placements, chosen))
+                self.solver.add_clause([-act] + (-(chosen + 1)).tolist())
+                n += 1
+            return n, False
+        finally:
+            self.solver.add_clause([-act])
+
+    def close(self) -> None:
+        self.solver.close()
+
+
+def greedy_clues(region: RegionSolver, target: np.ndarray, seen: list[np.ndarray]) -> list[int]:
+    """Clues inside ``target`` that leave it the only tiling: each round adds the
+    target's placement missing from most of the other tilings seen (``seen`` grows)."""
+    clues: list[int] = []
+    in_target = np.zeros(region.n, dtype=bool)
+    in_target[target] = True
+    while True:
+        other = region.tiling_with(clues, other_than=target)
+        if other is None:
+            return clues
+        seen.append(other)
+        unhit = [t for t in seen if not set(clues) - set(t.tolist()) and not np.array_equal(t, target)]
+        score = np.zeros(region.n, dtype=np.int64)
+        for t in unhit:
+            missing = in_target.copy()
+            missing[t] = False  # target's placements this tiling lacks: each one rules it out
+            score += missing
+        score[~in_target] = -1
+        missing_here = in_target.copy()
+        missing_here[other] = False
+        score[~missing_here] = -1  # the new tiling must be ruled out now
+        clues.append(int(np.argmax(score)))
+
+
+class CluesMaster:
+    """The master problem of the hitting-set loop (see the module's docstring)."""
+
+    def __init__(self, region: RegionSolver, bound: int, solver: str = "cadical195"):
+        self.region = region
+        n = region.n
+        self.solver = AssumingSolver(None, solver)
+        # variables 1..n: "placement p is a clue"; n+1..2n: "placement p is in the target t";
+        # the region formula's auxiliaries after them
+        formula = region.formula.cnf()
+        self.solver.top = n + formula.nvars
+        for clause in formula.clauses():
+            self.solver.add_clause([lit + n if lit > 0 else lit - n for lit in clause])
+        for p in range(n):
+            self.solver.add_clause([-(p + 1), n + p + 1])  # a clue lies in the target
+        self.totalizer = ITotalizer(lits=list(range(1, n + 1)), ubound=max(1, bound), top_id=self.solver.top)
+        for clause in self.totalizer.cnf.clauses:
+            self.solver.add_clause(clause)
+        self.solver.top = max(self.solver.top, self.totalizer.top_id)
+        self.seen = 0
+
+    def add_tiling(self, tiling: np.ndarray) -> None:
+        n = self.region.n
+        e = self.solver.new_var()
+        for p in tiling.tolist():
+            self.solver.add_clause([-e, n + p + 1])
+        outside = np.ones(n, dtype=bool)
+        outside[tiling] = False
+        self.solver.add_clause([e] + (np.flatnonzero(outside) + 1).tolist())
+        self.seen += 1
+
+    def forbid(self, clues) -> None:
+        self.solver.add_clause([-(int(p) + 1) for p in clues])
+
+    def propose(self, bound: int) -> tuple[list[int], np.ndarray] | None:
+        """Clues (at most ``bound``) and their target tiling, or None: none within the bound."""
+        n = self.region.n
+        assumptions = [-self.totalizer.rhs[bound]] if bound < len(self.totalizer.rhs) else []
+        if not self.solver.solve(assumptions):
+            return None
+        model = self.solver.model()
+        clues = np.flatnonzero(model[:n] > 0).tolist()
+        target = np.flatnonzero(model[n : 2 * n] > 0)
+        return clues, target
+
+    def close(self) -> None:
+        self.solver.close()
+
+
+def minimum_clues(region: RegionSolver, first: np.ndarray, second: np.ndarray | None = None, alternatives: int = 0,
+                  solver: str = "cadical195") -> ClueRepair:
+    """The fewest clues leaving one tiling of the region (which has at least two:
+    ``first`` and, if known, ``second``).  Stops at the run's deadline with the
+    best found (``minimum`` False, ``stopped`` set)."""
+    seen: list[np.ndarray] = [] if second is None else [second]
+    best = greedy_clues(region, first, seen)
+    repair = ClueRepair(best, minimum=len(best) <= 1, lower_bound=1, tilings_seen=len(seen) + 1)
+    if repair.minimum and not alternatives:
+        return repair
+    master = None
+    try:
+        master = CluesMaster(region, len(best), solver)
+        master.add_tiling(first)
+        for t in seen:
+            master.add_tiling(t)
+        bound = 1
+        while True:
+            if master.seen > MAX_TILINGS_SEEN:
+                repair.stopped = "too many tilings"
+                return repair
+            proposal = master.propose(bound)
+            if proposal is None:
+                if repair.minimum:  # no more alternatives of the minimum's size
+                    return repair
+                bound += 1
+                repair.lower_bound = bound
+                if bound >= len(repair.clues):
+                    repair.minimum = True
+                    if not alternatives:
+                        return repair
+                continue
+            clues, target = proposal
+            other = region.tiling_with(clues, other_than=target)
+            if other is not None:
+                master.add_tiling(other)
+                repair.tilings_seen = master.seen
+                continue
+            if not repair.minimum or len(clues) < len(repair.clues):
+                repair.clues, repair.minimum, repair.lower_bound = clues, True, len(clues)
+            elif sorted(clues) != sorted(repair.clues):
+                repair.alternatives.append(clues)
+            if len(repair.alternatives) >= alternatives:
+                return repair
+            master.forbid(clues)
+    except TimedOut:
+        repair.stopped = "timeout"
+        return repair
+    except KeyboardInterrupt:
+        repair.stopped = "interrupted"
+        raise
+    finally:
+        if master is not None:
+            master.close()
