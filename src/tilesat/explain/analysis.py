@@ -25,7 +25,7 @@ import numpy as np
 from ..board import Board
 from ..certificate import Certificate, lp_estimate, quick_check
 from ..checks import _sums_bitset, obstruction
-from ..control import TimedOut, time_limit
+from ..control import TimedOut, deadline, time_limit
 from ..counting import count_tilings
 from ..formula import compile_formula
 from ..instance import INF, Instance, PieceRule
@@ -43,7 +43,9 @@ from .solver import DEFAULT as DEFAULT_SOLVER, AssumingSolver
 #: How many repairs (and openings) are shown by default.
 REPAIRS = 3
 #: A region with at most this many tilings is counted by listing them; beyond, by count's own methods.
-LISTED = 1000
+LISTED = 200
+#: ... and for at most this long (seconds): a big region's tilings come slowly, and count's methods do better.
+LISTING_SECONDS = 0.5
 
 
 @dataclass
@@ -149,10 +151,14 @@ def explain(instance: Instance, *, repairs: int = REPAIRS, solver: str = DEFAULT
                 run.backbone(backbone_method)
                 run.regions()
                 if out.verdict == "multiple":
+                    # the small regions' ways, then the repairs, then the big regions' ways: a huge
+                    # region's count may take long, and must not keep the repairs from being found
                     if count:
-                        run.count()
+                        run.count(listing=True)
                     if repairs:
                         run.repairs(repairs)
+                    if count:
+                        run.count(listing=False)
                 elif out.verdict == "unique" and openings and repairs:
                     run.openings(repairs)
     except TimedOut:
@@ -178,6 +184,7 @@ class _Run:
         self.owner: np.ndarray | None = None
         self.groups: list[tuple[list[int], SubBoard]] = []  # (region indices, their board) counted and repaired together
         self._solvers: list[RegionSolver] | None = None
+        self._counts: list[list] = []  # per group: [tilings, exact, how]
 
     def _stage(self, name: str):
         run = self
@@ -261,10 +268,7 @@ class _Run:
     def regions(self) -> None:
         out, instance, placements = self.out, self.instance, self.placements
         state = self.backbone_state
-        if not state.complete:  # a partial backbone: the cells not proven settled, as far as it went
-            proven = state.proven
-        else:
-            proven = state.proven
+        proven = state.proven  # a partial backbone: the regions are the cells not proven settled so far
         unsettled = unsettled_mask(placements, proven)
         regions, self.owner = find_regions(placements, unsettled)
         out.regions = regions
@@ -278,33 +282,39 @@ class _Run:
             self.groups = [(list(range(len(regions))), sub_board(instance, np.flatnonzero(unsettled), rules))]
         else:
             for i, r in enumerate(regions):
+                # a counted piece reaching this region alone keeps its (adjusted) count here;
+                # a piece with no placement here gets none (max 0), whatever its count
                 here = set(placements.rule[self.owner == i].tolist())
-                own = [rule if (k in here and rule.bounded) else PieceRule(rule.piece, rule.orient, 0, INF)
-                       for k, rule in enumerate(rules)]
+                own = [rule if k in here else PieceRule(rule.piece, rule.orient, 0, 0) for k, rule in enumerate(rules)]
                 self.groups.append(([i], sub_board(instance, r.cells, own)))
+        self._counts = [[0, False, ""] for _ in self.groups]
 
-    def count(self) -> None:
-        """Each group's tilings: listed up to LISTED (small regions: no counter to start),
-        else counted by tilesat's counters (``count_tilings``, its method chosen as count's)."""
+    def count(self, listing: bool) -> None:
+        """Each group's tilings: with ``listing``, listed up to LISTED (small regions: no
+        counter to start); else, for the groups with more, counted by tilesat's counters
+        (``count_tilings``, its method chosen as count's)."""
         out = self.out
-        total, exact = 1, True
         with self._stage("counting"):
-            for (members, sub), region in zip(self.groups, self.solvers()):
-                n, done = region.count(LISTED)
-                how = "listed"
-                if not done:
+            for (members, sub), region, known in zip(self.groups, self.solvers(), self._counts):
+                if listing:
+                    known[:] = [*region.count(LISTED, LISTING_SECONDS), "listed"]
+                elif not known[1]:
                     result = count_tilings(sub.instance, certificates=False)
                     if result.interrupted:
                         raise KeyboardInterrupt
-                    n, done, how = result.count, result.exact, f"count --method {result.method}"
+                    known[:] = [max(known[0], result.count), result.exact, f"count --method {result.method}"]
+                    if len(members) == 1:
+                        self._show_count(members, known)
                     if result.timed_out:
                         raise TimedOut()
-                if len(members) == 1:
-                    r = out.regions[members[0]]
-                    r.ways, r.exact, r.how = n, done, how
-                total *= n
-                exact = exact and done
-        out.count, out.count_exact = total, exact
+                self._show_count(members, known)
+        if all(known[1] for known in self._counts):
+            out.count, out.count_exact = int(np.prod([k[0] for k in self._counts], dtype=object)), True
+
+    def _show_count(self, members, known) -> None:
+        if len(members) == 1:
+            r = self.out.regions[members[0]]
+            r.ways, r.exact, r.how = known
 
     def solvers(self) -> list[RegionSolver]:
         """One solver per group, made on first use (counting and repairs share them)."""
@@ -321,10 +331,17 @@ class _Run:
         found: list[tuple[SubBoard, RegionSolver, ClueRepair]] = []
         try:
             with self._stage("repairs"):
-                for (members, sub), region in zip(self.groups, self.solvers()):
+                limit = deadline()
+                # a quarter of the time left is kept for checking the repairs; the rest is shared
+                # out among the regions' hitting-set loops, a region's unused share going to the next
+                spare = None if limit.at is None else 0.75 * limit.remaining()
+                t0 = time.perf_counter()
+                for i, ((members, sub), region) in enumerate(zip(self.groups, self.solvers())):
                     first = region.tiling_with([])
                     second = region.tiling_with([], other_than=first)
-                    repair = minimum_clues(region, first, second, alternatives=wanted - 1, solver=self.solver_name)
+                    budget = None if spare is None else (spare - (time.perf_counter() - t0)) / (len(self.groups) - i)
+                    repair = minimum_clues(region, first, second, alternatives=wanted - 1, solver=self.solver_name,
+                                           budget=budget)
                     found.append((sub, region, repair))
         finally:
             if len(found) == len(self.groups) and found:
@@ -343,6 +360,7 @@ class _Run:
                 choices.append(choice)
         minimum = all(r.minimum for _, _, r in found)
         bound = sum(r.lower_bound for _, _, r in found)
+        checks: dict = {}
         with self._stage("checking repairs"):
             for choice in choices[:wanted]:
                 tiles = []
@@ -350,11 +368,11 @@ class _Run:
                     tiles += _tiles(sub, region.placements, alts[j])
                 tiles.sort()
                 clue = Suggestion("clues", len(tiles), minimum, tiles=tiles, lower_bound=bound)
-                if _checked(clue, self.instance):
+                if _checked(clue, self.instance, seen=checks):
                     out.repairs.append(clue)
                 cells = sorted(c for t in tiles for c in t.cells)
                 block = Suggestion("block", len(cells), self._fewest_blocks(len(cells)), cells=cells)
-                if _checked(block, self.instance):
+                if _checked(block, self.instance, seen=checks):
                     out.repairs.append(block)
         out.repairs.sort(key=lambda s: (s.size, s.kind != "clues"))
         out.repairs_complete = minimum
@@ -395,10 +413,18 @@ def _tiles(sub: SubBoard, placements: Placements, ids) -> list[Tile]:
             for p in ids]
 
 
-def _checked(s: Suggestion, instance: Instance, want: str = "unique") -> bool:
-    """check-unique on the edited board (the library's, any method): kept only when it says ``want``."""
+def _checked(s: Suggestion, instance: Instance, want: str = "unique", seen: dict | None = None) -> bool:
+    """check-unique on the edited board (the library's, any method): kept only when it says
+    ``want``.  ``seen`` keeps the answers by edited board (a clue repair blacked out is the
+    same board as its clues when no piece has a count: checked once)."""
     edited = s.edited(instance)
-    result = check_unique(edited, certificates=False)
+    key = (edited.board.open.tobytes(), edited.pieces_spec())
+    if seen is not None and key in seen:
+        result = seen[key]
+    else:
+        result = check_unique(edited, certificates=False)
+        if seen is not None:
+            seen[key] = result
     s.checked = result.verdict
     if result.verdict == "unknown":
         raise TimedOut()

@@ -60,7 +60,7 @@ def failing_region(instance: Instance, placements: Placements, solver: str = "ca
         core = sat.core() or assumptions
         region = FailingRegion(np.zeros(0, dtype=np.int64), False, False)
         try:
-            core = _shrink(sat, core, region, covered, counts_switch)
+            core = _shrink(sat, _far_first(board, core, covered), region, covered, counts_switch)
             region.minimal = True
         except TimedOut:
             region.stopped = "timeout"
@@ -70,10 +70,23 @@ def failing_region(instance: Instance, placements: Placements, solver: str = "ca
         return region
 
 
+def _far_first(board, core: list[int], covered: dict) -> list[int]:
+    """The core's cells farthest from its middle first (deletion tries them first, so
+    what stays tends to be one compact patch), the counts' switch last."""
+    cells = [lit for lit in set(core) if lit in covered]
+    if not cells:
+        return list(set(core))
+    where = np.array(board.cells([covered[lit] for lit in cells]), dtype=float)
+    middle = np.median(where, axis=0)
+    far = np.abs(where - middle).sum(axis=1)
+    order = [cells[i] for i in np.lexsort((np.array(cells), -far))]
+    return order + [lit for lit in set(core) if lit not in covered]
+
+
 def _shrink(sat: AssumingSolver, core: list[int], region: FailingRegion, covered: dict, counts_switch) -> list[int]:
-    """Deletion: drop each member that the rest does without; ``region._kept`` is the
-    current (unsatisfiable) set at every moment, for a stop in the middle."""
-    core = sorted(set(core), key=lambda lit: (lit == counts_switch, lit))
+    """Deletion, in the given order: drop each member that the rest does without;
+    ``region._kept`` is the current (unsatisfiable) set at every moment, for a stop
+    in the middle."""
     necessary: list[int] = []
     region._kept = list(core)
     while core:

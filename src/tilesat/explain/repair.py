@@ -28,12 +28,13 @@ found K forbidden in turn.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from pysat.card import ITotalizer
 
-from ..control import TimedOut
+from ..control import Deadline, TimedOut, time_limit
 from ..formula import compile_formula
 from ..placements import generate_placements
 from ..tiling import Tiling
@@ -83,13 +84,14 @@ class RegionSolver:
             if act is not None:
                 self.solver.add_clause([-act])
 
-    def count(self, cap: int) -> tuple[int, bool]:
-        """The region's tilings, listed (each verified) up to ``cap``: (count, exact).
-        The blocking clauses hang on an activation literal, switched off after."""
+    def count(self, cap: int, seconds: float | None = None) -> tuple[int, bool]:
+        """The region's tilings, listed (each verified) up to ``cap`` or for ``seconds``:
+        (count, exact).  The blocking clauses hang on an activation literal, switched off after."""
         act = self.solver.new_var()
         n = 0
+        stop = None if seconds is None else time.perf_counter() + seconds
         try:
-            while n <= cap:
+            while n <= cap and (stop is None or time.perf_counter() < stop):
                 if not self.solver.solve([act]):
                     return n, True
                 chosen = np.flatnonzero(self.solver.true_set(self.n))
@@ -108,6 +110,7 @@ def greedy_clues(region: RegionSolver, target: np.ndarray, seen: list[np.ndarray
     """Clues inside ``target`` that leave it the only tiling: each round adds the
     target's placement missing from most of the other tilings seen (``seen`` grows)."""
     clues: list[int] = []
+    region.solver.set_phases((np.asarray(target) + 1).tolist())  # other tilings near the target: local changes
     in_target = np.zeros(region.n, dtype=bool)
     in_target[target] = True
     while True:
@@ -178,18 +181,29 @@ class CluesMaster:
 
 
 def minimum_clues(region: RegionSolver, first: np.ndarray, second: np.ndarray | None = None, alternatives: int = 0,
-                  solver: str = "cadical195") -> ClueRepair:
+                  solver: str = "cadical195", budget: float | None = None) -> ClueRepair:
     """The fewest clues leaving one tiling of the region (which has at least two:
-    ``first`` and, if known, ``second``).  Stops at the run's deadline with the
-    best found (``minimum`` False, ``stopped`` set)."""
+    ``first`` and, if known, ``second``).  The hitting-set loop stops after
+    ``budget`` seconds (what follows needs time too: other regions, checking the
+    repairs), or at the run's deadline, with the best found (``minimum`` False,
+    ``stopped`` set); the greedy repair before it must end within the deadline."""
     seen: list[np.ndarray] = [] if second is None else [second]
     best = greedy_clues(region, first, seen)
     repair = ClueRepair(best, minimum=len(best) <= 1, lower_bound=1, tilings_seen=len(seen) + 1)
     if repair.minimum and not alternatives:
         return repair
+    try:
+        with time_limit(None if budget is None else Deadline(max(0.0, budget))):
+            return _hitting_sets(region, first, seen, repair, alternatives, solver)
+    except TimedOut:
+        repair.stopped = "timeout"
+        return repair
+
+
+def _hitting_sets(region: RegionSolver, first, seen, repair: ClueRepair, alternatives: int, solver: str) -> ClueRepair:
     master = None
     try:
-        master = CluesMaster(region, len(best), solver)
+        master = CluesMaster(region, len(repair.clues), solver)
         master.add_tiling(first)
         for t in seen:
             master.add_tiling(t)
@@ -222,9 +236,6 @@ def minimum_clues(region: RegionSolver, first: np.ndarray, second: np.ndarray | 
             if len(repair.alternatives) >= alternatives:
                 return repair
             master.forbid(clues)
-    except TimedOut:
-        repair.stopped = "timeout"
-        return repair
     except KeyboardInterrupt:
         repair.stopped = "interrupted"
         raise
