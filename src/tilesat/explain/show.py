@@ -153,8 +153,21 @@ def repair_lines(e: Explanation) -> list[str]:
     if not e.repairs:
         return [] if e.stopped is None else ["repairs: none found before the stop"]
     lines = ["repairs (each checked by check-unique: the edited board has exactly one tiling):"]
-    for i, s in enumerate(e.repairs, 1):
-        lines.append(f"  {i}. {describe(s)}")
+    clue_cells = {tuple(sorted(c for t in s.tiles for c in t.cells)): s for s in e.repairs if s.kind == "clues"}
+    shown = [s for s in e.repairs if not (s.kind == "block" and tuple(s.cells) in clue_cells)]
+    first_clues = next((s for s in shown if s.kind == "clues"), None)
+    for i, s in enumerate(shown, 1):
+        line = f"  {i}. {describe(s)}"
+        if s.kind == "clues" and first_clues is not None and s is not first_clues and s.size == first_clues.size:
+            new, old = sorted(set(s.tiles) - set(first_clues.tiles)), sorted(set(first_clues.tiles) - set(s.tiles))
+            line = (f"  {i}. as {shown.index(first_clues) + 1}, with "
+                    + "; ".join(f"{t.piece} on {_cells(t.cells)}" for t in new) + " instead of "
+                    + "; ".join(f"{t.piece} on {_cells(t.cells)}" for t in old))
+        black = [b for b in e.repairs if b.kind == "block" and s.kind == "clues"
+                 and tuple(b.cells) == tuple(sorted(c for t in s.tiles for c in t.cells))]
+        if black:  # the same tiles blacked out: a board of its own, checked too
+            line += f"; or black out their {black[0].size} cells ({'minimum' if black[0].minimum else 'best found'})"
+        lines.append(line)
     first = e.repairs[0]
     lines.append(side_by_side([cell_rows(e.instance, region_labels(e)), cell_rows(e.instance, repair_labels(first))],
                               ["before (regions)", f"after repair 1 ({'*' if first.kind == 'clues' else 'x'})"]))
