@@ -1,9 +1,10 @@
 """Screenshots of the studio for the docs (guide/studio.md): docs/studio.png (a unique L-Panel),
-docs/studio-multiple.png (two tilings, the differing cells marked) and
-docs/studio-none.png (the mutilated chessboard: a certificate of "no tiling").
+docs/studio-multiple.png (two tilings, the differing cells marked),
+docs/studio-none.png (the mutilated chessboard: a certificate of "no tiling") and
+docs/studio-explain.png (an author's draft: its ambiguous regions shaded, the repairs listed).
 
 Needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver).
-Run from the repository: python scripts/studio_screenshots.py
+Run from the repository: python scripts/studio_screenshots.py [NAME.png ...] (default: all)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ SHOTS = {
     "studio-multiple.png": "lpanel-4x8-multiple.txt",
     "studio-none.png": "; the mutilated chessboard: two opposite corners gone\npieces: domino\n" + "\n".join(
         "".join("#" if (r, c) in ((0, 0), (11, 11)) else "." for c in range(12)) for r in range(12)) + "\n",
+    "studio-explain.png": "explain-12x12.txt",
 }
 
 
@@ -43,6 +45,8 @@ def main() -> int:
         driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
         try:
             for picture, instance in SHOTS.items():
+                if sys.argv[1:] and picture not in sys.argv[1:]:
+                    continue
                 driver.get(url + "/")
                 WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "verdict").get_attribute("data-verdict"))
                 text = instance if "\n" in instance else (ROOT / "instances" / instance).read_text()
@@ -51,6 +55,8 @@ def main() -> int:
                 time.sleep(0.5)  # the debounce, then the answer
                 WebDriverWait(driver, 30).until(
                     lambda d: "busy" not in d.find_element(By.ID, "verdict").get_attribute("class"))
+                WebDriverWait(driver, 30).until(  # and explain's answer for the same board
+                    lambda d: d.find_element(By.ID, "explain-list").get_attribute("data-verdict"))
                 driver.save_screenshot(str(ROOT / "docs" / picture))
                 print(f"docs/{picture}: {instance.splitlines()[0]}, {driver.find_element(By.ID, 'verdict').text}")
         finally:

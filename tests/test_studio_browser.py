@@ -208,3 +208,43 @@ def test_an_edit_aborts_the_check_in_flight(browser):
         assert browser.execute_script("return window.aborted") == 1
         text = browser.find_element(By.ID, "instance-text").get_attribute("value")
         assert text.splitlines()[1] == "##...."  # the answer shown is the second board's
+
+
+def _load_text(driver, text):
+    driver.execute_script("arguments[0].open = true;", driver.find_element(By.ID, "instance-box"))
+    area = driver.find_element(By.ID, "instance-text")
+    driver.execute_script("arguments[0].value = arguments[1];", area, text)
+    driver.find_element(By.ID, "apply-text").click()
+
+
+def explained(driver, timeout=30) -> str:
+    """The verdict explain's answer was shown for (once it is)."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+        lambda d: d.find_element(By.ID, "explain-list").get_attribute("data-verdict") or False)
+
+
+def test_explain_shades_the_regions_and_a_repair_is_one_click(url, browser):
+    browser.get(url + "/")
+    settled_verdict(browser)
+    # two rooms of 2x3 either side of a black wall, each tiled by L3 two ways
+    _load_text(browser, "pieces: L3\n...#...\n...#...\n")
+    assert settled_verdict(browser) == "multiple"
+    assert explained(browser) == "multiple"
+    letters = {(r, c): cell(browser, r, c).get_attribute("data-region") for r in range(2) for c in range(7) if c != 3}
+    assert set(letters.values()) == {"A", "B"} and letters[(0, 0)] == "A" and letters[(1, 6)] == "B"
+    summary = browser.find_element(By.ID, "explain-summary").text
+    assert "2 ambiguous regions" in summary and "A: 6 cells, 2 ways" in summary and "4 tilings" in summary
+    first = browser.find_elements(By.CSS_SELECTOR, "#explain-list li")[0]
+    assert "give 2 clue tiles (minimum)" in first.text
+    first.find_element(By.CSS_SELECTOR, "button.apply").click()  # the clue tiles blacked out
+    assert settled_verdict(browser) == "unique"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell.blocked")) == 2 + 6
+
+    # a board with no tiling: its failing cells in red
+    _load_text(browser, "pieces: L4\n#.......\n.#......\n........\n........\n")
+    assert settled_verdict(browser) == "none"
+    assert explained(browser) == "none"
+    red = {(int(el.get_attribute("data-r")), int(el.get_attribute("data-c")))
+           for el in browser.find_elements(By.CSS_SELECTOR, "#board .cell.failing")}
+    assert (0, 1) in red and (1, 0) in red
+    assert "cannot all be covered" in browser.find_element(By.ID, "explain-summary").text

@@ -118,6 +118,7 @@ OPTIONS = {
     "generate": {"size": _size, "pieces": _text("--pieces"), "seed": _number("--seed", int, 0, 2**63 - 1),
                  "blocked": _number("--blocked", int, 0, 10**6), "difficulty": _word("--difficulty")},
     "export": {"encoding": _word("--encoding"), "card": _word("--card"), **_BOARD},
+    "explain": {**_BOARD, "repairs": _number("--repairs", int, 0, 10)},
 }
 #: Options the studio handles itself: the pictures returned with the JSON, the time limit.
 PICTURES = {"check-unique": ("svg", "png"), "solve": ("svg", "png")}
@@ -133,7 +134,7 @@ def command_line(command: str, options: dict, time_limit: float) -> tuple[list[s
     argv, outputs = [command], []
     if command not in ("generate",):
         argv.append("instance.txt")
-    if command in ("check-unique", "solve", "count", "generate"):
+    if command in ("check-unique", "solve", "count", "generate", "explain"):
         argv.append("--json")
     limit = time_limit
     for name, value in options.items():

@@ -261,6 +261,7 @@ async function api(command, body, signal) {
 }
 
 function changed() {
+  clearExplain();
   $("instance-text").value = instanceText();
   $("pieces-text").value = piecesText();
   $("verdict").classList.add("busy");
@@ -297,6 +298,7 @@ async function checkUnique() {
     const s = data.stats || {};
     $("stats").textContent = [s.method, s.encoding, s.solver, s.seconds !== undefined ? s.seconds.toFixed(3) + " s" : ""]
       .filter(Boolean).join(" · ");
+    if (data.verdict !== "unknown") explain();
   } catch (e) {
     if (e.name === "AbortError" || controller !== inFlight) return;
     last = null;
@@ -314,6 +316,115 @@ async function checkUnique() {
     }
     ["download-svg", "download-png", "download-json"].forEach((id) => { $(id).disabled = !(last && (id === "download-json" || last.svg)); });
   }
+}
+
+// -- explain: settled cells, ambiguous regions, repairs as one-click edits, failing cells ----------
+
+const REGION_COLOURS = ["#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6",
+  "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#fffac8", "#aaffc3", "#808000"];
+
+let explaining = null;  // the explain request in flight (its AbortController)
+const EXPLAIN_SECONDS = 10;  // then the page shows what explain had (labelled partial)
+
+function clearExplain() {
+  if (explaining) explaining.abort();  // the board changed: the server kills that run
+  explaining = null;
+  document.querySelectorAll("#board .cell").forEach((el) => {
+    el.classList.remove("settled", "region", "failing");
+    el.style.removeProperty("--region");
+    el.textContent = "";
+    delete el.dataset.region;
+  });
+  $("explain-summary").textContent = "";
+  $("explain-list").replaceChildren();
+  delete $("explain-list").dataset.verdict;
+}
+
+async function explain() {
+  // after check-unique's answer, for the same board; an edit aborts it (clearExplain)
+  const controller = new AbortController();
+  explaining = controller;
+  $("explain-summary").textContent = "explaining…";
+  let data;
+  try {
+    data = await api("explain", { instance: instanceText(), options: { timeout: EXPLAIN_SECONDS } }, controller.signal);
+  } catch (e) {
+    if (e.name !== "AbortError" && controller === explaining) $("explain-summary").textContent = e.message;
+    return;
+  }
+  if (controller !== explaining) return;
+  explaining = null;
+  showExplanation(data);
+}
+
+function boardCell(r, c) {
+  return document.querySelector(`#board .cell[data-r="${r}"][data-c="${c}"]`);
+}
+
+function showExplanation(data) {
+  clearExplain();
+  $("explain-list").dataset.verdict = data.verdict;
+  const summary = [];
+  if (data.verdict === "multiple") {
+    const settled = new Set();
+    data.backbone.tiles.forEach((t) => t.cells.forEach(([r, c]) => settled.add(r + "," + c)));
+    settled.forEach((k) => { const [r, c] = k.split(",").map(Number); boardCell(r, c)?.classList.add("settled"); });
+    data.regions.forEach((region, k) => {
+      region.cells.forEach(([r, c]) => {
+        const el = boardCell(r, c);
+        if (!el) return;
+        el.classList.add("region");
+        el.style.setProperty("--region", REGION_COLOURS[k % REGION_COLOURS.length]);
+        el.dataset.region = region.label;
+        el.textContent = region.label;
+      });
+      summary.push(`${region.label}: ${region.cells.length} cells` + (region.ways === null ? ""
+        : `, ${region.ways.toLocaleString()}${region.exact ? "" : "+"} ways`));
+    });
+    const count = data.count ? ` · ${data.count.tilings.toLocaleString()} tilings${data.independent ? " (the regions' product)" : ""}` : "";
+    $("explain-summary").textContent = `${data.regions.length} ambiguous region${data.regions.length === 1 ? "" : "s"}: `
+      + summary.join("; ") + count;
+  } else if (data.verdict === "none" && data.failing_region) {
+    data.failing_region.cells.forEach(([r, c]) => boardCell(r, c)?.classList.add("failing"));
+    const f = data.failing_region;
+    $("explain-summary").textContent = `these ${f.cells.length} cells (red) cannot all be covered at once`
+      + (f.counts ? " with the piece counts" : "") + (f.minimal ? " (minimal)" : " (near-minimal)");
+  } else if (data.verdict === "unique") {
+    $("explain-summary").textContent = data.openings.length
+      ? "black cells that could be opened, the board staying unique:" : (data.openings_note || "");
+  }
+  if (data.stopped) $("explain-summary").textContent += ` · stopped (${data.stopped}): partial`;
+  const items = [...data.repairs.filter((s) => s.kind !== "block" || !data.repairs.some((c) => c.kind === "clues"
+    && sameCells(c.tiles.flatMap((t) => t.cells), s.cells))), ...data.openings];
+  $("explain-list").replaceChildren(...items.map(suggestionItem));
+}
+
+function sameCells(a, b) {
+  const key = (cells) => cells.map(([r, c]) => r + "," + c).sort().join(" ");
+  return key(a) === key(b);
+}
+
+function suggestionItem(s) {
+  const li = document.createElement("li");
+  const button = document.createElement("button");
+  const cells = s.kind === "clues" ? s.tiles.flatMap((t) => t.cells) : s.cells;
+  button.textContent = s.kind === "open" ? "open" : "black out";
+  button.className = "apply";
+  button.title = s.kind === "clues" ? "a clue tile printed on the board is the same puzzle as its cells blacked out"
+    : "apply this edit";
+  button.addEventListener("click", () => {
+    cells.forEach(([r, c]) => { if (s.kind === "open") state.blocked.delete(r + "," + c); else state.blocked.add(r + "," + c); });
+    drawBoard(); changed();
+  });
+  const label = s.minimum ? "minimum" : "best found";
+  const what = s.kind === "clues" ? `give ${s.size} clue tile${s.size === 1 ? "" : "s"} (${label}): `
+      + s.tiles.map((t) => `${t.piece} at ${t.cells.map(([r, c]) => `(${r},${c})`).join("")}`).join("; ")
+    : s.kind === "block" ? `block ${s.size} cell${s.size === 1 ? "" : "s"} (${label})`
+    : `open ${s.cells.map(([r, c]) => `(${r},${c})`).join("")}`;
+  li.append(button, document.createTextNode(what));
+  li.addEventListener("mouseenter", () => cells.forEach(([r, c]) => boardCell(r, c)?.classList.add("hint")));
+  li.addEventListener("mouseleave", () => cells.forEach(([r, c]) => boardCell(r, c)?.classList.remove("hint")));
+  return li;
 }
 
 function countDiffering([a, b]) {
