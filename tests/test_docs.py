@@ -215,6 +215,35 @@ def test_every_command_shown_parses():
     assert not problems, "\n".join(problems)
 
 
+# --- every tilesat.name the docs mention exists -------------------------------------------------
+
+
+def dotted_names():
+    for path in documents() + sorted((ROOT / "encodings").glob("*.md")):
+        for m in re.finditer(r"`(tilesat(?:\.\w+)+)", path.read_text()):
+            yield f"{path.relative_to(ROOT)}", m[1]
+
+
+def test_every_module_and_name_the_docs_mention_exists():
+    import importlib
+
+    missing = []
+    for where, name in dotted_names():
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):  # the longest importable module, then attributes
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            try:
+                for attr in parts[i:]:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                missing.append(f"{where}: {name}")
+            break
+    assert not missing, "the docs name what the code no longer has:\n" + "\n".join(sorted(set(missing)))
+
+
 # --- the site ------------------------------------------------------------------------------------
 
 
