@@ -150,7 +150,8 @@ def test_body_size_limit(url):
     response = httpx.post(f"{url}/api/check-unique", content=b"{" + b" " * (studio_server.MAX_BODY + 10) + b"}",
                           headers={"Content-Type": "application/json"}, timeout=30)
     assert response.status_code == 413
-    assert httpx.post(f"{url}/api/check-unique", content=b"not json", timeout=30).status_code == 400
+    assert httpx.post(f"{url}/api/check-unique", content=b"not json", timeout=30,
+                      headers={"Content-Type": "application/json"}).status_code == 400
 
 
 def test_a_time_limited_request_stops(url):

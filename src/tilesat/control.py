@@ -208,6 +208,13 @@ def _resolve_prctl():
 _PRCTL = _resolve_prctl()
 _PR_SET_PDEATHSIG = 1
 
+
+def die_with_parent(signum: int = signal.SIGKILL) -> None:
+    """Have the kernel send ``signum`` to this process when its parent ends
+    (even by SIGKILL); Linux only, a no-op elsewhere."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signum))
+
 _IN_CHILD = False  # set in a process forked by Child
 
 

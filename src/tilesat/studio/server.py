@@ -4,14 +4,21 @@ Every ``POST /api/<command>`` takes ``{"instance": "<instance file text>",
 "options": {...}}``; the options are a whitelist per command (each becomes one
 command-line option; nothing names a file, a plugin or an external solver),
 and the answer is exactly the JSON ``tilesat <command> --json`` prints.  Bad
-input is HTTP 400 ``{"error": "<the CLI's one line, without 'error: '>"}``.
-See the README's "The studio" for the whole API.
+input is HTTP 400 ``{"error": "<the CLI's one line, without 'error: '>"}``;
+every error the studio answers is JSON.  See docs/studio.md for the whole API
+and its limits.
 
-Limits on what one request may cost: the body (:data:`MAX_BODY`), the board
-(``max_cells``), the run's time (``time_limit``: the command's ``--timeout``,
-then a kill), count's ``--jobs`` (always 1), and how many commands run at once
-(``max_running``; more wait their turn).  A request whose client disconnects
-(the page aborts it when the board changes again) has its process killed.
+Only the studio's own page can drive it (:mod:`.guard`: Host, Origin,
+Content-Type, token), and one request costs a bounded amount: its body
+(:data:`MAX_BODY`, within :data:`BODY_SECONDS`, JSON at most
+:data:`MAX_DEPTH` deep), the board (``max_cells``), the run's time
+(``time_limit``: the command's ``--timeout``, then a kill), its memory (each
+command's ``--max-memory``: a share of :data:`COMMANDS_MEMORY`), its answer
+(:data:`MAX_ANSWER`), count's ``--jobs`` (always 1), and its turn: at most
+``max_running`` commands run at once and ``max_waiting`` wait, each at most
+:data:`QUEUE_SECONDS`; beyond, 503 with ``Retry-After``.  A request whose
+client disconnects (the page aborts it when the board changes again) has its
+process killed.
 """
 
 from __future__ import annotations
@@ -20,27 +27,47 @@ import asyncio
 import base64
 import contextlib
 import json
+import math
 import re
+import signal
 import socket
+import threading
 import time
+from http import HTTPStatus
 from pathlib import Path
 
+import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..errors import TilesatError
+from ..inputs import parse_json
+from ..limits import GiB, MiB, format_size
+from .guard import MAX_CONNECTIONS, MAX_HEADER_BYTES, Guard, StudioProtocol
 from .worker import Outcome, run_command
 
 STATIC = Path(__file__).parent / "static"
 
-#: Largest request body accepted (an instance file of a 100x100 board is ~10 kB).
-MAX_BODY = 1 << 20
+#: Largest request body accepted (an instance file of a 100x100 board is ~10 kB),
+#: the seconds it may take to arrive, and how deep its JSON may nest.
+MAX_BODY, BODY_SECONDS, MAX_DEPTH = 1 * MiB, 10.0, 8
+#: Largest answer: a formula or a picture beyond it is refused in one line.
+MAX_ANSWER = 16 * MiB
+#: What the commands running at once may take together (each gets its share
+#: as --max-memory unless ``tilesat --max-memory SIZE serve`` says otherwise).
+COMMANDS_MEMORY = 1 * GiB
 #: Defaults of ``tilesat serve``.
 TIME_LIMIT, MAX_CELLS, MAX_RUNNING = 30.0, 10_000, 4
+#: Requests waiting for a turn, per command that may run; and how long one waits at most.
+MAX_WAITING_PER_RUNNING, QUEUE_SECONDS = 8, 4.0
 #: Seconds the requests in flight get to finish when the server stops; then their runs are killed.
 SHUTDOWN_GRACE = 2
+#: An idle kept-alive connection is closed after this long.
+KEEP_ALIVE_SECONDS = 5
 
 _WORD = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # names from the registries: no ':' (plugins, ext: solvers), no '/'
 _SIZE = re.compile(r"^(\d{1,5})[xX](\d{1,5})$")
@@ -161,8 +188,12 @@ def command_line(command: str, options: dict, time_limit: float) -> tuple[list[s
     return argv, outputs, limit
 
 
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(message: str, status: int = 400, headers: dict | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class Gone(Exception):
+    """The client left before its request was read whole: nobody to answer."""
 
 
 async def _read_body(request: Request) -> dict:
@@ -170,14 +201,20 @@ async def _read_body(request: Request) -> dict:
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
         raise BadRequest(f"the request is larger than {MAX_BODY:,} bytes", 413)
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise BadRequest(f"the request is larger than {MAX_BODY:,} bytes", 413)
     try:
-        data = json.loads(body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise BadRequest("the request body is not JSON") from None
+        async with asyncio.timeout(BODY_SECONDS):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise BadRequest(f"the request is larger than {MAX_BODY:,} bytes", 413)
+    except TimeoutError:
+        raise BadRequest(f"the request's body did not arrive within {BODY_SECONDS:g} s", 408) from None
+    except ClientDisconnect:
+        raise Gone() from None
+    try:
+        data = parse_json(bytes(body or b"{}"), "the request body", MAX_DEPTH)
+    except TilesatError as e:
+        raise BadRequest(str(e)) from None
     if not isinstance(data, dict):
         raise BadRequest('the request body must be an object: {"instance": "...", "options": {...}}')
     return data
@@ -188,6 +225,11 @@ def _answer(command: str, outcome: Outcome, limit: float) -> Response:
         return _error(f"stopped: the command did not end within its time limit of {limit:g} s", 504)
     if outcome.stopped:
         return Response(status_code=499)  # nobody is listening any more
+    if outcome.too_large:
+        name, size = next(iter(outcome.too_large.items()))
+        what = "formula" if name == "formula.cnf" else "answer"
+        return _error(f"the {what} is {format_size(size)}; the studio answers at most {format_size(MAX_ANSWER)} "
+                      f"(use the tilesat command line{': tilesat export' if what == 'formula' else ''})", 413)
     if outcome.status == 2:
         return _error(outcome.error_line())
     if command == "generate":
@@ -207,12 +249,82 @@ def _answer(command: str, outcome: Outcome, limit: float) -> Response:
     return _error(f"the command failed: {outcome.error_line()}", 500)
 
 
+class Queue:
+    """The commands running (at most ``running``) and waiting for a turn (at
+    most ``waiting``, each at most :data:`QUEUE_SECONDS`): beyond either, a
+    503 with Retry-After.  ``stop()``: every request, waiting or running,
+    answers 503 at once (the server is shutting down)."""
+
+    def __init__(self, running: int, waiting: int):
+        self.slots = asyncio.Semaphore(running)
+        self.size, self.max_waiting = running, waiting
+        self.now = self.waiting = self.done = self.refused = 0
+        self.stopping = asyncio.Event()
+        self.seconds = 1.0  # a running average of how long a command holds its slot
+
+    def retry_after(self) -> str:
+        return str(max(1, min(60, math.ceil(self.seconds * (self.waiting + 1) / self.size))))
+
+    def busy(self, why: str) -> JSONResponse:
+        self.refused += 1
+        return _error(why, 503, {"Retry-After": self.retry_after()})
+
+    @contextlib.asynccontextmanager
+    async def turn(self):
+        """A slot, or :class:`Busy` (the 503 to answer)."""
+        if self.stopping.is_set():
+            raise Busy(self.busy("the studio is stopping"))
+        if self.waiting >= self.max_waiting and self.slots.locked():
+            raise Busy(self.busy(f"the studio is busy: {self.now} commands running and {self.waiting} waiting; try again shortly"))
+        self.waiting += 1
+        try:
+            acquire = asyncio.ensure_future(self.slots.acquire())
+            stop = asyncio.ensure_future(self.stopping.wait())
+            try:
+                done, _ = await asyncio.wait({acquire, stop}, timeout=QUEUE_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+                if not acquire.done():
+                    acquire.cancel()
+            got = acquire.done() and not acquire.cancelled()
+        finally:
+            self.waiting -= 1
+        if not got:
+            why = "the studio is stopping" if self.stopping.is_set() else \
+                f"the studio is busy: no turn came within {QUEUE_SECONDS:g} s; try again shortly"
+            raise Busy(self.busy(why))
+        if self.stopping.is_set():
+            self.slots.release()
+            raise Busy(self.busy("the studio is stopping"))
+        self.now += 1
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.now -= 1
+            self.done += 1
+            self.seconds = 0.8 * self.seconds + 0.2 * (time.perf_counter() - t0)
+            self.slots.release()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+
+class Busy(Exception):
+    def __init__(self, response: Response):
+        self.response = response
+
+
 def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_running: int = MAX_RUNNING,
-               max_memory: int | None = None) -> Starlette:
-    """The studio as an ASGI application (``tilesat serve`` runs it with uvicorn).
-    ``max_memory``: bytes, passed on as each command's ``--max-memory``."""
-    slots = asyncio.Semaphore(max_running)
-    running = {"now": 0, "done": 0}
+               max_memory: int | None = None, *, max_waiting: int | None = None, host: str = "127.0.0.1",
+               token: str | None = None):
+    """The studio as an ASGI application (``tilesat serve`` runs it with uvicorn),
+    behind its :class:`~.guard.Guard` (Host, Origin, Content-Type, token).
+    ``max_memory``: bytes, each command's ``--max-memory`` (default: a share of
+    :data:`COMMANDS_MEMORY`).  The Starlette app is ``app.studio``, its queue
+    ``app.queue`` (``app.queue.stop()`` before a shutdown)."""
+    queue = Queue(max_running, MAX_WAITING_PER_RUNNING * max_running if max_waiting is None else max_waiting)
+    memory = max_memory if max_memory is not None else COMMANDS_MEMORY // max_running
 
     async def api(request: Request) -> Response:
         command = request.path_params["command"]
@@ -230,8 +342,7 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
                     raise BadRequest("'instance' must be the text of an instance file")
                 files["instance.txt"] = text
             argv, outputs, limit = command_line(command, data.get("options") or {}, time_limit)
-            if max_memory is not None:
-                argv = ["--max-memory", str(max_memory)] + argv
+            argv = ["--max-memory", str(memory)] + argv
             if command == "generate":
                 m = _SIZE.match(next((argv[i + 1] for i, a in enumerate(argv) if a == "--size"), "") or "")
                 if m is None:
@@ -240,28 +351,44 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
                     raise BadRequest(f"--size {m.group(0)}: the studio takes at most {max_cells:,} cells (tilesat serve --max-cells)")
         except BadRequest as e:
             return _error(str(e), e.status)
-        async with slots:
-            if await request.is_disconnected():
-                return Response(status_code=499)
-            running["now"] += 1
-            try:
-                outcome = await run_command(argv, files, outputs, limit, gone=request.is_disconnected,
-                                            max_cells=max_cells)
-            finally:
-                running["now"] -= 1
-                running["done"] += 1
-        return _answer(command, outcome, limit)
+        except Gone:
+            return Response(status_code=499)
+
+        async def gone() -> bool:
+            return queue.stopping.is_set() or await request.is_disconnected()
+
+        try:
+            async with queue.turn():
+                if await request.is_disconnected():
+                    return Response(status_code=499)
+                outcome = await run_command(argv, files, outputs, limit, gone=gone, max_cells=max_cells,
+                                            max_output=MAX_ANSWER)
+        except Busy as busy:
+            return busy.response
+        if queue.stopping.is_set() and outcome.stopped:
+            return queue.busy("the studio is stopping; its run was stopped")
+        return await asyncio.to_thread(_answer, command, outcome, limit)  # a big answer is encoded off the event loop
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def status(request: Request) -> Response:
-        return JSONResponse({"running": running["now"], "finished": running["done"],
+        return JSONResponse({"running": queue.now, "waiting": queue.waiting, "finished": queue.done,
+                             "refused": queue.refused, "stopping": queue.stopping.is_set(),
                              "limits": {"time_limit": time_limit, "max_cells": max_cells, "max_body": MAX_BODY,
-                                        "max_running": max_running, "max_memory": max_memory}})
+                                        "max_running": max_running, "max_waiting": queue.max_waiting,
+                                        "queue_seconds": QUEUE_SECONDS, "max_memory": memory,
+                                        "max_answer": MAX_ANSWER}})
 
     async def pieces(request: Request) -> Response:
         return JSONResponse(_pieces())
+
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return _error(exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase,
+                      exc.status_code, getattr(exc, "headers", None))
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        return _error(f"the studio failed: {type(exc).__name__}", 500)
 
     routes = [
         Route("/", index),
@@ -270,7 +397,10 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
         Route("/api/{command}", api, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes)
+    studio = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
+    app = Guard(studio, host=host, token=token)
+    app.studio, app.queue = studio, queue
+    return app
 
 
 def _pieces() -> dict:
@@ -283,23 +413,54 @@ def _pieces() -> dict:
     }
 
 
+class StudioServer(uvicorn.Server):
+    """uvicorn's server for the studio: the connection bounds of
+    :class:`~.guard.StudioProtocol`, SIGTERM and SIGHUP handled as Ctrl-C
+    (``signals``: those that stopped it), and a graceful stop: every request
+    in flight answered 503 and its run killed, within :data:`SHUTDOWN_GRACE` s."""
+
+    def __init__(self, app, host: str, port: int, max_connections: int = MAX_CONNECTIONS):
+        protocol = type("Protocol", (StudioProtocol,), {"max_connections": max_connections})
+        super().__init__(uvicorn.Config(
+            app, host=host, port=port, log_level="warning", http=protocol, lifespan="off",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE, timeout_keep_alive=KEEP_ALIVE_SECONDS,
+            h11_max_incomplete_event_size=MAX_HEADER_BYTES))
+        self.queue = app.queue
+        self.signals: list[int] = []
+
+    async def shutdown(self, sockets=None):
+        self.queue.stop()  # before uvicorn waits on the requests in flight: they answer 503 now
+        await super().shutdown(sockets)
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        self.signals = list(self._captured_signals)  # the caller says how it stopped (uvicorn would raise them again)
+
+
 @contextlib.contextmanager
-def running(host: str = "127.0.0.1", port: int = 0, wrap=None, **limits):
+def running(host: str = "127.0.0.1", port: int = 0, wrap=None, max_connections: int = MAX_CONNECTIONS, **limits):
     """The studio served by uvicorn in a thread of this process, for tests and
     scripts: yields its URL; stopped on leaving.  Starts the forkserver first.
     ``wrap``: a function of the ASGI app returning the app to serve (a test's middleware)."""
-    import threading
-
-    import uvicorn
-
     from .worker import start_forkserver
 
     start_forkserver()
     with socket.socket() as probe:  # a free port, when 0
         probe.bind((host, port))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config((wrap or (lambda a: a))(create_app(**limits)), host=host, port=port, log_level="warning",
-                                        timeout_graceful_shutdown=SHUTDOWN_GRACE))
+    app = create_app(host=host, **limits)
+    served = (wrap or (lambda a: a))(app)
+    served.queue = app.queue
+    server = StudioServer(served, host, port, max_connections)
     thread = threading.Thread(target=server.run, name="tilesat-studio", daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -25,9 +25,11 @@ prints (``--json``) and says (``error: ...``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -35,6 +37,7 @@ import time
 import types
 from dataclasses import dataclass, field
 
+from ..control import die_with_parent
 from ..stdout_guard import reserve_stdout
 
 #: Extra seconds a command gets past its own ``--timeout`` (which it honours
@@ -44,6 +47,12 @@ KILL_GRACE = 3.0
 _context = None
 #: The process ids of the commands running now (for tests and the status page).
 running_pids: set[int] = set()
+#: The folder that holds every request's folder: named to the forkserver, which
+#: removes it when it ends (even when the server was killed: it sees its pipe close).
+ROOT_VARIABLE = "TILESAT_STUDIO_ROOT"
+#: Left in that folder when the server stops the forkserver itself (it then
+#: removes multiprocessing's own folder as it exits; a killed server cannot).
+STOP_MARK = ".stopped-by-the-server"
 
 
 def start_forkserver():
@@ -51,6 +60,7 @@ def start_forkserver():
     server thread exists.  Idempotent; returns the multiprocessing context."""
     global _context
     if _context is None:
+        os.environ[ROOT_VARIABLE] = tempfile.mkdtemp(prefix="tilesat-studio-")
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["tilesat.cli", "tilesat.studio.worker", "tilesat.studio.warm"])
         from multiprocessing import forkserver
@@ -86,6 +96,7 @@ class Outcome:
     stdout: bytes = b""
     stderr: str = ""
     files: dict[str, bytes] = field(default_factory=dict)  # outputs the command wrote (svg, png, cnf)
+    too_large: dict[str, int] = field(default_factory=dict)  # outputs not read: their sizes
     seconds: float = 0.0
     stopped: str | None = None  # "time limit" or "client gone" when killed
 
@@ -98,8 +109,34 @@ class Outcome:
         return lines[-1] if lines else f"the command ended with status {self.status}"
 
 
+def stop_forkserver() -> None:
+    """Stop the forkserver now (it kills the commands still running and removes
+    the requests' folders as it ends); the next request starts another."""
+    global _context
+    if _context is None:
+        return
+    from multiprocessing import forkserver
+
+    stop = getattr(forkserver._forkserver, "_stop", None)  # CPython's own (3.8+); without it, it ends with this process
+    if stop is not None:
+        with contextlib.suppress(OSError):
+            open(os.path.join(_root(), STOP_MARK), "w").close()
+        stop()
+        _context = None
+
+
+def _root() -> str:
+    root = os.environ[ROOT_VARIABLE]
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    return root
+
+
 def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
     """In the forked process: stdout/stderr to files, the command, its exit status."""
+    die_with_parent()  # the forkserver: when it ends (the server stopped or was killed), so does the command
+    _let_go_of_the_server()
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # the forkserver's clean-up handlers are not the command's
+        signal.signal(signum, signal.SIG_DFL)
     for fd, name in ((1, "stdout"), (2, "stderr")):
         target = os.open(os.path.join(directory, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(target, fd)
@@ -125,6 +162,20 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
             sys.stderr.flush()
         finally:
             os._exit(status)  # no multiprocessing clean-up: the parent reads the files
+
+
+def _let_go_of_the_server() -> None:
+    """Close the server's end of the forkserver's pipe, which multiprocessing
+    hands every child: the forkserver learns that the server died when that
+    end closes everywhere, and a command still holding it would keep it
+    waiting (and itself running: it dies with the forkserver)."""
+    from multiprocessing import forkserver
+
+    fd = getattr(forkserver._forkserver, "_forkserver_alive_fd", None)
+    if isinstance(fd, int):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        forkserver._forkserver._forkserver_alive_fd = None
 
 
 _command = []
@@ -168,13 +219,14 @@ def _too_many_cells(argv: list[str], max_cells: int) -> bool:
 
 
 async def run_command(argv: list[str], files: dict[str, str], outputs: list[str], limit: float,
-                      gone=None, max_cells: int | None = None) -> Outcome:
+                      gone=None, max_cells: int | None = None, max_output: int = 1 << 62) -> Outcome:
     """Run ``tilesat ARGV`` in a new process, in a temporary directory holding
     ``files`` (name -> text); return its outputs and the named output files.
     Killed after ``limit`` seconds (plus :data:`KILL_GRACE`) or as soon as
-    ``await gone()`` is true (the client disconnected)."""
+    ``await gone()`` is true (the client disconnected).  An output (stdout
+    or a file) larger than ``max_output`` is not read: ``too_large`` names it."""
     ctx = start_forkserver()
-    directory = tempfile.mkdtemp(prefix="tilesat-studio-")
+    directory = tempfile.mkdtemp(prefix="request-", dir=_root())
     t0 = time.perf_counter()
     try:
         for name, text in files.items():
@@ -193,12 +245,24 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
             running_pids.discard(process.pid)
         outcome = Outcome(None if stopped else process.exitcode, seconds=time.perf_counter() - t0, stopped=stopped)
         if stopped is None:
-            outcome.stdout = _read(directory, "stdout")
-            outcome.stderr = _read(directory, "stderr").decode("utf-8", "replace")
-            outcome.files = {name: data for name in outputs if (data := _read(directory, name)) is not None}
+            await asyncio.to_thread(_collect, outcome, directory, outputs, max_output)
         return outcome
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        await asyncio.to_thread(shutil.rmtree, directory, ignore_errors=True)
+
+
+def _collect(outcome: Outcome, directory: str, outputs: list[str], max_output: int) -> None:
+    for name in ("stdout", *outputs):
+        try:
+            size = os.stat(os.path.join(directory, name)).st_size
+        except OSError:
+            continue
+        if size > max_output:
+            outcome.too_large[name] = size
+    outcome.stdout = b"" if "stdout" in outcome.too_large else _read(directory, "stdout") or b""
+    outcome.stderr = (_read(directory, "stderr", 1 << 16) or b"").decode("utf-8", "replace")
+    outcome.files = {name: data for name in outputs
+                     if name not in outcome.too_large and (data := _read(directory, name)) is not None}
 
 
 async def _wait(process, kill_at: float, gone) -> str | None:
@@ -226,9 +290,9 @@ async def _wait(process, kill_at: float, gone) -> str | None:
     return None
 
 
-def _read(directory: str, name: str) -> bytes | None:
+def _read(directory: str, name: str, most: int = -1) -> bytes | None:
     try:
         with open(os.path.join(directory, name), "rb") as f:
-            return f.read()
+            return f.read(most)
     except OSError:
         return None
