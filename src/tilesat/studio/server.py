@@ -63,7 +63,7 @@ COMMANDS_MEMORY = 1 * GiB
 #: Defaults of ``tilesat serve``.
 TIME_LIMIT, MAX_CELLS, MAX_RUNNING = 30.0, 10_000, 4
 #: Requests waiting for a turn, per command that may run; and how long one waits at most.
-MAX_WAITING_PER_RUNNING, QUEUE_SECONDS = 8, 4.0
+MAX_WAITING_PER_RUNNING, QUEUE_SECONDS = 8, 3.0
 #: Seconds the requests in flight get to finish when the server stops; then their runs are killed.
 SHUTDOWN_GRACE = 2
 #: An idle kept-alive connection is closed after this long.
@@ -274,8 +274,9 @@ class Queue:
         """A slot, or :class:`Busy` (the 503 to answer)."""
         if self.stopping.is_set():
             raise Busy(self.busy("the studio is stopping"))
-        if self.waiting >= self.max_waiting and self.slots.locked():
-            raise Busy(self.busy(f"the studio is busy: {self.now} commands running and {self.waiting} waiting; try again shortly"))
+        if self.now + self.waiting >= self.size + self.max_waiting:
+            raise Busy(self.busy(f"the studio is busy: {self.size} commands running and {self.waiting} waiting; "
+                                 "try again shortly"))
         self.waiting += 1
         try:
             acquire = asyncio.ensure_future(self.slots.acquire())

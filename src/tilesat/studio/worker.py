@@ -40,6 +40,10 @@ from dataclasses import dataclass, field
 from ..control import die_with_parent
 from ..stdout_guard import reserve_stdout
 
+#: How much lower the commands' CPU priority is than the server's: under load
+#: the event loop still answers at once (/api/status, 503s, finished runs).
+COMMAND_NICENESS = 10
+
 #: Extra seconds a command gets past its own ``--timeout`` (which it honours
 #: itself, answering "unknown") before the server kills it.
 KILL_GRACE = 3.0
@@ -135,6 +139,8 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
     """In the forked process: stdout/stderr to files, the command, its exit status."""
     die_with_parent()  # the forkserver: when it ends (the server stopped or was killed), so does the command
     _let_go_of_the_server()
+    with contextlib.suppress(OSError):
+        os.nice(COMMAND_NICENESS)  # the server's own loop (status, refusals, other tabs' answers) goes first
     for signum in (signal.SIGTERM, signal.SIGHUP):  # the forkserver's clean-up handlers are not the command's
         signal.signal(signum, signal.SIG_DFL)
     for fd, name in ((1, "stdout"), (2, "stderr")):
