@@ -275,8 +275,8 @@ class Queue:
         if self.stopping.is_set():
             raise Busy(self.busy("the studio is stopping"))
         if self.now + self.waiting >= self.size + self.max_waiting:
-            raise Busy(self.busy(f"the studio is busy: {self.size} commands running and {self.waiting} waiting; "
-                                 "try again shortly"))
+            raise Busy(self.busy(f"the studio is busy: {self.now + self.waiting} requests taken for {self.size} "
+                                 "running at once; try again shortly"))
         self.waiting += 1
         try:
             acquire = asyncio.ensure_future(self.slots.acquire())
