@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilesat import inputs
-from tilesat import limits
+from tilesat import memory
 from tilesat import TilesatError, format_instance, load_instance, parse_instance, parse_pieces
 from tilesat.instance import INF
 
@@ -78,7 +78,7 @@ def test_load_errors(tmp_path):
 def test_file_too_large_is_refused_before_reading(tmp_path, monkeypatch):
     f = tmp_path / "big.txt"
     f.write_text("pieces: I2\n" + "..\n" * 100)
-    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", 50)
+    monkeypatch.setattr(memory, "MAX_INSTANCE_BYTES", 50)
     monkeypatch.setattr(inputs, "READ_CHUNK", None)  # any read would fail on it
     with pytest.raises(TilesatError, match=r"big.txt: larger than 50 bytes; instance files are text grids"):
         load_instance(f)
@@ -106,7 +106,7 @@ def _fifo_fed_with(tmp_path, data: bytes, times: int):
 def test_reading_is_bounded_for_files_whose_size_is_unknown(tmp_path, monkeypatch):
     """A FIFO (or /dev/zero, a pipe) is read up to the limit, then refused; fed
     4 MiB here (not for ever, so that old code fails instead of eating memory)."""
-    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", 3 * 2**20)
+    monkeypatch.setattr(memory, "MAX_INSTANCE_BYTES", 3 * 2**20)
     fifo, writer = _fifo_fed_with(tmp_path, b"....\n" * 2**14, 52)  # 80 KiB x 52 > 4 MiB
     with pytest.raises(TilesatError, match="fifo: larger than 3.0 MiB; instance files are text grids"):
         load_instance(fifo)
@@ -117,9 +117,9 @@ def test_exactly_the_limit_is_read(tmp_path, monkeypatch):
     f = tmp_path / "exact.txt"
     text = "pieces: I2\n" + "..\n" * 10
     f.write_text(text)
-    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", len(text))
+    monkeypatch.setattr(memory, "MAX_INSTANCE_BYTES", len(text))
     assert load_instance(f).board.area == 20
-    monkeypatch.setattr(limits, "MAX_INSTANCE_BYTES", len(text) - 1)
+    monkeypatch.setattr(memory, "MAX_INSTANCE_BYTES", len(text) - 1)
     with pytest.raises(TilesatError, match="larger than"):
         load_instance(f)
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pysat.card import CardEnc, EncType
 
 from tilesat import Board, Instance, PieceRule, TilesatError, builtin_piece, compile_formula, generate_placements
-from tilesat import limits
+from tilesat import footprint, memory
 from tilesat.encodings import ENCODINGS
 from tilesat.formula import CARD_ENCODINGS
 from tilesat.instance import INF, parse_instance, parse_pieces
@@ -29,10 +29,10 @@ from tilesat.placements import Placements
 @pytest.fixture(autouse=True)
 def no_limit(monkeypatch):
     """Each test starts with no explicit limit, whatever the environment."""
-    monkeypatch.delenv(limits.ENV_VAR, raising=False)
-    limits.set_memory_limit(None)
+    monkeypatch.delenv(memory.ENV_VAR, raising=False)
+    memory.set_memory_limit(None)
     yield
-    limits.set_memory_limit(None)
+    memory.set_memory_limit(None)
 
 
 # --- sizes ----------------------------------------------------------------------
@@ -43,19 +43,19 @@ def test_exactly_one_sizes_match_the_encoders(name):
     for n in range(1, 81):
         lits = np.arange(1, n + 1, dtype=np.int64)[None, :]
         blocks, top = ENCODINGS[name](lits, n)
-        real = limits.CnfSize(
+        real = footprint.CnfSize(
             clauses=sum(b.shape[0] for b in blocks),
             literals=sum(b.size for b in blocks),
             binary=sum(b.shape[0] for b in blocks if b.shape[1] == 2),
             aux=top - n,
         )
-        assert limits.exactly_one_size(name, n) == real, (name, n)
+        assert footprint.exactly_one_size(name, n) == real, (name, n)
 
 
 def test_every_encoding_has_sizes():
-    assert set(limits.EXACTLY_ONE_SIZES) == set(ENCODINGS)
+    assert set(footprint.EXACTLY_ONE_SIZES) == set(ENCODINGS)
     # one registered at run time (test_compare's "broken") is sized as pairwise, not a KeyError
-    assert limits.exactly_one_size("registered-later", 7) == limits.exactly_one_size("pairwise", 7)
+    assert footprint.exactly_one_size("registered-later", 7) == footprint.exactly_one_size("pairwise", 7)
 
 
 @pytest.mark.parametrize("card", CARD_ENCODINGS)
@@ -74,7 +74,7 @@ def test_card_clauses_bound_pysat(card):
                     made += len(CardEnc.atleast(lits=lits, bound=lo, top_id=n, encoding=enc).clauses)
                 if hi < n:
                     made += len(CardEnc.atmost(lits=lits, bound=int(hi), top_id=n, encoding=enc).clauses)
-            assert made <= limits.card_clauses(card, n, lo, hi), (card, n, lo, hi, made)
+            assert made <= footprint.card_clauses(card, n, lo, hi), (card, n, lo, hi, made)
 
 
 # --- bounds against real placements and formulas ---------------------------------
@@ -107,7 +107,7 @@ def instances(draw):
 @given(instances())
 def test_placement_bounds_hold(instance):
     placements = generate_placements(instance)
-    count, cells, degree = limits.placement_bounds(instance)
+    count, cells, degree = footprint.placement_bounds(instance)
     assert len(placements) <= count
     assert placements.cells.size <= cells
     assert placements.coverage().max(initial=0) <= degree
@@ -117,7 +117,7 @@ def test_placement_bounds_hold(instance):
 @given(instances(), st.sampled_from(sorted(ENCODINGS)), st.sampled_from(CARD_ENCODINGS), st.booleans())
 def test_formula_estimate_counts_every_clause(instance, encoding, card, allow_empty):
     placements = generate_placements(instance)
-    estimate = limits.estimate_formula(placements, encoding, card, allow_empty)
+    estimate = footprint.estimate_formula(placements, encoding, card, allow_empty)
     formula = compile_formula(placements, encoding, card, allow_empty)
     assert estimate.placements == len(placements)
     assert formula.nclauses <= estimate.clauses
@@ -127,19 +127,19 @@ def test_formula_estimate_counts_every_clause(instance, encoding, card, allow_em
 def test_early_estimate_on_an_open_board_is_exact_in_placements():
     inst = Instance(Board.rectangle(30, 40), parse_pieces("L4"))
     placements = generate_placements(inst)
-    count, cells, degree = limits.placement_bounds(inst)
+    count, cells, degree = footprint.placement_bounds(inst)
     assert count == len(placements) and cells == placements.cells.size
     assert degree == placements.coverage().max() == 32  # 8 orientations x 4 cells
 
 
 def test_3000x3000_L4_is_far_too_large_for_any_ordinary_machine():
     inst = Instance(Board.rectangle(3000, 3000), parse_pieces("L4"))
-    est = limits.estimate_run(inst)
+    est = footprint.estimate_run(inst)
     assert est.placements == 8 * 2998 * 2999  # exact on an open board
-    assert est.bytes > 100 * limits.GiB  # refused wherever less than ~125 GiB is free
-    limits.set_memory_limit(64 * limits.GiB)
+    assert est.bytes > 100 * memory.GiB  # refused wherever less than ~125 GiB is free
+    memory.set_memory_limit(64 * memory.GiB)
     with pytest.raises(TilesatError, match=r"^instance too large: 9,000,000 open cells, up to 71,928,016 placements"):
-        limits.check_memory(inst)  # generate_placements calls it: see the command line test below
+        footprint.check_memory(inst)  # generate_placements calls it: see the command line test below
 
 
 # --- the limit -------------------------------------------------------------------
@@ -151,24 +151,24 @@ def test_3000x3000_L4_is_far_too_large_for_any_ordinary_machine():
      ("100000", 100000), (" 3 k ", 3072), ("1T", 2**40), (".5K", 512)],
 )
 def test_parse_size(text, value):
-    assert limits.parse_size(text) == value
+    assert memory.parse_size(text) == value
 
 
 @pytest.mark.parametrize("text", ["", "G", "4X", "-1G", "four", "1e9", "0", "0.1", "4 G B", "nan", "inf", "99999999T"])
 def test_parse_size_refuses(text):
     with pytest.raises(TilesatError, match="bad size"):
-        limits.parse_size(text)
+        memory.parse_size(text)
 
 
 @given(st.integers(1, 2**20), st.sampled_from(["", "K", "M", "G"]))
 def test_parse_size_units(n, unit):
-    assert limits.parse_size(f"{n}{unit}") == n * {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}[unit]
+    assert memory.parse_size(f"{n}{unit}") == n * {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}[unit]
 
 
 @given(st.integers(1, 2**50))
 def test_format_size_is_close(n):
-    text = limits.format_size(n)
-    assert abs(limits.parse_size(text.replace(" ", "").replace("bytes", "")) - n) <= max(n * 0.051, 1)
+    text = memory.format_size(n)
+    assert abs(memory.parse_size(text.replace(" ", "").replace("bytes", "")) - n) <= max(n * 0.051, 1)
 
 
 SMALL = "pieces: L4\n....\n....\n"
@@ -176,23 +176,23 @@ SMALL = "pieces: L4\n....\n....\n"
 
 def test_explicit_limit_refuses_a_small_board_in_one_line():
     inst = parse_instance(SMALL)
-    limits.set_memory_limit(limits.parse_size("1M"))
+    memory.set_memory_limit(memory.parse_size("1M"))
     with pytest.raises(TilesatError) as e:
         generate_placements(inst)
     msg = str(e.value)
     assert msg.startswith("instance too large: 8 open cells") and "the limit is 1.0 MiB (--max-memory)" in msg
     assert "\n" not in msg
-    limits.set_memory_limit(limits.parse_size("10G"))
+    memory.set_memory_limit(memory.parse_size("10G"))
     compile_formula(generate_placements(inst))
 
 
 def test_formula_check_names_the_encoding_chosen():
     inst = Instance(Board.rectangle(20, 20), parse_pieces("L4"))
     placements = generate_placements(inst)
-    pairwise = limits.estimate_formula(placements, "pairwise", "seqcounter").bytes
-    commander = limits.estimate_formula(placements, "commander", "seqcounter").bytes
+    pairwise = footprint.estimate_formula(placements, "pairwise", "seqcounter").bytes
+    commander = footprint.estimate_formula(placements, "commander", "seqcounter").bytes
     assert commander < pairwise
-    limits.set_memory_limit((pairwise + commander) // 2)
+    memory.set_memory_limit((pairwise + commander) // 2)
     compile_formula(placements, "commander")
     with pytest.raises(TilesatError, match=r"400 open cells, 2,736 placements and [\d,]+ clauses \(pairwise\)"):
         compile_formula(placements, "pairwise")
@@ -205,11 +205,11 @@ def test_card_constraints_count():
     inst = Instance(Board.rectangle(40, 40), parse_pieces("L4:50.., I4"))
     placements = generate_placements(inst)
     n = int((placements.rule == 0).sum())
-    est = limits.estimate_formula(placements, "commander", "seqcounter")
+    est = footprint.estimate_formula(placements, "commander", "seqcounter")
     unbounded = Placements(inst.with_rules(parse_pieces("L4, I4")), placements.rule, placements.indptr, placements.cells)
-    plain = limits.estimate_formula(unbounded, "commander", "seqcounter")
+    plain = footprint.estimate_formula(unbounded, "commander", "seqcounter")
     assert est.clauses - plain.clauses >= 2 * 50 * n
-    limits.set_memory_limit(plain.bytes * 2)
+    memory.set_memory_limit(plain.bytes * 2)
     compile_formula(unbounded, "commander", "seqcounter")  # the same board without the count fits
     with pytest.raises(TilesatError, match="instance too large"):
         compile_formula(placements, "commander", "seqcounter")
@@ -217,21 +217,21 @@ def test_card_constraints_count():
 
 def test_environment_variable(monkeypatch):
     inst = parse_instance(SMALL)
-    monkeypatch.setenv(limits.ENV_VAR, "1M")
+    monkeypatch.setenv(memory.ENV_VAR, "1M")
     with pytest.raises(TilesatError, match=r"the limit is 1\.0 MiB \(TILESAT_MAX_MEMORY\)"):
         generate_placements(inst)
-    limits.set_memory_limit(10 * limits.GiB)  # the option wins over the variable
+    memory.set_memory_limit(10 * memory.GiB)  # the option wins over the variable
     generate_placements(inst)
-    limits.set_memory_limit(None)
-    monkeypatch.setenv(limits.ENV_VAR, "lots")
+    memory.set_memory_limit(None)
+    monkeypatch.setenv(memory.ENV_VAR, "lots")
     with pytest.raises(TilesatError, match="TILESAT_MAX_MEMORY: bad size 'lots'"):
         generate_placements(inst)
 
 
 def test_default_limit_is_a_share_of_available_memory(monkeypatch):
-    monkeypatch.setattr(limits, "available_memory", lambda: (100 * limits.MiB, "available memory"))
-    limit, why = limits.memory_limit()
-    assert limit == 80 * limits.MiB and why.startswith("80% of the available memory; set --max-memory")
+    monkeypatch.setattr(memory, "available_memory", lambda: (100 * memory.MiB, "available memory"))
+    limit, why = memory.memory_limit()
+    assert limit == 80 * memory.MiB and why.startswith("80% of the available memory; set --max-memory")
     inst = Instance(Board.rectangle(200, 200), parse_pieces("L4"))  # ~0.8 GiB
     with pytest.raises(TilesatError, match=r"the limit is 80 MiB \(80% of the available memory; set --max-memory"):
         generate_placements(inst)
@@ -241,19 +241,19 @@ def test_small_boards_do_not_read_the_machine(monkeypatch):
     def boom():
         raise AssertionError("available_memory read for a small board")
 
-    monkeypatch.setattr(limits, "available_memory", boom)
+    monkeypatch.setattr(memory, "available_memory", boom)
     compile_formula(generate_placements(parse_instance(SMALL)))
 
 
 def test_available_memory_sees_meminfo_and_rlimits():
-    avail, what = limits.available_memory()
+    avail, what = memory.available_memory()
     assert 0 < avail < 2**62 and what
     # in a child under ulimit -v, the address-space limit is what is left
     code = textwrap.dedent("""
         import resource
-        from tilesat import limits
+        from tilesat import memory
         resource.setrlimit(resource.RLIMIT_AS, (1500 * 2**20, resource.RLIM_INFINITY))
-        print(*limits.available_memory(), sep="|")
+        print(*memory.available_memory(), sep="|")
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     value, what = out.strip().split("|")
@@ -271,19 +271,19 @@ def test_meminfo_fallback(monkeypatch):
         return real_open(path, *a, **k)
 
     monkeypatch.setattr(builtins, "open", no_proc)
-    assert limits._meminfo_available() == os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert memory._meminfo_available() == os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 def test_limits_must_be_positive():
     with pytest.raises(TilesatError):
-        limits.set_memory_limit(0)
+        memory.set_memory_limit(0)
 
 
 # --- real runs ---------------------------------------------------------------------
 
 MEASURE = textwrap.dedent("""
     import gc, json, sys
-    from tilesat import limits
+    from tilesat import footprint
     from tilesat.instance import parse_instance
     from tilesat.placements import generate_placements
     from tilesat.formula import compile_formula, resolve_encoding
@@ -295,10 +295,10 @@ MEASURE = textwrap.dedent("""
         with open("/proc/self/status") as f:
             return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
     base = peak()
-    early = limits.estimate_run(inst).bytes
+    early = footprint.estimate_run(inst).bytes
     placements = generate_placements(inst)
     encoding = resolve_encoding(encoding, placements)
-    estimate = limits.estimate_formula(placements, encoding, "seqcounter").bytes
+    estimate = footprint.estimate_formula(placements, encoding, "seqcounter").bytes
     formula = compile_formula(placements, encoding)
     with Solver(name="cadical195") as s:
         formula.add_to(s.add_clause)
@@ -311,11 +311,11 @@ MEASURE = textwrap.dedent("""
 def test_estimate_bounds_the_real_peak(rows, cols, pieces, encoding):
     """Peak resident memory of placements, formula and a CaDiCaL copy (the
     interpreter's own excluded), against the estimate: above it, by less
-    than 3x (calibration figures in tilesat/limits.py)."""
+    than 3x (calibration figures in tilesat/footprint.py)."""
     out = subprocess.run([sys.executable, "-c", MEASURE, str(rows), str(cols), pieces, encoding],
                          capture_output=True, text=True, check=True, timeout=300).stdout
     got = json.loads(out)
-    assert got["used"] <= got["estimate"] <= 3 * got["used"] + 16 * limits.MiB, got
+    assert got["used"] <= got["estimate"] <= 3 * got["used"] + 16 * memory.MiB, got
 
 
 WRAPPER = textwrap.dedent("""
@@ -356,7 +356,7 @@ def _address_space_3gb():
 
 
 def tilesat(*args, env=None):
-    environ = {k: v for k, v in os.environ.items() if k != limits.ENV_VAR} | (env or {})
+    environ = {k: v for k, v in os.environ.items() if k != memory.ENV_VAR} | (env or {})
     return subprocess.run([sys.executable, "-m", "tilesat.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=120, env=environ, preexec_fn=_address_space_3gb)
 
@@ -379,9 +379,9 @@ def test_cli_max_memory(small):
     line = one_error_line(tilesat("--max-memory", "1M", "solve", small))
     assert "instance too large: 8 open cells" in line and "the limit is 1.0 MiB (--max-memory)" in line
     assert tilesat("--max-memory", "10G", "solve", small).returncode == 0
-    line = one_error_line(tilesat("solve", small, env={limits.ENV_VAR: "1M"}))
+    line = one_error_line(tilesat("solve", small, env={memory.ENV_VAR: "1M"}))
     assert "(TILESAT_MAX_MEMORY)" in line
-    assert tilesat("--max-memory", "10G", "solve", small, env={limits.ENV_VAR: "1M"}).returncode == 0
+    assert tilesat("--max-memory", "10G", "solve", small, env={memory.ENV_VAR: "1M"}).returncode == 0
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-1G", "4X", ""])

@@ -14,7 +14,8 @@ from test_property import _args, instances
 from tilesat import Board, Instance, load_instance, parse_instance, parse_pieces, verify_tiling
 from tilesat.encodings import ENCODINGS
 from tilesat.errors import VerificationError
-from tilesat.packing import better_than, compile_packing, pack
+from tilesat.objectives import better_than, compile_packing
+from tilesat.packing import pack
 from tilesat.proof import ProofError, verify_proof, write_pack_proof
 
 

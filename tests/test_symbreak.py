@@ -25,9 +25,8 @@ from tilesat.packing import pack
 from tilesat.placements import generate_placements
 from tilesat.proof import ProofError, verify_proof, write_pack_proof, write_proof
 from tilesat.search import check_unique, solve
-from tilesat.symbreak import (
-    board_map_symmetries, check_symmetry, count_classes, lex_leader_clauses, named_breaking,
-)
+from tilesat.lexleader import count_classes
+from tilesat.symbreak import board_map_symmetries, check_symmetry, lex_leader_clauses, named_breaking
 from tilesat.symmetry import Symmetry, symmetry_group
 from tilesat.errors import TilesatError
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .instance import Instance
 from .render import colour_tiles
+from .style import BLOCKED, NEGATIVE, PALETTE, POSITIVE, per_row
 from .tiling import Tiling
 
 #: Units between a cube board's layer panels, and above them for the labels.
@@ -147,16 +148,12 @@ def _shade(hex_colour: str, factor: float) -> str:
 
 
 def _arrange(n: int, scene: Scene, cell: float, gap_units: float = 2.0) -> tuple[int, int, float, float]:
-    from .pictures import per_row
-
     across = per_row(n, max(1, round(scene.height)), max(1, round(scene.width)))
     down_n = math.ceil(n / across)
     return across, down_n, (scene.width + gap_units) * cell, (scene.height + gap_units) * cell
 
 
 def grid_svg(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float = 24) -> draw.Drawing:
-    from .pictures import BLOCKED, PALETTE
-
     board = instance.board
     scene = board_scene(board)
     across, down_n, step_x, step_y = _arrange(len(tilings), scene, cell)
@@ -213,8 +210,6 @@ def grid_raster(instance: Instance, tilings: list[Tiling], marked: set | None = 
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.figure import Figure
 
-    from .pictures import BLOCKED, PALETTE
-
     board = instance.board
     scene = board_scene(board)
     if cell is None:
@@ -262,8 +257,6 @@ def grid_raster(instance: Instance, tilings: list[Tiling], marked: set | None = 
 def weights_svg(instance: Instance, weights: dict, cell: float = 24) -> draw.Drawing:
     """A certificate's cell weights on any grid: each drawn cell filled by
     its weight's colour (red positive, blue negative), blocked cells dark."""
-    from .pictures import BLOCKED, NEGATIVE, POSITIVE
-
     board = instance.board
     scene = board_scene(board)
     scene.iso = None

@@ -60,21 +60,20 @@ _CONTEXTS: dict = {}  # token -> Context, per worker process: built once per cou
 
 
 class Shared:
-    """The count's context arguments as one object: Dask scatters a bare
-    tuple element by element, and the placements must arrive with the very
-    instance object they belong to (one pickle keeps that)."""
+    """The count's context as one object: how to make it (``make(*args)``, a
+    picklable callable) and its arguments.  Dask scatters a bare tuple element
+    by element, and the placements must arrive with the very instance object
+    they belong to (one pickle keeps that)."""
 
-    def __init__(self, token: str, args: tuple):
-        self.token, self.args = token, args
+    def __init__(self, token: str, make: Callable, args: tuple):
+        self.token, self.make, self.args = token, make, args
 
 
 def _run_unit(shared: Shared, unit):
-    from .counting import Context
-
     ctx = _CONTEXTS.get(shared.token)
     if ctx is None:
         _CONTEXTS.clear()  # one count at a time per worker: drop the previous count's placements
-        ctx = _CONTEXTS[shared.token] = Context(*shared.args)
+        ctx = _CONTEXTS[shared.token] = shared.make(*shared.args)
     return ctx.timed_run(unit)
 
 
@@ -162,14 +161,15 @@ class DaskRunner:
         threads = sum(self.client.nthreads().values())
         return max(1, threads)
 
-    def run(self, args: tuple, units: list, todo: list[int], finish: Callable[[int, list[int], float], None],
-            started: Callable[[], None] = lambda: None) -> None:
-        """Each unit of ``todo`` as a task; ``finish(i, counts, seconds)`` as each one comes back (in any order)."""
+    def run(self, make: Callable, args: tuple, units: list, todo: list[int],
+            finish: Callable[[int, list[int], float], None], started: Callable[[], None] = lambda: None) -> None:
+        """Each unit of ``todo`` as a task, run by the context ``make(*args)`` (made once per
+        worker; its ``timed_run(unit)``); ``finish(i, counts, seconds)`` as each one comes back (in any order)."""
         from distributed import as_completed
 
         self.start(min(self.jobs, max(1, len(todo))))
         token = uuid.uuid4().hex
-        shared = self.client.scatter(Shared(token, args), broadcast=True, hash=False)  # once per worker
+        shared = self.client.scatter(Shared(token, make, args), broadcast=True, hash=False)  # once per worker
         futures = {}
         for i in todo:
             fut = self.client.submit(_run_unit, shared, units[i], key=f"tilesat-unit-{token}-{i}",

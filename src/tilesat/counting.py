@@ -55,7 +55,7 @@ from .encodings import DEFAULT_ENCODING
 from .errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
 from .instance import INF, Instance
-from .limits import check_memory
+from .footprint import check_memory
 from .options import SatOptions
 from .placements import Placements, generate_placements
 from .search import TilingSearch, iter_tilings
@@ -883,7 +883,7 @@ def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encodi
                 pass  # every unit came from the checkpoint
             elif runner is not None:
                 result.cluster = "dask"
-                runner.run(args, units, todo, finish)
+                runner.run(Context, args, units, todo, finish)
                 result.jobs = runner.workers
             elif jobs == 1 and method == "native" and limit is None and len(units) > 1 and not in_child_process():
                 # every unit in one child, each unit's counts streamed back as it ends: a fork

@@ -246,7 +246,7 @@ def member_formula(instance: Instance, at_least: int | None, encoding: str = DEF
     packing formula plus "at least ``at_least`` pieces" (its auxiliaries after the formula's)."""
     if at_least is None:
         return compile_formula(generate_placements(instance), encoding, card), []
-    from .packing import better_than, compile_packing
+    from .objectives import better_than, compile_packing
 
     formula, goal = compile_packing(instance, "pieces", encoding, card)
     return formula, better_than(formula, goal, at_least - 1, card)

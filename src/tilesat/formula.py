@@ -28,7 +28,7 @@ from pysat.card import CardEnc, EncType
 from .encodings import AUTO, DEFAULT_ENCODING, NATIVE_ENCODINGS, choose_encoding, get_encoding
 from .encodings._util import pairs
 from .errors import TilesatError
-from .limits import check_formula_memory
+from .footprint import check_formula_memory
 from .placements import Placements
 
 #: Cardinality encodings of ``pysat.card`` usable for any bound (``--card``).

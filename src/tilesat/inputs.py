@@ -38,7 +38,7 @@ MAX_JSON_DEPTH = 64
 
 
 def _size_text(nbytes: int) -> str:
-    from .limits import format_size
+    from .memory import format_size
 
     return format_size(nbytes)
 

@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from . import limits
+from . import footprint, memory
 from .board import WRAPS, Board
 from .errors import TilesatError
 from .grids import GRIDS, get_grid
@@ -171,7 +171,7 @@ def parse_instance(
     source: str = "<string>",
 ) -> Instance:
     """Parse instance text; ``pieces`` and ``wrap`` override the header."""
-    limits.check_text_memory(len(text), text.count("."), source)
+    footprint.check_text_memory(len(text), text.count("."), source)
     headers: dict[str, tuple[int, str]] = {}
     shapes: dict[str, Piece] = {}
     shape_lines: dict[str, tuple[int, str]] = {}
@@ -290,11 +290,11 @@ def parse_instance(
 
 
 def read_instance_text(path: str | os.PathLike) -> str:
-    """The text of an instance file, read at most ``limits.MAX_INSTANCE_BYTES``
+    """The text of an instance file, read at most ``memory.MAX_INSTANCE_BYTES``
     (so ``/dev/zero``, a FIFO or a huge file never read for ever); binary
     data (NUL bytes, not UTF-8) is refused.  Every problem is a
     :class:`TilesatError`."""
-    return read_text(path, limits.MAX_INSTANCE_BYTES, what="instance file", why="instance files are text grids")
+    return read_text(path, memory.MAX_INSTANCE_BYTES, what="instance file", why="instance files are text grids")
 
 
 def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: str | None = None) -> Instance:

@@ -41,64 +41,25 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from pysat.card import CardEnc, EncType, ITotalizer
+from pysat.card import ITotalizer
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
 from .certificate import BoundCertificate, bound_certificate, solve_pack_lp
 from .control import TimedOut, call_in_child, sigint_held, time_limit
-from .encodings import DEFAULT_ENCODING, check_encoding
+from .encodings import DEFAULT_ENCODING
 from .errors import TilesatError
-from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
+from .formula import DEFAULT_CARD, Formula
 from .instance import Instance
 from .options import SatOptions
-from .placements import generate_placements
+from .objectives import _compile_broken
 from .portfolio import check_jobs, configurations, race_packings
 from .search import JOBS_REFUSAL, load_formula
 from .solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, make_solver
-from .symbreak import symmetry_breaking
 from .tiling import Tiling, tiling_from_model
 from .verify import verify_tiling
 
-OBJECTIVES = ("pieces", "cells")
 METHODS = ("incremental", "rc2")
-
-
-@dataclass
-class Objective:
-    """What to maximise, as "minimise the number of true ``cost`` literals"."""
-
-    name: str
-    cost: list[int]  # literals; each true one costs 1
-    total: int  # the value when the cost is 0
-    step: int  # value = (total - cost) // step
-
-    def value(self, cost: int) -> int:
-        return (self.total - cost) // self.step
-
-    def cost_bound(self, value: int) -> int:
-        """The largest cost of a packing worth at least ``value`` (negative: none can be)."""
-        return self.total - self.step * value
-
-    def value_of(self, tiling: Tiling) -> int:
-        if self.name == "cells":
-            return sum(len(t.cells) for t in tiling)
-        return len(tiling)
-
-
-def objective_for(formula: Formula, name: str) -> Objective:
-    if name not in OBJECTIVES:
-        raise TilesatError(f"unknown objective {name!r}; use {' or '.join(OBJECTIVES)}")
-    instance = formula.placements.instance
-    area = instance.board.area
-    empty = formula.empty_vars.tolist()
-    sizes = {r.piece.size for r in instance.rules if r.max > 0}
-    if name == "cells":
-        return Objective(name, empty, area, 1)
-    if len(sizes) == 1:
-        return Objective(name, empty, area, sizes.pop())
-    P = len(formula.placements)
-    return Objective(name, [-(i + 1) for i in range(P)], P, 1)
 
 
 @dataclass
@@ -132,39 +93,6 @@ class PackResult:
             "bound_certificate": self.bound_certificate.to_json() if self.bound_certificate is not None else None,
             "stats": self.stats,
         }
-
-
-def compile_packing(instance: Instance, objective: str = "pieces", encoding: str = DEFAULT_ENCODING,
-                    card: str = DEFAULT_CARD) -> tuple[Formula, Objective]:
-    check_encoding(encoding)
-    check_card_name(card)
-    placements = generate_placements(instance)
-    formula = compile_formula(placements, encoding, card, allow_empty=True)
-    return formula, objective_for(formula, objective)
-
-
-def _compile_broken(instance: Instance, objective: str, encoding: str, card: str, break_symmetry: bool):
-    """compile_packing, plus lex-leader clauses for the board's symmetries
-    when asked (:mod:`tilesat.symbreak`: a symmetry maps packings onto packings
-    of the same value, so the optimum stays exact); and what was broken."""
-    formula, goal = compile_packing(instance, objective, encoding, card)
-    if not break_symmetry:
-        return formula, goal, None
-    formula, breaking = symmetry_breaking(formula)
-    return formula, goal, breaking
-
-
-def better_than(formula: Formula, objective: Objective, value: int, card: str = DEFAULT_CARD) -> list[list[int]]:
-    """Clauses saying "a packing worth more than ``value``" (cost at most
-    the bound), auxiliaries after the formula's variables; ``[[]]`` when no
-    packing can be worth that much."""
-    bound = objective.cost_bound(value + 1)
-    if bound < 0:
-        return [[]]
-    if bound >= len(objective.cost):
-        return []
-    enc = CardEnc.atmost(lits=objective.cost, bound=bound, top_id=formula.top, encoding=getattr(EncType, card))
-    return enc.clauses
 
 
 def _decode(formula: Formula, model) -> Tiling:

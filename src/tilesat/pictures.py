@@ -29,15 +29,9 @@ import numpy as np
 from .errors import TilesatError
 from .instance import Instance
 from .render import colour_tiles
+from .style import BLOCKED, NEGATIVE, PALETTE, POSITIVE, WRAP, per_row
 from .tiling import Tiling
 
-PALETTE = [
-    "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4",
-    "#46f0f0", "#f032e6", "#bcf60c", "#fabebe", "#008080", "#e6beff",
-    "#9a6324", "#fffac8", "#aaffc3", "#808000",
-]
-BLOCKED = "#333333"
-WRAP = "#d62728"
 
 
 def _owner(instance: Instance, tiling: Tiling) -> np.ndarray:
@@ -68,12 +62,6 @@ def _border_masks(instance: Instance, owner: np.ndarray) -> tuple[np.ndarray, np
     both_blocked_d = np.zeros_like(down)
     both_blocked_d[:-1, :] = (owner[:-1, :] < 0) & (owner[1:, :] < 0)
     return right & ~both_blocked_r, down & ~both_blocked_d
-
-
-def per_row(n: int, rows: int, cols: int) -> int:
-    """How many tilings go side by side: two always (check-unique's pair),
-    more in a roughly square grid."""
-    return n if n <= 2 else max(1, min(n, math.ceil(math.sqrt(n * rows / cols))))
 
 
 def tiling_svg(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float = 24) -> draw.Drawing:
@@ -233,7 +221,6 @@ def save_picture(instance: Instance, tilings: list[Tiling], path, marked: set | 
 
 # -- certificates: a heat map of the cell weights ----------------------------------
 
-POSITIVE, NEGATIVE = (214, 39, 40), (31, 119, 180)  # red and blue, white at zero
 
 
 def _heat(weights: dict, R: int, C: int) -> np.ndarray:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import TilesatError
 from .instance import Instance
-from .limits import check_memory
+from .footprint import check_memory
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,7 +83,7 @@ def generate_placements(instance: Instance) -> Placements:
 
     Refuses (one-line :class:`TilesatError`) an instance whose placements and
     formula would not fit in memory, before allocating them
-    (:func:`tilesat.limits.check_memory`).
+    (:func:`tilesat.footprint.check_memory`).
     """
     check_memory(instance)
     board = instance.board

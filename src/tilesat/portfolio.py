@@ -39,6 +39,7 @@ from .control import Child, ChildError, wait_step
 from .encodings import AUTO
 from .errors import TilesatError
 from .formula import compile_formula
+from .objectives import objective_for
 from .solvers import EXTERNAL_PREFIX, default_options, is_plugin_solver, make_solver
 from .tiling import Tiling
 from .verify import VerificationError, verify_tiling
@@ -318,8 +319,6 @@ def _pack_member(conn, config: Config, placements, objective: str, encoding, sol
     """Compile the packing formula, then raise the bound: report ("packing", chosen),
     take the best value any member has found, look for a better one; ("none", best) when there is none."""
     from pysat.card import ITotalizer
-
-    from .packing import objective_for
 
     formula, solver = _start_solver(config, placements, encoding, solver_name, card, allow_empty=True)
     goal = objective_for(formula, objective)

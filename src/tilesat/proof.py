@@ -35,7 +35,7 @@ from pathlib import Path
 import dratify
 from pysat.solvers import Solver
 
-from . import __version__, limits
+from . import __version__, memory
 from .certificate import (
     BoundCertificate, Certificate, CertificateError, check_bound_certificate, check_certificate,
 )
@@ -45,7 +45,7 @@ from .errors import TilesatError
 from .inputs import read_bytes
 from .formula import CARD_ENCODINGS, compile_formula
 from .instance import Instance, format_instance, load_instance, parse_instance
-from .packing import OBJECTIVES, better_than, compile_packing
+from .objectives import OBJECTIVES, better_than, compile_packing
 from .placements import generate_placements
 from .symbreak import named_breaking
 from .tiling import Tile, Tiling
@@ -356,7 +356,7 @@ def _read_text(path: Path) -> str:
         raise ProofError(f"{path.parent}: not a proof directory ({path.name} is missing)")
     if path.is_symlink() or not path.is_file():  # a FIFO or a device would be read for ever
         raise ProofError(f"{path}: not a regular file")
-    limit = limits.memory_limit()[0] // 4  # held as bytes, as text, then parsed
+    limit = memory.memory_limit()[0] // 4  # held as bytes, as text, then parsed
     try:
         data = read_bytes(path, limit, what="proof file", regular_only=True,
                           why=f"a proof file is read whole, and the memory limit allows that much")

@@ -23,7 +23,7 @@ from .dlx import dlx_problem, stream_covers
 from .encodings import DEFAULT_ENCODING
 from .formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
 from .instance import Instance
-from .limits import check_memory
+from .footprint import check_memory
 from .options import SatOptions
 from .placements import Placements, generate_placements
 from .portfolio import check_jobs, configurations, race_tilings

@@ -33,9 +33,9 @@ from .dimacs import check_model, read_answer, write_dimacs
 from . import plugins
 from .encodings import AUTO_LADDER_BAND
 from .errors import TilesatError
+from .plugins import EXTERNAL_PREFIX
 
 DEFAULT_SOLVER = "cadical195"
-EXTERNAL_PREFIX = "ext:"
 
 #: CaDiCaL's options on open boards: the ones its binary's ``--sat`` sets
 #: (a configuration for satisfiable instances).  Measured (README, "Hard
@@ -556,5 +556,108 @@ def make_solver(name: str = DEFAULT_SOLVER, timeout: float | None = None):
     if name.startswith(EXTERNAL_PREFIX):
         return ExternalSolver(name[len(EXTERNAL_PREFIX):], timeout)
     if name not in SOLVERS:
-        return plugins.PluginSolver(name, plugins.find_solver(name))
+        return PluginSolver(name, plugins.find_solver(name))
     return SOLVERS[name]()
+
+
+class PluginSolver:
+    """A plugin solver behind tilesat's solver interface (``solvers.py``).
+
+    It runs in tilesat's process: Ctrl-C reaches it as ``KeyboardInterrupt``
+    and the run's time limit is checked before each solve (a plugin that
+    may search long can call ``tilesat.control.deadline().check()`` itself).
+    Every model is checked against the formula and the clauses added since,
+    so a wrong answer is named as the plugin's."""
+
+    def __init__(self, name: str, factory):
+        self.name = name
+        self.on_conflicts = None
+        try:
+            self._solver = factory()
+        except Exception as e:  # noqa: BLE001
+            raise TilesatError(f"solver {name!r}: making it failed: {type(e).__name__}: {e}") from None
+        missing = [m for m in ("add_clause", "solve", "model") if not callable(getattr(self._solver, m, None))]
+        if missing:
+            raise TilesatError(f"solver {name!r}: its objects have no {', '.join(missing)} "
+                               f"(a solver needs add_clause, solve and model)")
+        self._formula = None
+        self._added: list[list[int]] = []
+        self._model: list[int] = []
+
+    def _call(self, method: str, *args):
+        try:
+            return getattr(self._solver, method)(*args)
+        except (TilesatError, TimedOut):  # TimedOut: the solver honoured the run's deadline
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise TilesatError(f"solver {self.name!r} failed in {method}: {type(e).__name__}: {e}") from None
+
+    def add_formula(self, formula, progress=None) -> None:
+        self._formula = formula
+        if callable(getattr(self._solver, "add_formula", None)):
+            self._call("add_formula", formula, progress)
+            return
+        limit = deadline()
+
+        def loaded(done):
+            limit.check()
+            if progress is not None:
+                progress(done)
+
+        formula.add_to(lambda clause: self._call("add_clause", clause), loaded)
+
+    def add_clause(self, clause) -> None:
+        clause = [int(x) for x in clause]
+        self._added.append(clause)
+        self._call("add_clause", clause)
+
+    def solve(self, assumptions=()) -> bool:
+        deadline().check()
+        assumptions = [int(a) for a in assumptions]
+        answer = self._call("solve", assumptions)
+        if not isinstance(answer, (bool, np.bool_)):
+            raise TilesatError(f"solver {self.name!r}: solve() returned {answer!r}, not True or False")
+        self._model = []
+        if answer:
+            model = self._call("model")
+            try:
+                model = [] if model is None else [int(x) for x in model]
+            except (TypeError, ValueError):
+                raise TilesatError(f"solver {self.name!r}: model() must return a list of integers") from None
+            true = set(model)
+            try:
+                if self._formula is not None:
+                    check_model(self._formula, model, where=f"the model of solver {self.name}")
+                for clause in self._added + [[a] for a in assumptions]:
+                    if not any(lit in true for lit in clause):
+                        raise TilesatError(f"the model of solver {self.name!r} does not satisfy clause {clause}")
+            except TilesatError as e:
+                raise TilesatError(f"{e} (the solver's answer is wrong, not tilesat's formula)") from None
+            self._model = model
+        return bool(answer)
+
+    def model(self) -> list[int]:
+        return self._model
+
+    def stats(self) -> dict:
+        if callable(getattr(self._solver, "stats", None)):
+            stats = self._call("stats")
+            return dict(stats) if isinstance(stats, dict) else {}
+        return {}
+
+    def close(self) -> None:
+        if self._solver is not None and callable(getattr(self._solver, "close", None)):
+            solver, self._solver = self._solver, None
+            self._call_on(solver, "close")
+
+    def _call_on(self, solver, method):
+        try:
+            getattr(solver, method)()
+        except Exception as e:  # noqa: BLE001
+            raise TilesatError(f"solver {self.name!r} failed in {method}: {type(e).__name__}: {e}") from None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

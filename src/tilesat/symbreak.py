@@ -13,11 +13,11 @@ symmetries added,
 - with the constraints of *every* element of the group, each orbit keeps
   exactly one member (its least), so the models are one per class: the
   number of classes, and the raw count as the sum of the classes' sizes
-  (:func:`count_classes`).  A generating set alone may keep several members
+  (:func:`tilesat.questions.lexleader.count_classes`).  A generating set alone may keep several members
   of an orbit: right for yes/no and optimum questions, not for counting;
 - uniqueness is lost (a unique answer could hide a symmetric twin):
   ``check-unique`` refuses the option; and the broken formula's models are no
-  longer the tilings (:func:`count_classes` recovers their number from the
+  longer the tilings (:func:`tilesat.questions.lexleader.count_classes` recovers their number from the
   classes' sizes).
 
 Which symmetries: for yes/no and optimum answers, the rotations, reflections
@@ -43,9 +43,8 @@ counting must block placement variables only, as the blocking counter does.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -301,50 +300,3 @@ def is_lex_leader(group: Sequence[Symmetry], chosen: Sequence[int], P: int) -> b
         if diff.size and x[diff[0]] > y[diff[0]]:
             return False
     return True
-
-
-def count_classes(instance, encoding: str, solver: str, card: str, timeout: float | None = None,
-                  progress: Callable[[int, int, int], None] | None = None):
-    """Count tilings up to symmetry by lex-leader breaking over the *whole*
-    group: one SAT model per class (its least member, checked directly), and
-    the raw count as the sum of the classes' sizes (orbit sizes computed
-    from each representative).  A :class:`~tilesat.counting.CountResult`;
-    on a time limit or Ctrl-C, lower bounds (exact False)."""
-    from .control import TimedOut, time_limit
-    from .counting import CountResult
-    from .options import SatOptions
-    from .search import TilingSearch
-
-    options = SatOptions(encoding, solver, card, timeout)
-    t0 = time.perf_counter()
-    report = progress or (lambda tilings, done, total: None)
-    why = "lex-leader symmetry breaking over the whole group: one tiling per class, its class's size counted from it"
-    result = CountResult(0, True, "blocking", why, up_to_symmetry=0, encoding=encoding, solver=options.solver)
-    classes = raw = 0
-    try:
-        with time_limit(options.timeout):
-            search = TilingSearch(instance, options.encoding, options.solver, options.card,
-                                  break_symmetry="full")
-            with search:
-                result.encoding = search.encoding
-                group = search.group if search.group is not None else []
-                result.group = [g.name for g in group] or ["identity"]
-                result.reason = search.reason
-                P = len(search.placements) if search.placements is not None else 0
-                for _ in search:
-                    chosen = search.last_chosen
-                    if not is_lex_leader(group, chosen, P):
-                        raise AssertionError("BUG: a model of the lex-leader formula is not the least of its orbit")
-                    classes += 1
-                    raw += orbit_size(group, chosen) if group else 1
-                    report(raw, 0, 1)
-    except TimedOut:
-        result.timed_out, result.exact = True, False
-    except KeyboardInterrupt:
-        result.interrupted, result.exact = True, False
-    result.count = raw
-    # stopped early: the tilings of the classes found are a lower bound; the classes
-    # found are too, but count's output reads a class count as exact or estimated
-    result.up_to_symmetry = classes if result.exact else None
-    result.seconds = time.perf_counter() - t0
-    return result

@@ -14,7 +14,7 @@ from ..compare import Entry, cactus, compare, load_directory, parse_list, plot
 from ..encodings import check_encoding, encoding_names
 from ..errors import TilesatError
 from ..formula import DEFAULT_CARD
-from . import app
+from .root import app
 from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit
 
 DIRECTORY_TIMEOUT = 60.0  # a family has hard members: each run gets a limit unless one is given

@@ -21,9 +21,9 @@ from ..formula import DEFAULT_CARD
 from ..pictures import save_pictures
 from ..render import plain_rows, rich_tiling
 from ..solvers import DEFAULT_SOLVER
-from ..symbreak import count_classes
+from ..lexleader import count_classes
 from ..tiling import Tiling
-from . import app
+from .root import app
 from .search import _show_certificate, certificate_mode
 from .common import (
     EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,

@@ -17,7 +17,7 @@ from ..placements import generate_placements
 from ..proof import ProofError, verify_proof
 from ..search import Result
 from ..tiling import Tiling
-from . import app
+from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,
     _err, _load, _out, friendly,

@@ -12,7 +12,7 @@ from ..explain.backbone import BACKBONE_METHODS, DEFAULT_METHOD
 from ..explain.show import report_lines, rich_report, save_explanation_pictures, to_json
 from ..explain.solver import ASSUMING_SOLVERS, DEFAULT
 from ..errors import TilesatError
-from . import app
+from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, FileArg, ForceOpt, JsonOpt, PiecesOpt,
     TimeoutOpt, WrapOpt, _err, _load, _out, _progress, check_outputs, friendly, interrupted_exit, one_of, run_limit,

@@ -16,7 +16,7 @@ from ..encodings import encoding_names
 from ..errors import TilesatError
 from ..solvers import solver_names
 from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, FUZZ_GRIDS, check_grids, check_names, fuzz, new_seed, write_finding
-from . import app
+from .root import app
 from .common import (
     EXIT_TIMEOUT, _err, _out, friendly, interrupted_exit, run_limit,
 )

@@ -21,7 +21,7 @@ from ..render import pieces_sheet
 from ..placements import generate_placements
 from ..search import choose_search_method
 from ..symbreak import board_map_symmetries, lex_leader_clauses
-from . import app
+from .root import app
 from .common import CardOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, _load, _out, friendly
 
 

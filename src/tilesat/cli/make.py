@@ -26,7 +26,7 @@ from ..search import solve
 from ..solvers import DEFAULT_SOLVER
 from ..tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from ..verify import verify_tiling
-from . import app
+from .root import app
 from .common import (
     EXIT_TIMEOUT, EncodingOpt, ForceOpt, JsonOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err, _progress,
     check_outputs, friendly, interrupted_exit, one_of, run_limit, writing,

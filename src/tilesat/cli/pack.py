@@ -12,13 +12,14 @@ import typer
 from ..encodings import DEFAULT_ENCODING
 from ..formula import DEFAULT_CARD
 from ..options import SatOptions
-from ..packing import METHODS, OBJECTIVES, pack
+from ..objectives import OBJECTIVES
+from ..packing import METHODS, pack
 from ..pictures import save_pictures
 from ..portfolio import check_jobs
 from ..proof import check_proof_dir, write_pack_proof
 from ..render import plain_rows, rich_tiling
 from ..solvers import DEFAULT_SOLVER
-from . import app
+from .root import app
 from .search import BreakSymmetryOpt
 from .common import (
     EXIT_NONE, EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, PiecesOpt, PngOpt,

@@ -22,7 +22,7 @@ from ..solvers import DEFAULT_SOLVER
 from ..encodings import DEFAULT_ENCODING
 from ..formula import DEFAULT_CARD
 from ..tiling import differing_cells
-from . import app
+from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, MethodOpt, PiecesOpt,
     PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, run_limit,

@@ -9,9 +9,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import limits
+from .. import memory
 from ..errors import TilesatError
-from . import app
+from .root import app
 from .common import _err, friendly, interrupted_exit
 
 
@@ -36,7 +36,7 @@ def serve_cmd(
     from ..studio.worker import start_forkserver, stop_forkserver
 
     err = _err()
-    memory = limits.explicit_limit()  # tilesat --max-memory SIZE serve: each command gets it
+    limit = memory.explicit_limit()  # tilesat --max-memory SIZE serve: each command gets it
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:  # a taken port: one line, before anything starts
         try:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -58,7 +58,7 @@ def serve_cmd(
         import webbrowser
 
         webbrowser.open(url)
-    app_ = create_app(time_limit, max_cells, max_running, memory[0] if memory else None, host=host, token=token)
+    app_ = create_app(time_limit, max_cells, max_running, limit[0] if limit else None, host=host, token=token)
     server = StudioServer(app_, host, port)
     try:
         server.run()

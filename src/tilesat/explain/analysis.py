@@ -29,7 +29,7 @@ from ..control import TimedOut, deadline, time_limit
 from ..counting import count_tilings
 from ..formula import compile_formula
 from ..instance import INF, Instance, PieceRule
-from ..limits import check_memory
+from ..footprint import check_memory
 from ..placements import Placements, generate_placements
 from ..search import check_unique
 from ..tiling import Tile, Tiling

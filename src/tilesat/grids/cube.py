@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TilesatError
-from . import Grid, _cells_rows, _rows_cells, signed_permutations
+from .base import Grid, _cells_rows, _rows_cells, signed_permutations
 
 
 def _map(perm, signs):

@@ -27,7 +27,7 @@ import itertools
 import math
 
 from ..errors import TilesatError
-from . import Grid, _dedent, planar_layout_rows, trim_mask
+from .base import Grid, _dedent, planar_layout_rows, trim_mask
 
 _EVEN = [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
 _ODD = [(0, 2, 1), (2, 1, 0), (1, 0, 2)]

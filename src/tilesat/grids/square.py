@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Grid, planar_layout_rows
+from .base import Grid, planar_layout_rows
 
 
 def _rot(k):

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ..errors import TilesatError
-from . import Grid, _dedent, planar_layout_rows, trim_mask
+from .base import Grid, _dedent, planar_layout_rows, trim_mask
 
 H = math.sqrt(3) / 2
 

@@ -1,0 +1,22 @@
+"""The pictures' shared style: the tile palette, the colours of blocked cells,
+wrapped edges and weights, and how many tilings go side by side (used by
+:mod:`.pictures`, square boards, and :mod:`.cell_pictures`, every other grid)."""
+
+from __future__ import annotations
+
+import math
+
+PALETTE = [
+    "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4",
+    "#46f0f0", "#f032e6", "#bcf60c", "#fabebe", "#008080", "#e6beff",
+    "#9a6324", "#fffac8", "#aaffc3", "#808000",
+]
+BLOCKED = "#333333"
+WRAP = "#d62728"
+POSITIVE, NEGATIVE = (214, 39, 40), (31, 119, 180)  # red and blue, white at zero
+
+
+def per_row(n: int, rows: int, cols: int) -> int:
+    """How many tilings go side by side: two always (check-unique's pair),
+    more in a roughly square grid."""
+    return n if n <= 2 else max(1, min(n, math.ceil(math.sqrt(n * rows / cols))))
