@@ -5,20 +5,20 @@ Use it without installing anything::
     tilesat check-unique board.txt --solver examples/my_solver.py:MySolver
     tilesat fuzz --solvers cadical195,examples/my_solver.py:MySolver --examples 500
 
-The protocol (what tilesat's own solvers implement, ``tilesat.plugins``): a
+The protocol (what tilesat's own solvers implement, ``tilesat.sat.plugins``): a
 class made with no arguments whose objects have ``add_clause(clause)``,
 ``solve(assumptions=()) -> bool`` and ``model() -> list[int]`` (the true and
 false literals of every variable); ``stats()`` and ``close()`` are optional.
 tilesat checks every model against the formula, so a wrong one is reported
 as this solver's error.  The solver runs in tilesat's process: Ctrl-C
 arrives as ``KeyboardInterrupt`` when the current slice returns, and
-checking ``tilesat.control.deadline()`` between slices is what makes
+checking ``tilesat.running.control.deadline()`` between slices is what makes
 ``--timeout`` stop a long search.
 """
 
 from pysat.solvers import Minisat22
 
-from tilesat.control import deadline
+from tilesat.running.control import deadline
 
 SLICE = 20_000  # conflicts per slice: a few milliseconds to a second of search
 

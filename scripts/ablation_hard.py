@@ -3,7 +3,7 @@
 (issue 15): check-unique on hard open boards and on designed puzzles, one
 configuration at a time, against plain CaDiCaL (tilesat's default) and CP-SAT.
 
-Each configuration is one portfolio member (:class:`tilesat.portfolio.Config`)
+Each configuration is one portfolio member (:class:`tilesat.engines.portfolio.Config`)
 run alone, in its own process, under a per-run time limit:
 
 - encoding (the Tiler's "most constrained cell first" has its SAT analogue in
@@ -34,9 +34,9 @@ from bench_hard import cpsat_unique  # noqa: E402
 from make_hard_boards import random_packing  # noqa: E402
 
 from tilesat import load_instance  # noqa: E402
-from tilesat.control import TimedOut, time_limit  # noqa: E402
-from tilesat.placements import generate_placements  # noqa: E402
-from tilesat.portfolio import SAT_OPTIONS, Config, race_tilings  # noqa: E402
+from tilesat.running.control import TimedOut, time_limit  # noqa: E402
+from tilesat.model.placements import generate_placements  # noqa: E402
+from tilesat.engines.portfolio import SAT_OPTIONS, Config, race_tilings  # noqa: E402
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 DESIGNED = ["lpanel-20x20.txt", "lpanel-gen-30x30.txt", "lpanel-gen-40x40.txt"]

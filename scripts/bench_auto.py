@@ -19,9 +19,9 @@ import statistics
 import time
 
 from tilesat import check_unique, generate_placements, load_instance, parse_instance
-from tilesat.encodings import AUTO_PAIRWISE_UP_TO
+from tilesat.sat.encodings import AUTO_PAIRWISE_UP_TO
 from tilesat.errors import TilesatError
-from tilesat.formula import resolve_encoding
+from tilesat.sat.formula import resolve_encoding
 
 
 def median_seconds(instance, repeat, give_up, budget=1.0):

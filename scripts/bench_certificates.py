@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpsat_model import exact_cover_model  # noqa: E402
 
 from tilesat import parse_instance, solve  # noqa: E402
-from tilesat.certificate import check_certificate
-from tilesat.placements import generate_placements
+from tilesat.certify.certificate import check_certificate
+from tilesat.model.placements import generate_placements
 
 
 def mutilated(n: int):

@@ -25,9 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-from tilesat.cluster import DaskRunner
-from tilesat.counting import count_tilings
-from tilesat.instance import load_instance
+from tilesat.running.cluster import DaskRunner
+from tilesat.questions.count import count_tilings
+from tilesat.model.instance import load_instance
 
 ROOT = Path(__file__).resolve().parent.parent
 # (instance file, method, up to symmetry, known raw count, known classes)

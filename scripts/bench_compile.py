@@ -17,10 +17,10 @@ import numpy as np
 from pysat.card import CardEnc, EncType
 
 from tilesat import Board, Instance, compile_formula, generate_placements, parse_pieces, verify_tiling
-from tilesat.checks import obstruction
-from tilesat.formula import cell_constraints
-from tilesat.solvers import make_solver
-from tilesat.tiling import tiling_from_model
+from tilesat.certify.checks import obstruction
+from tilesat.sat.formula import cell_constraints
+from tilesat.sat.solvers import make_solver
+from tilesat.model.tiling import tiling_from_model
 
 
 def stage(name, fn, rows):

@@ -7,7 +7,7 @@ symmetry, against the ``xcover`` package enumerating every exact cover of
 the same board directly; dominoes (auto: the Pfaffian); and issue 13's rows
 (Project Euler 161, L-trominoes, two of each tetromino, a holed 40x40 domino
 board) with the engine ``auto`` picks; then the same up to symmetry (the
-whole-instance engines through Burnside, :mod:`tilesat.burnside`).
+whole-instance engines through Burnside, :mod:`tilesat.engines.burnside`).
 ``--only`` runs some of the groups of rows.  Prints a Markdown table with seconds and the ratio tilesat/xcover.
 
     pip install -e ".[bench]" && python scripts/bench_count.py
@@ -21,7 +21,7 @@ import time
 import warnings
 
 from tilesat import Board, Instance, parse_pieces
-from tilesat.counting import count_tilings
+from tilesat.questions.count import count_tilings
 
 
 def rectangle(rows, cols, pieces):

@@ -13,8 +13,8 @@ import statistics
 import time
 from pathlib import Path
 
-from tilesat.counting import count_tilings
-from tilesat.instance import parse_instance
+from tilesat.questions.count import count_tilings
+from tilesat.model.instance import parse_instance
 
 ROOT = Path(__file__).resolve().parent.parent
 

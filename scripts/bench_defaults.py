@@ -14,8 +14,8 @@ import platform
 import time
 
 from tilesat import check_unique, load_instance
-from tilesat.encodings import ENCODINGS
-from tilesat.formula import CARD_ENCODINGS
+from tilesat.sat.encodings import ENCODINGS
+from tilesat.sat.formula import CARD_ENCODINGS
 
 
 def main(argv=None):

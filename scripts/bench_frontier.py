@@ -10,8 +10,8 @@ Run it twice to see the cold figure with numba's on-disk cache filled.
 import sys
 import time
 
-from tilesat import frontier
-from tilesat.instance import parse_instance
+from tilesat.engines import frontier
+from tilesat.model.instance import parse_instance
 
 ROWS = [
     ("Project Euler 161: L3, I3 on 9x12", "L3, I3", 9, 12, 20_574_308_184_277_971, 1.0),

@@ -14,7 +14,7 @@ import statistics
 import time
 
 from tilesat import parse_pieces
-from tilesat.generate import DIFFICULTIES, generate_puzzle
+from tilesat.making.generate import DIFFICULTIES, generate_puzzle
 
 CASES = ["12x12:L4", "40x40:L4", "60x60:L4", "40x40:L4:easy", "20x20:L4:medium", "40x40:L4:medium",
          "20x20:L3", "20x20:L3, I3", "3x21:pentominoes:1"]

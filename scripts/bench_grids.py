@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from tilesat import load_instance
-from tilesat.counting import count_tilings
-from tilesat.dlx import covers, load_xcover
-from tilesat.placements import generate_placements
+from tilesat.questions.count import count_tilings
+from tilesat.engines.dlx import covers, load_xcover
+from tilesat.model.placements import generate_placements
 
 ROOT = Path(__file__).resolve().parent.parent / "instances"
 CASES = [("soma-cube.txt", 0.024), ("hexiamonds-6x6-rhombus.txt", None), ("solid-pentominoes-2x3x10.txt", None),

@@ -36,7 +36,7 @@ from cpsat_model import exact_cover_model  # noqa: E402
 from make_hard_boards import random_packing  # noqa: E402
 
 from tilesat import check_unique, generate_placements, verify_tiling  # noqa: E402
-from tilesat.tiling import Tiling  # noqa: E402
+from tilesat.model.tiling import Tiling  # noqa: E402
 
 
 def cpsat_unique(instance, workers: int, timeout: float) -> tuple[str, list]:

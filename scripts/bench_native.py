@@ -3,14 +3,14 @@
     python scripts/bench_native.py            # compiled code from numba's cache
     NUMBA_CACHE_DIR=$(mktemp -d) python scripts/bench_native.py   # cold: compiles
 
-First the warm-up (:func:`tilesat.native.warm_up`: compiling, about 11 s,
+First the warm-up (:func:`tilesat.engines.enumerator.warm_up`: compiling, about 11 s,
 or loading numba's cache, under a second).  Then each row: the instance,
 the raw count (and classes up to symmetry where the issue asks), and
 seconds: the first run (tables built), a second run, and xcover's full
 enumeration of the same tilings in the same process, with the ratio
 (second run / xcover).
 Classes are counted as ``tilesat count --up-to-symmetry`` will: units of
-:func:`tilesat.counting.plan_units` (one piece used once, fixed to one
+:func:`tilesat.questions.count.plan_units` (one piece used once, fixed to one
 placement per orbit), each counted with ``forced``; units whose placement a
 symmetry fixes enumerate their tilings to test them (Burnside per unit).
 """
@@ -21,12 +21,12 @@ import sys
 import time
 from fractions import Fraction
 
-from tilesat import native
-from tilesat.counting import plan_units
-from tilesat.dlx import covers, load_xcover
-from tilesat.instance import parse_instance
-from tilesat.placements import generate_placements
-from tilesat.symmetry import symmetry_group
+from tilesat.engines import enumerator
+from tilesat.questions.count import plan_units
+from tilesat.engines.dlx import covers, load_xcover
+from tilesat.model.instance import parse_instance
+from tilesat.model.placements import generate_placements
+from tilesat.model.symmetry import symmetry_group
 
 
 def rect(pieces: str, rows: int, cols: int):
@@ -42,10 +42,10 @@ def classes(instance, placements, group) -> tuple[int, int]:
     for unit in plan_units(placements, group, split=False):
         syms = [group[i] for i in unit.syms]
         if len(syms) == 1:
-            fixed = [native.count(instance, placements, forced=unit.forced)]
+            fixed = [enumerator.count(instance, placements, forced=unit.forced)]
         else:
             fixed = [0] * len(syms)
-            for chosen in native.tilings(instance, placements, forced=unit.forced):
+            for chosen in enumerator.tilings(instance, placements, forced=unit.forced):
                 for j, g in enumerate(syms):
                     fixed[j] += g.is_identity or g.fixes(chosen)
         raw += unit.weight * fixed[0]
@@ -73,7 +73,7 @@ ROWS = [
 
 def main() -> int:
     t = time.perf_counter()
-    native.warm_up()
+    enumerator.warm_up()
     print(f"warm-up (compile or load numba's cache): {time.perf_counter() - t:.2f} s")
     load_xcover()
     print(f"{'instance':34} {'count':>12} {'first s':>8} {'warm s':>8} {'xcover s':>9} {'ratio':>6}")
@@ -86,8 +86,8 @@ def main() -> int:
             _, warm = timed(classes, inst, P, group)
             shown = f"{got[0]}/{got[1]}"
         else:
-            got, first = timed(native.count, inst, P)
-            _, warm = timed(native.count, inst, P)
+            got, first = timed(enumerator.count, inst, P)
+            _, warm = timed(enumerator.count, inst, P)
             shown = str(got)
         assert got == want, (name, got, want)
         if pieces == "pentominoes:1":

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from tilesat import check_unique, generate_placements, load_instance
-from tilesat.formula import compile_formula
-from tilesat.solvers import PysatSolver
+from tilesat.sat.formula import compile_formula
+from tilesat.sat.solvers import PysatSolver
 
 
 def one_round(instance, placements, encoding, solver):

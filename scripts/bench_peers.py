@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cpsat_model import exact_cover_model  # noqa: E402
 
 from tilesat import check_unique, generate_placements, load_instance  # noqa: E402
-from tilesat.counting import count_tilings
+from tilesat.questions.count import count_tilings
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 UNIQUE = ["lpanel-8x8.txt", "lpanel-10x10.txt", "lpanel-12x12.txt", "lpanel-20x20.txt", "lpanel-gen-30x30.txt",

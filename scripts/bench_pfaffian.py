@@ -14,10 +14,10 @@ import time
 
 import numpy as np
 
-from tilesat import pfaffian
-from tilesat.board import Board
-from tilesat.instance import Instance, PieceRule
-from tilesat.pieces import Piece
+from tilesat.engines import pfaffian
+from tilesat.model.board import Board
+from tilesat.model.instance import Instance, PieceRule
+from tilesat.model.pieces import Piece
 
 DOMINO = PieceRule(Piece("I2", ((0, 0), (0, 1))))
 

@@ -23,8 +23,8 @@ import platform
 import time
 
 from tilesat import parse_instance
-from tilesat.packing import pack
-from tilesat.search import solve
+from tilesat.questions.pack import pack
+from tilesat.questions.solve import solve
 
 # (question, piece, rows, cols, wrap), by group (--only)
 CASES = {

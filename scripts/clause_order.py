@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_hard_boards import random_packing  # noqa: E402
 from screen_members import first_tiling  # noqa: E402
 
-from tilesat.placements import generate_placements  # noqa: E402
+from tilesat.model.placements import generate_placements  # noqa: E402
 
 def shuffled(seed: int):
     def reorder(clauses: list[list[int]]) -> list[list[int]]:

@@ -20,9 +20,9 @@ import matplotlib.image
 from rich.console import Console
 
 from tilesat import load_instance, solve
-from tilesat.pictures import tiling_raster
-from tilesat.pieces import grid_piece_set
-from tilesat.render import pieces_sheet, rich_tiling
+from tilesat.showing.pictures import tiling_raster
+from tilesat.model.pieces import grid_piece_set
+from tilesat.showing.render import pieces_sheet, rich_tiling
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from tilesat import format_instance, parse_pieces
-from tilesat.board import Board
-from tilesat.instance import Instance
-from tilesat.placements import generate_placements
-from tilesat.tiling import Tiling
-from tilesat.verify import verify_tiling
+from tilesat.model.board import Board
+from tilesat.model.instance import Instance
+from tilesat.model.placements import generate_placements
+from tilesat.model.tiling import Tiling
+from tilesat.certify.verify import verify_tiling
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 
@@ -91,7 +91,7 @@ def main(argv=None) -> None:
             ]))
             line = f"{path.name}: {instance.board.area} open cells, {blocked} blocked, {len(tiling)} pieces"
             if args.check:
-                from tilesat.search import check_unique
+                from tilesat.questions.solve import check_unique
                 t0 = time.perf_counter()
                 result = check_unique(instance, method="sat")
                 line += f"; check-unique: {result.verdict} in {time.perf_counter() - t0:.1f} s"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The big L-Panel boards of the benchmarks: unique-solution puzzles made
-with ``tilesat.generate.generate_unique(..., fast=True)`` and fixed seeds.
+with ``tilesat.making.generate.generate_unique(..., fast=True)`` and fixed seeds.
 
     python scripts/make_lpanel.py 30 40          # writes instances/lpanel-gen-30x30.txt, ...
 """
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from tilesat import format_instance, parse_pieces
-from tilesat.generate import generate_unique
+from tilesat.making.generate import generate_unique
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 

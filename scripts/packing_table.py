@@ -2,7 +2,7 @@
 """How many copies of each pentomino fit on an n x n board, each optimum proved.
 
 For every one of the 12 pentominoes (free: rotations and reflections) and
-every n, ``tilesat.packing.pack`` finds a packing and proves that one more
+every n, ``tilesat.questions.pack.pack`` finds a packing and proves that one more
 copy does not fit; prints a Markdown table (rows n, columns pieces) and the
 seconds each row took.
 
@@ -18,7 +18,7 @@ import sys
 import time
 
 from tilesat import Board, Instance, parse_pieces
-from tilesat.packing import METHODS, pack
+from tilesat.questions.pack import METHODS, pack
 
 PENTOMINOES = "F I L N P T U V W X Y Z".split()
 

@@ -25,12 +25,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_hard_boards import random_packing  # noqa: E402
 
-from tilesat.control import TimedOut, time_limit  # noqa: E402
-from tilesat.formula import compile_formula  # noqa: E402
-from tilesat.placements import generate_placements  # noqa: E402
-from tilesat.portfolio import CONFIGS, member_solver  # noqa: E402
-from tilesat.tiling import Tiling  # noqa: E402
-from tilesat.verify import verify_tiling  # noqa: E402
+from tilesat.running.control import TimedOut, time_limit  # noqa: E402
+from tilesat.sat.formula import compile_formula  # noqa: E402
+from tilesat.model.placements import generate_placements  # noqa: E402
+from tilesat.engines.portfolio import CONFIGS, member_solver  # noqa: E402
+from tilesat.model.tiling import Tiling  # noqa: E402
+from tilesat.certify.verify import verify_tiling  # noqa: E402
 
 BY_NAME = {c.name: c for c in CONFIGS}
 

@@ -35,11 +35,11 @@ from pysat.solvers import Solver
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_hard_boards import random_packing  # noqa: E402
 
-from tilesat.control import TimedOut, call_in_child, time_limit  # noqa: E402
-from tilesat.formula import compile_formula  # noqa: E402
-from tilesat.placements import generate_placements  # noqa: E402
-from tilesat.tiling import tiling_from_model  # noqa: E402
-from tilesat.verify import verify_tiling  # noqa: E402
+from tilesat.running.control import TimedOut, call_in_child, time_limit  # noqa: E402
+from tilesat.sat.formula import compile_formula  # noqa: E402
+from tilesat.model.placements import generate_placements  # noqa: E402
+from tilesat.model.tiling import tiling_from_model  # noqa: E402
+from tilesat.certify.verify import verify_tiling  # noqa: E402
 
 
 class Observer(Propagator):

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilesat import Board, parse_instance
-from tilesat.checks import region_check
+from tilesat.certify.checks import region_check
 
 
 def search_regions(board):

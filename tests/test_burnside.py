@@ -1,5 +1,5 @@
 """Classes of tilings by the whole-instance engines (frontier, pfaffian) through
-Burnside's lemma and the quotient by each symmetry (tilesat.burnside):
+Burnside's lemma and the quotient by each symmetry (tilesat.engines.burnside):
 each quotient counts exactly the tilings its symmetry fixes (against a brute
 force), and the classes agree with the oracle's orbits and with the other
 up-to-symmetry paths (native, dlx, ganak)."""
@@ -9,16 +9,17 @@ import json
 import pytest
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
-from tilesat.oracle import TooHard, board_maps, brute_force_tilings, orbit_count
+from tilesat.certify.oracle import TooHard, board_maps, brute_force_tilings, orbit_count
 from test_property import POOL, _args
 from typer.testing import CliRunner
 
-from tilesat import Board, Instance, PieceRule, burnside, frontier, pfaffian
+from tilesat import Board, Instance, PieceRule
+from tilesat.engines import burnside, frontier, pfaffian
 from tilesat.cli import app
-from tilesat.counting import Context, choose_method, count_tilings, dlx_problem
-from tilesat.instance import INF, parse_instance
-from tilesat.placements import generate_placements
-from tilesat.symmetry import symmetry_group
+from tilesat.questions.count import Context, choose_method, count_tilings, dlx_problem
+from tilesat.model.instance import INF, parse_instance
+from tilesat.model.placements import generate_placements
+from tilesat.model.symmetry import symmetry_group
 
 
 def board(pieces, rows, cols, wrap="none"):

@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tilesat.oracle import brute_force_tilings, TooHard
+from tilesat.certify.oracle import brute_force_tilings, TooHard
 from tilesat import check_unique, parse_instance, solve
-from tilesat.certificate import (
+from tilesat.certify.certificate import (
     Certificate, CertificateError, check_certificate, lp_certificate, lp_gate, modular_certificate,
 )
 from tilesat.cli import app
-from tilesat.placements import generate_placements
-from tilesat.proof import ProofError, verify_proof
+from tilesat.model.placements import generate_placements
+from tilesat.sat.proof import ProofError, verify_proof
 
 runner = CliRunner()
 
@@ -289,9 +289,9 @@ def test_cli_text_shows_the_weights(tmp_path):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_instances(), st.sampled_from(["pieces", "cells"]))
 def test_the_lp_pack_bound_is_an_upper_bound(case, objective):
-    from tilesat.oracle import brute_force_max_packing
-    from tilesat.certificate import lp_pack_bound
-    from tilesat.packing import pack
+    from tilesat.certify.oracle import brute_force_max_packing
+    from tilesat.certify.certificate import lp_pack_bound
+    from tilesat.questions.pack import pack
 
     grid, pieces, wrap = case
     instance = board(grid, pieces, wrap)
@@ -321,7 +321,7 @@ def test_info_says_whether_the_check_runs(tmp_path):
 
 # -- bound certificates: pack's LP bound, proved by LP duality ---------------------
 
-from tilesat.certificate import BoundCertificate, check_bound_certificate  # noqa: E402
+from tilesat.certify.certificate import BoundCertificate, check_bound_certificate  # noqa: E402
 
 
 def bound_by_placements(instance, cert: BoundCertificate, objective: str):
@@ -355,7 +355,7 @@ def bound_by_placements(instance, cert: BoundCertificate, objective: str):
 
 
 def oracle_max(instance, grid, wrap, objective, node_limit=200_000):
-    from tilesat.oracle import brute_force_max_packing
+    from tilesat.certify.oracle import brute_force_max_packing
 
     oracle_pieces = [(r.name, list(r.piece.cells), r.orient, r.min, r.max) for r in instance.rules]
     return brute_force_max_packing(grid, wrap, oracle_pieces, objective, node_limit=node_limit)
@@ -365,8 +365,8 @@ def proof_round_trip(tmp: Path, text: str, objective: str) -> tuple[Path, dict]:
     """pack --proof through the library on the instance written to a file;
     verify-proof accepts it; the proof.json data."""
     from tilesat import load_instance
-    from tilesat.packing import pack
-    from tilesat.proof import write_pack_proof
+    from tilesat.questions.pack import pack
+    from tilesat.sat.proof import write_pack_proof
 
     path = tmp / "board.txt"
     path.write_text(text)
@@ -383,7 +383,7 @@ def proof_round_trip(tmp: Path, text: str, objective: str) -> tuple[Path, dict]:
 def test_bound_certificates_are_sound(case, objective, data):
     import tempfile
 
-    from tilesat.packing import pack
+    from tilesat.questions.pack import pack
 
     grid, pieces, wrap = case
     instance = board(grid, pieces, wrap)
@@ -414,7 +414,7 @@ def test_bound_certificates_are_sound(case, objective, data):
         bad = BoundCertificate(weights, rules, cert.denominator, 0 if total is not None else 0)
         if total is None:
             try:
-                from tilesat.certificate import _bound_total
+                from tilesat.certify.certificate import _bound_total
                 total = _bound_total(instance, bad)
             except CertificateError:
                 total = cert.total
@@ -493,7 +493,7 @@ def test_known_lp_tight_packings_are_proved_by_a_certificate(grid, pieces, wrap,
 def test_the_v5_cross_certificate_reads_as_the_argument():
     """V5 on 5x5: weight 1 on the nine cells of the central cross except the
     centre, denominator 2: every V covers at least two of them, so 4 Vs at most."""
-    from tilesat.packing import pack
+    from tilesat.questions.pack import pack
 
     instance = board(["....."] * 5, "V5")
     cert = pack(instance).bound_certificate

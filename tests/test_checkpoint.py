@@ -2,7 +2,7 @@
 
 - units planned at any depth partition the tilings: their weighted counts
   add up to the oracle's count, and up to symmetry to the oracle's classes
-  (hypothesis, against :mod:`tilesat.oracle`), with several placements
+  (hypothesis, against :mod:`tilesat.certify.oracle`), with several placements
   forced at once in the native and dancing-links engines;
 - a count resumed from a checkpoint (finished units kept, a record torn by a
   crash dropped) gives the exact total, serially and with --jobs; a
@@ -27,15 +27,15 @@ import pytest
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
 
-from tilesat import native
-from tilesat.checkpoint import Checkpoint, CheckpointError
-from tilesat.counting import count_tilings, plan_units
-from tilesat.dlx import covers, dlx_problem
+from tilesat.engines import enumerator
+from tilesat.running.checkpoint import Checkpoint, CheckpointError
+from tilesat.questions.count import count_tilings, plan_units
+from tilesat.engines.dlx import covers, dlx_problem
 from tilesat.errors import TilesatError
-from tilesat.instance import load_instance, parse_instance
-from tilesat.oracle import TooHard, board_maps, brute_force_tilings, orbit_count
-from tilesat.placements import generate_placements
-from tilesat.symmetry import symmetry_group
+from tilesat.model.instance import load_instance, parse_instance
+from tilesat.certify.oracle import TooHard, board_maps, brute_force_tilings, orbit_count
+from tilesat.model.placements import generate_placements
+from tilesat.model.symmetry import symmetry_group
 
 from test_burnside import symmetric_instances
 from test_property import _args
@@ -66,7 +66,7 @@ def _unit_fixed(instance, placements, group, unit):
     """The tilings of the unit each of its symmetries fixes, in this process (native engine)."""
     syms = [group[i] for i in unit.syms] if group else [None]
     fixed = [0] * len(syms)
-    for chosen in native.tilings(instance, placements, forced=unit.forced or None):
+    for chosen in enumerator.tilings(instance, placements, forced=unit.forced or None):
         assert set(unit.forced) <= set(chosen.tolist())
         for j, g in enumerate(syms):
             fixed[j] += g is None or g.is_identity or g.fixes(chosen)
@@ -206,7 +206,7 @@ def test_a_record_that_does_not_match_the_plan_is_refused(tmp_path):
     lines = ckpt.read_text().splitlines()
     book = Checkpoint(ckpt, "count", {}).open()
     record = dict(book.records[0], forced=[999])  # a unit the plan does not have
-    from tilesat.checkpoint import _line
+    from tilesat.running.checkpoint import _line
 
     ckpt.write_text("\n".join(lines[:1]) + "\n" + _line(record))
     with pytest.raises(CheckpointError, match="does not match the plan"):
@@ -250,7 +250,7 @@ def test_every_unit_counting_method_adds_up_over_deep_units(method):
     tilings whichever method counts them: the 12 pentominoes in 3x20 (2
     classes, 8 tilings), raw and up to symmetry, unit by unit against the
     native enumeration."""
-    from tilesat.counting import Context, _classes
+    from tilesat.questions.count import Context, _classes
 
     inst = load_instance(ROOT / "instances" / "pentomino-3x20.txt")
     placements = generate_placements(inst)

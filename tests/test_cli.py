@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from tilesat import load_instance, verify_tiling
 from tilesat.cli import app
-from tilesat.tiling import Tiling
+from tilesat.model.tiling import Tiling
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 runner = CliRunner()
@@ -35,7 +35,7 @@ def test_check_unique_unique(board):
     assert res.exit_code == 0, res.output
     assert res.output.startswith("unique: exactly one tiling")
     rows = res.output.splitlines()[1:9]
-    assert res.output.splitlines()[9].startswith("grade: ")  # then how hard the puzzle is (tilesat.grade)
+    assert res.output.splitlines()[9].startswith("grade: ")  # then how hard the puzzle is (tilesat.making.grade)
     board = load_instance(INSTANCES / "lpanel-8x8.txt").board
     assert [len(line) for line in rows] == [8] * 8  # one character per cell
     assert [[ch == "#" for ch in line] for line in rows] == (~board.open).tolist()
@@ -183,7 +183,7 @@ def test_usage_errors_exit_2():
 
 
 def test_ctrl_c_stops_cleanly_and_says_what_it_had(monkeypatch):
-    import tilesat.search as search
+    import tilesat.questions.solve as search
 
     calls = {"n": 0}
     real_next = search.TilingSearch.next

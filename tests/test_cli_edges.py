@@ -269,7 +269,7 @@ def test_no_command_shows_the_help_as_a_usage_error():
 
 
 def test_method_help_names_the_library_methods():
-    from tilesat.search import SEARCH_METHODS
+    from tilesat.questions.solve import SEARCH_METHODS
 
     text = " ".join(run("solve", "--help").output.split())
     assert all(name in text for name in SEARCH_METHODS)

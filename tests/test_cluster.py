@@ -20,8 +20,8 @@ import pytest
 pytest.importorskip("distributed")
 import psutil  # noqa: E402 - a dependency of distributed
 
-from tilesat.counting import count_tilings  # noqa: E402
-from tilesat.instance import load_instance  # noqa: E402
+from tilesat.questions.count import count_tilings  # noqa: E402
+from tilesat.model.instance import load_instance  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}

@@ -8,8 +8,8 @@ import pytest
 from test_cli import INSTANCES, run
 
 from tilesat import load_instance
-from tilesat.compare import compare
-from tilesat.encodings import ENCODINGS, pairwise
+from tilesat.making.compare import compare
+from tilesat.sat.encodings import ENCODINGS, pairwise
 
 
 def forgets_the_last_candidate(lits, top):
@@ -108,7 +108,7 @@ def test_ctrl_c_keeps_the_finished_rows():
 
 
 def test_ctrl_c_in_the_cli_prints_the_table_and_exits_130(monkeypatch):
-    import tilesat.compare as module
+    import tilesat.making.compare as module
 
     real = module.run_isolated
     seen = []

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilesat import load_instance
-from tilesat.control import Deadline, TimedOut, call_in_child, check_timeout, deadline, stream_from_child, time_limit
+from tilesat.running.control import Deadline, TimedOut, call_in_child, check_timeout, deadline, stream_from_child, time_limit
 from tilesat.errors import TilesatError
-from tilesat.formula import compile_formula
-from tilesat.instance import parse_instance
-from tilesat.placements import generate_placements
-from tilesat.search import check_unique, solve
-from tilesat.solvers import FIRST_SLICE, PysatSolver, make_solver
+from tilesat.sat.formula import compile_formula
+from tilesat.model.instance import parse_instance
+from tilesat.model.placements import generate_placements
+from tilesat.questions.solve import check_unique, solve
+from tilesat.sat.solvers import FIRST_SLICE, PysatSolver, make_solver
 
 
 def mutilated(n: int) -> str:
@@ -140,7 +140,7 @@ def test_in_process_and_child_solves_agree(name, monkeypatch):
             return out, s.stats()["in_child"]
 
     here, moved = answers()
-    monkeypatch.setattr("tilesat.solvers.IN_PROCESS_CLAUSES", -1)  # every solve in the child
+    monkeypatch.setattr("tilesat.sat.solvers.IN_PROCESS_CLAUSES", -1)  # every solve in the child
     there, moved_there = answers()
     assert not moved and moved_there
     assert sorted(here) == sorted(there) and len(here) >= 2
@@ -151,7 +151,7 @@ def test_a_solver_that_may_not_start_children_searches_as_the_runs_child_does(mo
     conflict slices as the single run's child: the same search, conflict for
     conflict.  Was: one unsliced call, another search path (60x60 s1: 123 s
     against 34 s), so --jobs 2 lost boards that --jobs 1 won (issue 15)."""
-    monkeypatch.setattr("tilesat.solvers.CHILD_SLICE", 2_000)
+    monkeypatch.setattr("tilesat.sat.solvers.CHILD_SLICE", 2_000)
     formula = compile_formula(generate_placements(parse_instance(mutilated(10))), "ladder")  # 12k conflicts
 
     def conflicts():
@@ -163,7 +163,7 @@ def test_a_solver_that_may_not_start_children_searches_as_the_runs_child_does(mo
             return first, second, s.stats()["conflicts"], s.stats()["in_child"]
 
     first, second, in_child, moved = conflicts()
-    monkeypatch.setattr("tilesat.solvers.may_start_children", lambda: False)
+    monkeypatch.setattr("tilesat.sat.solvers.may_start_children", lambda: False)
     first_here, second_here, here, moved_here = conflicts()
     assert moved and not moved_here
     assert (first, second) == (first_here, second_here) == (False, False)
@@ -246,8 +246,8 @@ def test_ext_command_that_cannot_be_split():
 
 def test_a_long_solve_reports_its_conflicts_while_it_runs(monkeypatch):
     """The progress display stays live: CaDiCaL in the child reports its conflicts between slices."""
-    monkeypatch.setattr("tilesat.solvers.CHILD_SLICE", 2_000)
-    from tilesat.search import TilingSearch
+    monkeypatch.setattr("tilesat.sat.solvers.CHILD_SLICE", 2_000)
+    from tilesat.questions.solve import TilingSearch
 
     messages = []
     with TilingSearch(parse_instance(mutilated(16)), progress=lambda m, done=None, total=None: messages.append(m)) as s:
@@ -271,6 +271,6 @@ def _verdict_in_a_child(text):
 def test_a_solve_inside_a_child_runs_there(monkeypatch):
     """A daemonic child may not start processes: a solve in one (compare's runs) stays in it.
     Was: 'daemonic processes are not allowed to have children' on compare's long runs."""
-    monkeypatch.setattr("tilesat.solvers.IN_PROCESS_CLAUSES", -1)  # would move to a child at once
+    monkeypatch.setattr("tilesat.sat.solvers.IN_PROCESS_CLAUSES", -1)  # would move to a child at once
     assert call_in_child(_verdict_in_a_child, mutilated(6)) == "none"
     assert call_in_child(_verdict_in_a_child, "pieces: I2\n....\n....\n") == "multiple"

@@ -53,7 +53,7 @@ def test_auto_says_which_method_and_why(tmp_path):
     assert data["method"] == "pfaffian" and "Kasteleyn" in data["why"] and data["count"] == 281
     data = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4, "--up-to-symmetry").output)
     by_ganak = json.loads(count(tmp_path, "pieces: I2\n" + "......\n" * 4, "--up-to-symmetry", "--method", "ganak").output)
-    assert data["method"] == "pfaffian" and "Burnside" in data["why"] and data["count"] == 281  # tilesat.burnside
+    assert data["method"] == "pfaffian" and "Burnside" in data["why"] and data["count"] == 281  # tilesat.engines.burnside
     assert data["up_to_symmetry"] == by_ganak["up_to_symmetry"]
     data = json.loads(count(tmp_path, "pieces: L3\n" + "......\n" * 4).output)
     assert data["method"] == "frontier" and "frontier of" in data["why"]
@@ -164,7 +164,7 @@ def test_external_solver_counts_the_same(tmp_path):
 
 
 def test_ctrl_c_prints_the_lower_bound(tmp_path, monkeypatch):
-    import tilesat.search as search
+    import tilesat.questions.solve as search
 
     real_next = search.TilingSearch.next
     calls = {"n": 0}
@@ -185,7 +185,7 @@ def test_ctrl_c_prints_the_lower_bound(tmp_path, monkeypatch):
 
 def test_list_writes_verified_jsonl_and_pictures(tmp_path):
     from tilesat import parse_instance, verify_tiling
-    from tilesat.tiling import Tiling
+    from tilesat.model.tiling import Tiling
 
     text = "pieces: L3\n" + "......\n" * 2
     f = tmp_path / "b.txt"
@@ -208,7 +208,7 @@ def test_list_writes_verified_jsonl_and_pictures(tmp_path):
 
 def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
     from tilesat import parse_instance
-    from tilesat.tiling import Tiling
+    from tilesat.model.tiling import Tiling
 
     f = tmp_path / "b.txt"
     f.write_text("pieces: L3, I3:0..1\n" + "......\n" * 3)
@@ -219,7 +219,7 @@ def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
         assert res.exit_code == 0, res.output
         sets.append({Tiling.from_json(json.loads(line)) for line in out.read_text().splitlines()})
     assert sets[0] == sets[1]
-    from tilesat.oracle import brute_force_tilings
+    from tilesat.certify.oracle import brute_force_tilings
 
     truth = brute_force_tilings(["......"] * 3, "none", [("L3", parse_instance("pieces: L3\n.").rule("L3").piece.cells, "free", 0, float("inf")),
                                                          ("I3", ((0, 0), (0, 1), (0, 2)), "free", 0, 1)])
@@ -230,12 +230,12 @@ def test_list_by_dlx_gives_the_same_verified_tilings(tmp_path):
 
 from hypothesis import given, reject, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from tilesat.oracle import TooHard, board_maps, brute_force_tilings, orbit_count  # noqa: E402
+from tilesat.certify.oracle import TooHard, board_maps, brute_force_tilings, orbit_count  # noqa: E402
 
-from tilesat.counting import COUNTERS, counter_engine  # noqa: E402
+from tilesat.questions.count import COUNTERS, counter_engine  # noqa: E402
 from test_property import _args, instances  # noqa: E402
 
-from tilesat.counting import count_tilings, dlx_problem  # noqa: E402
+from tilesat.questions.count import count_tilings, dlx_problem  # noqa: E402
 
 
 @settings(max_examples=25)

@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilesat import counting
-from tilesat.certificate import Certificate, check_certificate
-from tilesat.control import call_in_child, wait_step, watching
-from tilesat.counting import count_tilings, iter_tilings_by
+from tilesat.questions import count as counting
+from tilesat.certify.certificate import Certificate, check_certificate
+from tilesat.running.control import call_in_child, wait_step, watching
+from tilesat.questions.count import count_tilings, iter_tilings_by
 from tilesat.errors import TilesatError
-from tilesat.instance import parse_instance
-from tilesat.oracle import TooHard, brute_force_tilings
+from tilesat.model.instance import parse_instance
+from tilesat.certify.oracle import TooHard, brute_force_tilings
 
 CLI = [sys.executable, "-m", "tilesat"]
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from tilesat import check_unique, compile_formula, generate_placements, load_instance
 from tilesat.cli import app
-from tilesat.dimacs import read_answer, read_dimacs, write_dimacs
+from tilesat.sat.dimacs import read_answer, read_dimacs, write_dimacs
 from tilesat.errors import TilesatError
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
@@ -77,7 +77,7 @@ def test_read_dimacs_of_a_broken_archive_is_one_error(tmp_path):
 def test_header_counts_the_variables_of_extra_clauses(tmp_path):
     # pack's "better than the optimum" clauses bring auxiliary variables
     # beyond the formula's: the 'p cnf' line must declare them
-    from tilesat.objectives import better_than, compile_packing
+    from tilesat.sat.objectives import better_than, compile_packing
 
     path = tmp_path / "t.txt"
     path.write_text("pieces: T5\n" + "........\n" * 4)

@@ -12,7 +12,7 @@ import pytest
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from tilesat.encodings import ENCODINGS, exactly_one
+from tilesat.sat.encodings import ENCODINGS, exactly_one
 
 NOTES = Path(__file__).resolve().parent.parent / "encodings"
 INSTANCES = NOTES.parent / "instances"
@@ -127,8 +127,8 @@ def test_batch_is_independent_constraints(name):
 
 def test_auto_chooses_by_candidates_per_cell():
     from tilesat import check_unique, generate_placements, load_instance
-    from tilesat.encodings import AUTO_PAIRWISE_UP_TO, choose_encoding
-    from tilesat.formula import compile_formula, resolve_encoding
+    from tilesat.sat.encodings import AUTO_PAIRWISE_UP_TO, choose_encoding
+    from tilesat.sat.formula import compile_formula, resolve_encoding
 
     assert choose_encoding(AUTO_PAIRWISE_UP_TO) == "pairwise"
     assert choose_encoding(AUTO_PAIRWISE_UP_TO + 0.5) == "commander"

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from tilesat import Board, Instance, PieceRule, builtin_piece, check_unique
 from tilesat.explain import explain
 from tilesat.explain.backbone import BACKBONE_METHODS
-from tilesat.grade import Contradiction, Deducer
-from tilesat.instance import INF, parse_instance
-from tilesat.oracle import TooHard, brute_force_tilings
-from tilesat.placements import generate_placements
-from tilesat.tiling import Tiling
+from tilesat.making.grade import Contradiction, Deducer
+from tilesat.model.instance import INF, parse_instance
+from tilesat.certify.oracle import TooHard, brute_force_tilings
+from tilesat.model.placements import generate_placements
+from tilesat.model.tiling import Tiling
 
 from test_property import _args, as_key, instances
 

@@ -9,16 +9,16 @@ from pysat.solvers import Solver
 from test_cli import INSTANCES, run
 from test_cli_edges import one_error_line
 
-from tilesat.compare import Entry, compare, expected_verdicts, load_directory
-from tilesat.counting import count_tilings
-from tilesat.dimacs import read_dimacs
+from tilesat.making.compare import Entry, compare, expected_verdicts, load_directory
+from tilesat.questions.count import count_tilings
+from tilesat.sat.dimacs import read_dimacs
 from tilesat.errors import TilesatError
-from tilesat.families import FAMILIES, parse_sizes, write_family
-from tilesat.instance import parse_instance
-from tilesat.packing import pack
-from tilesat.search import check_unique
-from tilesat.tiling import Tiling
-from tilesat.verify import verify_tiling
+from tilesat.making.families import FAMILIES, parse_sizes, write_family
+from tilesat.model.instance import parse_instance
+from tilesat.questions.pack import pack
+from tilesat.questions.solve import check_unique
+from tilesat.model.tiling import Tiling
+from tilesat.certify.verify import verify_tiling
 
 SMALL = {"lpanel": "6,8", "hard-packing": "6x8", "mutilated": "2,4,6", "pentomino-rectangles": "3",
          "packing": "5,6"}

@@ -4,12 +4,12 @@ and agreement with the brute-force oracle and the other exact methods."""
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from tilesat.oracle import TooHard, brute_force_tilings
+from tilesat.certify.oracle import TooHard, brute_force_tilings
 from test_property import _args, instances
 
-from tilesat import frontier
-from tilesat.counting import count_tilings, dlx_problem
-from tilesat.instance import parse_instance
+from tilesat.engines import frontier
+from tilesat.questions.count import count_tilings, dlx_problem
+from tilesat.model.instance import parse_instance
 
 
 def board(pieces, rows, cols, wrap="none"):
@@ -139,7 +139,7 @@ def test_refuses_too_many_count_states_in_one_line():
 
 def test_piece_counts_beyond_the_state_are_refused_in_one_line():
     """Found by the CLI fuzz test: 108 heptominoes each 0..1 overflowed the count layout (OverflowError)."""
-    from tilesat.instance import parse_instance
+    from tilesat.model.instance import parse_instance
 
     instance = parse_instance("pieces: heptominoes:0..1\n" + "." * 70 + "\n")
     assert "bits of state" in frontier.problem(instance)

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from typer.testing import CliRunner
 
 from tilesat.cli import app
-from tilesat.encodings import ENCODINGS
-from tilesat.fuzz import encoding_alone, fuzz, instances, new_seed
-from tilesat.instance import load_instance
+from tilesat.sat.encodings import ENCODINGS
+from tilesat.making.fuzz import encoding_alone, fuzz, instances, new_seed
+from tilesat.model.instance import load_instance
 
 runner = CliRunner()
 CLI = [sys.executable, "-m", "tilesat"]
@@ -240,7 +240,7 @@ def test_ctrl_c_leaves_no_external_solver_running(tmp_path):
 
 
 def test_every_kind_of_wrong_listing_is_named():
-    from tilesat.fuzz import _compare_listing
+    from tilesat.making.fuzz import _compare_listing
 
     a = frozenset({("I2", frozenset({(0, 0), (0, 1)}))})
     b = frozenset({("I1", frozenset({(0, 0)})), ("I1", frozenset({(0, 1)}))})

@@ -1,4 +1,4 @@
-"""Puzzle generation (tilesat.generate): unique boards, deterministic per
+"""Puzzle generation (tilesat.making.generate): unique boards, deterministic per
 seed, of the grade asked for, for several piece sets; the CLI's --json; the
 run's start that --timeout counts from."""
 
@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 from tilesat import parse_pieces
 from tilesat.cli import app
 from tilesat.cli import common
-from tilesat.generate import generate_puzzle
-from tilesat.grade import grade
-from tilesat.instance import parse_instance
-from tilesat.search import check_unique
+from tilesat.making.generate import generate_puzzle
+from tilesat.making.grade import grade
+from tilesat.model.instance import parse_instance
+from tilesat.questions.solve import check_unique
 
 runner = CliRunner()
 

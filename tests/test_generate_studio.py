@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tilesat.cli import app
-from tilesat.grade import grade
-from tilesat.instance import parse_instance
+from tilesat.making.grade import grade
+from tilesat.model.instance import parse_instance
 from tilesat.studio.server import running
 
 DROPPED = ("message", "seconds")  # what differs between two runs: the time taken

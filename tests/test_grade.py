@@ -1,4 +1,4 @@
-"""The difficulty grade (tilesat.grade): deduction is sound, easy means
+"""The difficulty grade (tilesat.making.grade): deduction is sound, easy means
 propagation alone tiles the board, and check-unique shows the grade."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from hypothesis import event, given, settings, strategies as st
 from typer.testing import CliRunner
 
 from tilesat import load_instance, parse_pieces
-from tilesat.board import Board
+from tilesat.model.board import Board
 from tilesat.cli import app
-from tilesat.grade import Deducer, grade
-from tilesat.instance import Instance, parse_instance
-from tilesat.oracle import TooHard, brute_force_tilings
-from tilesat.placements import generate_placements
-from tilesat.search import check_unique
-from tilesat.verify import verify_tiling
+from tilesat.making.grade import Deducer, grade
+from tilesat.model.instance import Instance, parse_instance
+from tilesat.certify.oracle import TooHard, brute_force_tilings
+from tilesat.model.placements import generate_placements
+from tilesat.questions.solve import check_unique
+from tilesat.certify.verify import verify_tiling
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

@@ -19,11 +19,11 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from tilesat import Board, Instance, Tiling, parse_instance, parse_pieces, solve, verify_tiling
-from tilesat.cell_pictures import board_scene, drawn_cells, grid_raster, grid_svg
+from tilesat.showing.cell_pictures import board_scene, drawn_cells, grid_raster, grid_svg
 from tilesat.cli import app
-from tilesat.pictures import PALETTE, save_picture, tiling_svg, weights_svg
-from tilesat.pieces import grid_piece_set, piece_set
-from tilesat.render import (colour_tiles, piece_picture, plain_rows, rich_tiling, tile_labels, tile_neighbours,
+from tilesat.showing.pictures import PALETTE, save_picture, tiling_svg, weights_svg
+from tilesat.model.pieces import grid_piece_set, piece_set
+from tilesat.showing.render import (colour_tiles, piece_picture, plain_rows, rich_tiling, tile_labels, tile_neighbours,
                             triangle_outline, weight_rows)
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from tilesat import Board, generate_placements, parse_instance, solve, verify_tiling
-from tilesat.counting import count_tilings, iter_tilings_by
+from tilesat.questions.count import count_tilings, iter_tilings_by
 from tilesat.errors import TilesatError
-from tilesat.grids import GRIDS, get_grid
-from tilesat.grids.triangle import from_abc
-from tilesat.instance import format_instance
-from tilesat.oracle import board_maps, brute_force_tilings, orbit_count
-from tilesat.pieces import free_polyforms, grid_piece_set
-from tilesat.symmetry import symmetry_group
+from tilesat.model.grids import GRIDS, get_grid
+from tilesat.model.grids.triangle import from_abc
+from tilesat.model.instance import format_instance
+from tilesat.certify.oracle import board_maps, brute_force_tilings, orbit_count
+from tilesat.model.pieces import free_polyforms, grid_piece_set
+from tilesat.model.symmetry import symmetry_group
 
 
 @pytest.mark.parametrize("name,order,rotations", [("square", 8, 4), ("triangle", 12, 6), ("hex", 12, 6),
@@ -285,7 +285,7 @@ def test_verify_rejects_a_mirror_image_on_the_cube():
     tiling = solve(inst).tilings[0]
     verify_tiling(inst, tiling)
     swapped = type(tiling)(tuple(type(t)("A" if t.piece == "B" else "B", t.cells) for t in tiling))
-    from tilesat.verify import problems
+    from tilesat.certify.verify import problems
     assert any("not an allowed orientation" in p for p in problems(inst, swapped))
     mirror = parse_instance("grid: cube\npieces: A/mirror:0..2\n..\n..\n--\n..\n..\n")
     assert not problems(mirror, type(tiling)(tuple(type(t)("A", t.cells) for t in tiling)))
@@ -294,8 +294,8 @@ def test_verify_rejects_a_mirror_image_on_the_cube():
 def test_export_names_cells_and_blocks_tilings_on_the_cube(tmp_path):
     import io
 
-    from tilesat.dimacs import blocking_clause, write_dimacs
-    from tilesat.formula import compile_formula
+    from tilesat.sat.dimacs import blocking_clause, write_dimacs
+    from tilesat.sat.formula import compile_formula
 
     inst = parse_instance(LAYOUTS["cube"])
     tiling = solve(inst).tilings[0]

@@ -1,6 +1,6 @@
 """No-tiling certificates on the triangle, hex and cube grids: found by the LP
 (or a modular colouring), re-checked by the independent checker (which turns
-pieces with the grid's point maps, not tilesat.placements), refused when
+pieces with the grid's point maps, not tilesat.model.placements), refused when
 damaged, and produced only when the brute-force oracle finds no tiling."""
 
 import json
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tilesat import Board, Instance, generate_placements
-from tilesat.certificate import (
+from tilesat.certify.certificate import (
     Certificate,
     CertificateError,
     _placement_values,
@@ -20,9 +20,9 @@ from tilesat.certificate import (
     lp_certificate,
     modular_certificate,
 )
-from tilesat.instance import INF, PieceRule
-from tilesat.oracle import TooHard, brute_force_tilings
-from tilesat.pieces import grid_piece_set
+from tilesat.model.instance import INF, PieceRule
+from tilesat.certify.oracle import TooHard, brute_force_tilings
+from tilesat.model.pieces import grid_piece_set
 
 
 def instance(grid, mask, rules):

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from typer.testing import CliRunner
 
 from tilesat.cli import app
-from tilesat.fuzz import FUZZ_GRIDS, instances
-from tilesat.instance import load_instance
+from tilesat.making.fuzz import FUZZ_GRIDS, instances
+from tilesat.model.instance import load_instance
 
 runner = CliRunner()
 

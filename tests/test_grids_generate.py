@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from tilesat import parse_pieces
 from tilesat.cli import app
-from tilesat.generate import generate_puzzle
-from tilesat.instance import format_instance, parse_instance
-from tilesat.oracle import brute_force_tilings
-from tilesat.search import check_unique
-from tilesat.verify import problems
+from tilesat.making.generate import generate_puzzle
+from tilesat.model.instance import format_instance, parse_instance
+from tilesat.certify.oracle import brute_force_tilings
+from tilesat.questions.solve import check_unique
+from tilesat.certify.verify import problems
 
 runner = CliRunner()
 

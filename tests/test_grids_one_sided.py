@@ -3,10 +3,10 @@
 import pytest
 
 from tilesat import parse_instance
-from tilesat.counting import count_tilings
+from tilesat.questions.count import count_tilings
 from tilesat.errors import TilesatError
-from tilesat.instance import parse_pieces
-from tilesat.pieces import builtin_piece, canonical, free_polyominoes, piece_set, transforms
+from tilesat.model.instance import parse_pieces
+from tilesat.model.pieces import builtin_piece, canonical, free_polyominoes, piece_set, transforms
 
 
 @pytest.mark.parametrize("name,count", [("tetrominoes-one-sided", 7), ("pentominoes-one-sided", 18),
@@ -56,7 +56,7 @@ def test_mirror_exchange_is_a_symmetry_and_classes_agree_with_a_brute_force():
     # one L-tetromino of each hand in 2x4 and 4x4 rings: a reflection of the
     # board is a symmetry only by exchanging L4 and L4'
     inst = parse_instance("pieces: L4/one-sided:1, L4'/one-sided:1, I2\n....\n....\n.##.\n....\n")
-    from tilesat.oracle import board_maps, brute_force_tilings, orbit_count
+    from tilesat.certify.oracle import board_maps, brute_force_tilings, orbit_count
     pieces = [(r.name, r.piece.cells, r.orient, r.min, r.max) for r in inst.rules]
     truth = brute_force_tilings(inst.board.rows_text(), "none", pieces)
     expected = orbit_count(truth, board_maps(inst.board.rows_text(), "none", pieces))
@@ -72,7 +72,7 @@ def test_oracle_symmetries_ignore_a_piece_no_tiling_uses():
     import numpy as np
 
     from tilesat import Board, Instance
-    from tilesat.oracle import board_maps, brute_force_tilings, orbit_count
+    from tilesat.certify.oracle import board_maps, brute_force_tilings, orbit_count
 
     inst = Instance(Board(np.ones((2, 2), bool)), parse_pieces("I1, L3/fixed:0, I2"))
     pieces = [(r.name, r.piece.cells, r.orient, r.min, r.max) for r in inst.rules]
@@ -85,16 +85,16 @@ def test_oracle_symmetries_ignore_a_piece_no_tiling_uses():
 def test_symmetry_breaking_keeps_one_tiling_per_class_when_a_reflection_exchanges_pieces():
     # the reflection maps L4 onto L4': symbreak's lex-leader clauses over it (and its
     # own check of the symmetry, which once required every placement to keep its piece)
-    from tilesat.lexleader import count_classes
-    from tilesat.symbreak import check_symmetry
-    from tilesat.symmetry import symmetry_group
+    from tilesat.questions.lexleader import count_classes
+    from tilesat.sat.symbreak import check_symmetry
+    from tilesat.model.symmetry import symmetry_group
     from tilesat import generate_placements
 
     inst = parse_instance("pieces: L4/one-sided:1, L4'/one-sided:1, I2\n....\n....\n.##.\n....\n")
     group = symmetry_group(generate_placements(inst))
     assert len(group) == 2 and all(check_symmetry(generate_placements(inst), g) is None for g in group)
     exact = count_tilings(inst, "dlx", up_to_symmetry=True)
-    from tilesat.options import DEFAULT_CARD, DEFAULT_ENCODING, DEFAULT_SOLVER
+    from tilesat.sat.options import DEFAULT_CARD, DEFAULT_ENCODING, DEFAULT_SOLVER
     broken = count_classes(inst, DEFAULT_ENCODING, DEFAULT_SOLVER, DEFAULT_CARD)
     assert (broken.count, broken.up_to_symmetry) == (exact.count, exact.up_to_symmetry) == (17, 10)
 

@@ -7,12 +7,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tilesat import Board, Instance, generate_placements
-from tilesat.counting import count_tilings, iter_tilings_by
-from tilesat.instance import PieceRule
-from tilesat.oracle import TooHard, board_maps, brute_force_max_packing, brute_force_tilings, orbit_count
-from tilesat.packing import pack
-from tilesat.pieces import grid_piece_set
-from tilesat.verify import problems
+from tilesat.questions.count import count_tilings, iter_tilings_by
+from tilesat.model.instance import PieceRule
+from tilesat.certify.oracle import TooHard, board_maps, brute_force_max_packing, brute_force_tilings, orbit_count
+from tilesat.questions.pack import pack
+from tilesat.model.pieces import grid_piece_set
+from tilesat.certify.verify import problems
 
 SETS = {"square": ["trominoes", "tetrominoes-one-sided"],
         "triangle": ["moniamond", "diamond", "triamond", "tetriamonds", "tetriamonds-one-sided"],
@@ -32,7 +32,7 @@ def instances(draw, grid):
     assume(mask.sum() >= 2)
     pool = [p for name in SETS[grid] for p in grid_piece_set(grid, name)] if grid != "square" else []
     if grid == "square":
-        from tilesat.pieces import piece_set
+        from tilesat.model.pieces import piece_set
         pool = [p for name in SETS[grid] for p in piece_set(name)]
     chosen = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique_by=lambda p: p.name))
     rules = []

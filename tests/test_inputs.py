@@ -1,4 +1,4 @@
-"""Every file tilesat takes goes through one bounded reader (tilesat.inputs):
+"""Every file tilesat takes goes through one bounded reader (tilesat.running.inputs):
 garbage, endless and huge inputs end in one ``error:`` line and exit status 2,
 quickly and within bounded memory, through real processes (issue 33)."""
 
@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from procs import run_tilesat
-from tilesat import inputs
+from tilesat.running import inputs
 from tilesat.errors import TilesatError
 
 ROOT = Path(__file__).resolve().parent.parent

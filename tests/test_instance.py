@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tilesat import inputs
-from tilesat import memory
+from tilesat.running import inputs
+from tilesat.running import memory
 from tilesat import TilesatError, format_instance, load_instance, parse_instance, parse_pieces
-from tilesat.instance import INF
+from tilesat.model.instance import INF
 
 
 def test_parse_full_header():

@@ -3,7 +3,7 @@
 import pytest
 
 from tilesat import Board, Instance, builtin_piece, check_unique, generate_placements, parse_pieces, solve
-from tilesat.formula import compile_formula
+from tilesat.sat.formula import compile_formula
 
 
 def rect(rows, cols, pieces, blocked=(), wrap="none"):

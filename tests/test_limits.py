@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 from pysat.card import CardEnc, EncType
 
 from tilesat import Board, Instance, PieceRule, TilesatError, builtin_piece, compile_formula, generate_placements
-from tilesat import footprint, memory
-from tilesat.encodings import ENCODINGS
-from tilesat.formula import CARD_ENCODINGS
-from tilesat.instance import INF, parse_instance, parse_pieces
-from tilesat.pieces import parse_drawing
-from tilesat.placements import Placements
+from tilesat.model import footprint
+from tilesat.running import memory
+from tilesat.sat.encodings import ENCODINGS
+from tilesat.sat.formula import CARD_ENCODINGS
+from tilesat.model.instance import INF, parse_instance, parse_pieces
+from tilesat.model.pieces import parse_drawing
+from tilesat.model.placements import Placements
 
 
 @pytest.fixture(autouse=True)
@@ -251,7 +252,7 @@ def test_available_memory_sees_meminfo_and_rlimits():
     # in a child under ulimit -v, the address-space limit is what is left
     code = textwrap.dedent("""
         import resource
-        from tilesat import memory
+        from tilesat.running import memory
         resource.setrlimit(resource.RLIMIT_AS, (1500 * 2**20, resource.RLIM_INFINITY))
         print(*memory.available_memory(), sep="|")
     """)
@@ -283,10 +284,10 @@ def test_limits_must_be_positive():
 
 MEASURE = textwrap.dedent("""
     import gc, json, sys
-    from tilesat import footprint
-    from tilesat.instance import parse_instance
-    from tilesat.placements import generate_placements
-    from tilesat.formula import compile_formula, resolve_encoding
+    from tilesat.model import footprint
+    from tilesat.model.instance import parse_instance
+    from tilesat.model.placements import generate_placements
+    from tilesat.sat.formula import compile_formula, resolve_encoding
     from pysat.solvers import Solver
     rows, cols, pieces, encoding = sys.argv[1:]
     inst = parse_instance(f"pieces: {pieces}\\n" + ("." * int(cols) + "\\n") * int(rows))
@@ -311,7 +312,7 @@ MEASURE = textwrap.dedent("""
 def test_estimate_bounds_the_real_peak(rows, cols, pieces, encoding):
     """Peak resident memory of placements, formula and a CaDiCaL copy (the
     interpreter's own excluded), against the estimate: above it, by less
-    than 3x (calibration figures in tilesat/footprint.py)."""
+    than 3x (calibration figures in tilesat/model/footprint.py)."""
     out = subprocess.run([sys.executable, "-c", MEASURE, str(rows), str(cols), pieces, encoding],
                          capture_output=True, text=True, check=True, timeout=300).stdout
     got = json.loads(out)

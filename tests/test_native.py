@@ -6,14 +6,15 @@ any-size one."""
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from tilesat.oracle import TooHard, brute_force_tilings
+from tilesat.certify.oracle import TooHard, brute_force_tilings
 from test_property import _args, instances
 
-from tilesat import native, verify_tiling
-from tilesat.counting import count_tilings
-from tilesat.instance import parse_instance
-from tilesat.placements import generate_placements
-from tilesat.tiling import Tiling
+from tilesat.engines import enumerator
+from tilesat import verify_tiling
+from tilesat.questions.count import count_tilings
+from tilesat.model.instance import parse_instance
+from tilesat.model.placements import generate_placements
+from tilesat.model.tiling import Tiling
 
 
 def rect(pieces, rows, cols, extra=""):
@@ -29,8 +30,8 @@ def fib(n):
 
 def both_searches(instance, forced=None):
     """The count by the one-word search (when it applies) and by the any-size one."""
-    tables = native.build_tables(generate_placements(instance))
-    return native.Search(tables, forced).count(), native.Search(tables, forced, general=True).count()
+    tables = enumerator.build_tables(generate_placements(instance))
+    return enumerator.Search(tables, forced).count(), enumerator.Search(tables, forced, general=True).count()
 
 
 @pytest.mark.parametrize("n", range(1, 10))
@@ -46,46 +47,46 @@ def test_l_trominoes_2x3n(n):
 def test_boards_beyond_one_word():
     # 2x33 = 66 cells: the any-size search on two words (L-trominoes: 2**11)
     inst = rect("L3", 2, 33)
-    assert not native.build_tables(generate_placements(inst)).grid
-    assert native.count(inst) == 2**11
+    assert not enumerator.build_tables(generate_placements(inst)).grid
+    assert enumerator.count(inst) == 2**11
     # 9x8 = 72 cells with 8 blocked: 64 open cells, not the whole grid in a word
     inst = parse_instance("pieces: I2\n" + "#......#\n" * 8 + "........\n")
-    assert native.count(inst) == count_tilings(inst, "ganak").count
+    assert enumerator.count(inst) == count_tilings(inst, "ganak").count
 
 
 def test_small_known_counts():
-    assert native.count(rect("I2", 4, 6)) == 281
-    assert native.count(rect("pentominoes:1", 3, 20)) == 8
-    assert native.count(rect("tetrominoes:2", 5, 8)) == 3106  # issue 13: two of each tetromino
+    assert enumerator.count(rect("I2", 4, 6)) == 281
+    assert enumerator.count(rect("pentominoes:1", 3, 20)) == 8
+    assert enumerator.count(rect("tetrominoes:2", 5, 8)) == 3106  # issue 13: two of each tetromino
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rows,cols,raw", [(4, 15, 1472), (5, 12, 4040), (6, 10, 9356)])
 def test_pentomino_rectangles(rows, cols, raw):
-    assert native.count(rect("pentominoes:1", rows, cols)) == raw
+    assert enumerator.count(rect("pentominoes:1", rows, cols)) == raw
 
 
 @pytest.mark.slow
 def test_dominoes_8x8():
-    assert native.count(rect("I2", 8, 8)) == 12_988_816
+    assert enumerator.count(rect("I2", 8, 8)) == 12_988_816
 
 
 def test_pieces_that_cannot_fill_the_board():
-    assert native.count(rect("I2", 3, 3)) == 0  # odd area
-    assert native.count(rect("I2:0..3", 2, 4)) == 0  # 2x4 needs 4 dominoes, at most 3 allowed
-    assert native.count(rect("I2:0..4", 2, 4)) == 5
-    assert native.count(rect("I2:5..", 2, 4)) == 0  # 5 dominoes do not fit
+    assert enumerator.count(rect("I2", 3, 3)) == 0  # odd area
+    assert enumerator.count(rect("I2:0..3", 2, 4)) == 0  # 2x4 needs 4 dominoes, at most 3 allowed
+    assert enumerator.count(rect("I2:0..4", 2, 4)) == 5
+    assert enumerator.count(rect("I2:5..", 2, 4)) == 0  # 5 dominoes do not fit
 
 
 def test_piece_counts_are_kept():
     # 2x4 with dominoes and monominoes, at least 3 dominoes, at most 1 monomino: by the oracle
     inst = rect("I2:3.., I1:0..1", 2, 4)
     grid, wrap, pieces = _args(inst)
-    assert native.count(inst) == len(brute_force_tilings(grid, wrap, pieces))
+    assert enumerator.count(inst) == len(brute_force_tilings(grid, wrap, pieces))
 
 
 def test_problem_says_none():
-    assert native.problem(rect("pentominoes:1", 6, 10)) is None
+    assert enumerator.problem(rect("pentominoes:1", 6, 10)) is None
 
 
 def test_forced_counts_add_up_over_a_cell():
@@ -93,11 +94,11 @@ def test_forced_counts_add_up_over_a_cell():
     P = generate_placements(inst)
     ptr, ids = P.by_cell()
     over_cell = ids[ptr[0]:ptr[1]]  # every tiling holds exactly one placement on cell 0
-    assert sum(native.count(inst, P, forced=int(p)) for p in over_cell) == 1472
+    assert sum(enumerator.count(inst, P, forced=int(p)) for p in over_cell) == 1472
     x = P.of_rule([r.name for r in inst.rules].index("X5"))
-    assert sum(native.count(inst, P, forced=int(p)) for p in x) == 1472
+    assert sum(enumerator.count(inst, P, forced=int(p)) for p in x) == 1472
     for p in x[:3]:
-        for t in native.tilings(inst, P, forced=int(p)):
+        for t in enumerator.tilings(inst, P, forced=int(p)):
             assert int(p) in t.tolist()
 
 
@@ -106,23 +107,23 @@ def test_forced_out_of_range_is_an_error():
 
     inst = rect("I2", 2, 2)
     with pytest.raises(TilesatError, match="out of range"):
-        native.count(inst, forced=99)
+        enumerator.count(inst, forced=99)
 
 
 def test_a_forced_placement_covering_everything():
     inst = rect("I2", 1, 2)
-    assert native.count(inst, forced=0) == 1
-    assert [t.tolist() for t in native.tilings(inst, forced=0)] == [[0]]
+    assert enumerator.count(inst, forced=0) == 1
+    assert [t.tolist() for t in enumerator.tilings(inst, forced=0)] == [[0]]
 
 
 def test_tilings_are_verified_and_resume_across_batches():
     inst = rect("tetrominoes:2", 5, 8)
     P = generate_placements(inst)
-    whole = [tuple(sorted(t.tolist())) for t in native.tilings(inst, P)]
+    whole = [tuple(sorted(t.tolist())) for t in enumerator.tilings(inst, P)]
     assert len(whole) == len(set(whole)) == 3106
-    tables = native.build_tables(P)
+    tables = enumerator.build_tables(P)
     for general in (False, True):
-        small = [tuple(sorted(t.tolist())) for t in native.Search(tables, general=general).batches(batch=7)]
+        small = [tuple(sorted(t.tolist())) for t in enumerator.Search(tables, general=general).batches(batch=7)]
         assert small == whole if not general else set(small) == set(whole)
     for chosen in whole[:50]:
         verify_tiling(inst, Tiling.from_placements(P, list(chosen)))
@@ -133,14 +134,14 @@ def test_placements_of_another_instance_are_refused():
 
     a, b = rect("I2", 2, 2), rect("I2", 2, 2)
     with pytest.raises(TilesatError):
-        native.count(a, generate_placements(b))
+        enumerator.count(a, generate_placements(b))
 
 
 def test_region_pruning_only_prunes():
     # with and without the region check (and with tiny caps) the same count
     inst = rect("pentominoes:1", 3, 20)
-    tables = native.build_tables(generate_placements(inst))
-    counts = {native.Search(tables, regions=r, cap=c, general=g).count()
+    tables = enumerator.build_tables(generate_placements(inst))
+    counts = {enumerator.Search(tables, regions=r, cap=c, general=g).count()
               for r in (False, True) for c in (0, 1, 2, 5, None) for g in (False, True)}
     assert counts == {8}
 
@@ -160,15 +161,15 @@ def test_tilings_are_the_oracles(instance, general):
     except TooHard:
         reject()
     P = generate_placements(instance)
-    tables = native.build_tables(P)
-    found = [as_key(P, t) for t in native.Search(tables, general=general).batches(batch=3)]
+    tables = enumerator.build_tables(P)
+    found = [as_key(P, t) for t in enumerator.Search(tables, general=general).batches(batch=3)]
     assert len(found) == len(set(found))
     assert set(found) == {frozenset((name, frozenset(tile)) for name, tile in t) for t in truth}
-    assert native.Search(tables, general=general).count() == len(truth)
+    assert enumerator.Search(tables, general=general).count() == len(truth)
     # forced: the tilings holding each placement of the first open cell add up
     cell = int(instance.board.open_cells[0])
     ptr, ids = P.by_cell()
-    assert sum(native.Search(tables, int(p), general=general).count() for p in ids[ptr[cell]:ptr[cell + 1]]) == len(truth)
+    assert sum(enumerator.Search(tables, int(p), general=general).count() for p in ids[ptr[cell]:ptr[cell + 1]]) == len(truth)
 
 
 @settings(max_examples=15, deadline=None)
@@ -181,16 +182,16 @@ def test_counts_like_the_other_exact_methods(instance):
         reject()
     if len(truth) > 200:
         reject()  # blocking makes one SAT call per tiling
-    assert native.count(instance) == count_tilings(instance, "blocking").count == count_tilings(instance, "ganak").count
+    assert enumerator.count(instance) == count_tilings(instance, "blocking").count == count_tilings(instance, "ganak").count
 
 
 def test_disconnected_pieces_turn_region_pruning_off():
     """Was: 1 tiling instead of 2: the region check assumed every piece lies
     in one region, but ``D`` (#.#) spans two (found by hypothesis)."""
     inst = parse_instance("shape: D #.#\npieces: I2, D\n....\n")
-    assert native.count(inst) == 2
+    assert enumerator.count(inst) == 2
     inst = parse_instance("shape: D #.#\npieces: D, I2\n....\n....\n....\n")
-    assert native.count(inst) == count_tilings(inst, "ganak").count
+    assert enumerator.count(inst) == count_tilings(inst, "ganak").count
 
 
 @st.composite
@@ -209,19 +210,19 @@ def same_size_instances(draw):
 @settings(max_examples=80, deadline=None)
 @given(same_size_instances())
 def test_region_pruning_is_sound_on_both_searches(instance):
-    tables = native.build_tables(generate_placements(instance))
-    plain = native.Search(tables, regions=False, general=True).count()
+    tables = enumerator.build_tables(generate_placements(instance))
+    plain = enumerator.Search(tables, regions=False, general=True).count()
     if plain > 20_000:
         reject()
     for general in (False, True):
         for cap in (None, 1, 3):
-            assert native.Search(tables, general=general, cap=cap).count() == plain, (general, cap)
+            assert enumerator.Search(tables, general=general, cap=cap).count() == plain, (general, cap)
 
 
 def test_scotts_pentomino_problem():
     # 8x8 less the central 2x2, the 12 pentominoes once each: 520 tilings (65 up to symmetry, Scott 1958)
     rows = ["........"] * 3 + ["...##..."] * 2 + ["........"] * 3
-    assert native.count(parse_instance("pieces: pentominoes:1\n" + "\n".join(rows) + "\n")) == 520
+    assert enumerator.count(parse_instance("pieces: pentominoes:1\n" + "\n".join(rows) + "\n")) == 520
 
 
 @pytest.mark.parametrize("text", [
@@ -233,17 +234,17 @@ def test_scotts_pentomino_problem():
 def test_count_by_orbits_equals_the_sum_over_placements(text):
     inst = parse_instance(text)
     P = generate_placements(inst)
-    tables = native.build_tables(P)
-    k = native._split_rule(tables)
-    direct = sum(native.Search(tables, int(p)).count() for p in P.of_rule(k))
-    assert native.count(inst, P) == direct > 0
-    assert sum(1 for _ in native.tilings(inst, P)) == direct
+    tables = enumerator.build_tables(P)
+    k = enumerator._split_rule(tables)
+    direct = sum(enumerator.Search(tables, int(p)).count() for p in P.of_rule(k))
+    assert enumerator.count(inst, P) == direct > 0
+    assert sum(1 for _ in enumerator.tilings(inst, P)) == direct
 
 
 def test_counts_beyond_the_board_are_clamped():
     """Found with the CLI fuzz test's 20-digit counts: native failed with OverflowError."""
-    from tilesat.instance import parse_instance
+    from tilesat.model.instance import parse_instance
 
     board = "........\n........\n"
-    assert native.count(parse_instance("pieces: I2:0..99999999999999999999\n" + board)) == 34
-    assert native.count(parse_instance("pieces: I2:99999999999999999999\n" + board)) == 0
+    assert enumerator.count(parse_instance("pieces: I2:0..99999999999999999999\n" + board)) == 34
+    assert enumerator.count(parse_instance("pieces: I2:99999999999999999999\n" + board)) == 0

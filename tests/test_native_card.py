@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from tilesat import check_unique, compile_formula, generate_placements, iter_tilings, load_instance, solve
-from tilesat.counting import count_tilings
-from tilesat.instance import parse_instance
-from tilesat.dimacs import check_model, read_dimacs, write_dimacs
-from tilesat.encodings import choose_encoding
-from tilesat.formula import NATIVE_SOLVERS, NeedsCnf
-from tilesat.solvers import PysatSolver
-from tilesat.packing import pack
+from tilesat.questions.count import count_tilings
+from tilesat.model.instance import parse_instance
+from tilesat.sat.dimacs import check_model, read_dimacs, write_dimacs
+from tilesat.sat.encodings import choose_encoding
+from tilesat.sat.formula import NATIVE_SOLVERS, NeedsCnf
+from tilesat.sat.solvers import PysatSolver
+from tilesat.questions.pack import pack
 
 from test_property import CAP, as_key, instances, oracle, oracle_checker
 
@@ -60,7 +60,7 @@ def test_piece_counts_natively_and_expanded(lo, hi):
     """Count rules as native at-most constraints: the same tilings natively
     (minicard) and expanded (cadical), as the oracle says."""
     from tilesat import Board, Instance, PieceRule, builtin_piece
-    from tilesat.instance import INF
+    from tilesat.model.instance import INF
 
     rules = (PieceRule(builtin_piece("I2"), "free", lo, INF if hi == 10**9 else hi),
              PieceRule(builtin_piece("L3"), "free", 0, INF))
@@ -221,7 +221,7 @@ def test_plugin_solver_refuses_in_one_line(tmp_path):
 
 
 def test_fuzz_checks_the_expansion_alone():
-    from tilesat.fuzz import encoding_alone
+    from tilesat.making.fuzz import encoding_alone
 
     assert all(encoding_alone("native", n) is None for n in range(1, 9))
 
@@ -233,8 +233,8 @@ def test_pack_incremental_natively_finds_the_brute_force_optimum(instance, objec
     """Packings: each cell's at-most-one (with its "empty" variable) and the
     totalizer's clauses on minicard/gluecard, against the brute force."""
     from hypothesis import reject
-    from tilesat.oracle import TooHard, brute_force_max_packing
-    from tilesat.packing import pack
+    from tilesat.certify.oracle import TooHard, brute_force_max_packing
+    from tilesat.questions.pack import pack
 
     from test_property import _args
 

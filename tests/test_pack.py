@@ -7,16 +7,16 @@ import shutil
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from tilesat.oracle import TooHard, brute_force_max_packing
+from tilesat.certify.oracle import TooHard, brute_force_max_packing
 from test_cli import run
 from test_property import _args, instances
 
 from tilesat import Board, Instance, load_instance, parse_instance, parse_pieces, verify_tiling
-from tilesat.encodings import ENCODINGS
+from tilesat.sat.encodings import ENCODINGS
 from tilesat.errors import VerificationError
-from tilesat.objectives import better_than, compile_packing
-from tilesat.packing import pack
-from tilesat.proof import ProofError, verify_proof, write_pack_proof
+from tilesat.sat.objectives import better_than, compile_packing
+from tilesat.questions.pack import pack
+from tilesat.sat.proof import ProofError, verify_proof, write_pack_proof
 
 
 def square(n, piece):
@@ -99,7 +99,7 @@ def test_every_method_finds_the_brute_force_optimum(instance, objective, encodin
 
 def test_partial_checker_rejects_overlaps():
     inst = parse_instance("pieces: I2\n...\n")
-    from tilesat.tiling import Tile, Tiling
+    from tilesat.model.tiling import Tile, Tiling
 
     ok = Tiling((Tile("I2", ((0, 0), (0, 1))),))
     verify_tiling(inst, ok, partial=True)
@@ -152,7 +152,7 @@ def test_cli_pack_no_packing_and_bad_options(t8):
 
 
 def test_cli_pack_interrupted_reports_lower_bound(t8, monkeypatch):
-    import tilesat.packing as packing
+    import tilesat.questions.pack as packing
 
     real = packing._decode
     calls = []

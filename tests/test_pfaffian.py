@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from tilesat.oracle import TooHard, brute_force_tilings
+from tilesat.certify.oracle import TooHard, brute_force_tilings
 
-from tilesat import pfaffian
-from tilesat.board import Board
-from tilesat.counting import count_tilings, dlx_problem
-from tilesat.instance import INF, Instance, PieceRule, parse_instance
-from tilesat.pieces import Piece
+from tilesat.engines import pfaffian
+from tilesat.model.board import Board
+from tilesat.questions.count import count_tilings, dlx_problem
+from tilesat.model.instance import INF, Instance, PieceRule, parse_instance
+from tilesat.model.pieces import Piece
 
 DOMINO = Piece("I2", ((0, 0), (0, 1)))
 UPRIGHT = Piece("D", ((0, 0), (1, 0)))  # a custom domino drawn standing up
@@ -211,7 +211,7 @@ def test_problem_says_why():
 
 
 def test_placements_given_are_used():
-    from tilesat.placements import generate_placements
+    from tilesat.model.placements import generate_placements
 
     instance = board_text(["....", "....", "...."])
     assert pfaffian.count(instance, generate_placements(instance)) == pfaffian.count(instance) == 11

@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from tilesat import Board, Instance, Tile, Tiling, check_unique, load_instance, parse_instance, parse_pieces, verify_tiling
 from tilesat.cli import app
-from tilesat.generate import generate_unique
-from tilesat.pictures import tiling_raster, tiling_svg
-from tilesat.render import tile_neighbours
+from tilesat.making.generate import generate_unique
+from tilesat.showing.pictures import tiling_raster, tiling_svg
+from tilesat.showing.render import tile_neighbours
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -95,10 +95,10 @@ def test_generate_cli_is_deterministic_and_parses(tmp_path):
 
 def test_fast_generation_makes_a_unique_board():
     # generate_unique(fast=True): one incremental solver, a tile per region of difference
-    from tilesat.oracle import brute_force_tilings
+    from tilesat.certify.oracle import brute_force_tilings
 
     from tilesat import parse_pieces
-    from tilesat.generate import generate_unique
+    from tilesat.making.generate import generate_unique
 
     inst, tiles = generate_unique(7, 7, parse_pieces("L4"), seed=3, fast=True)
     grid = inst.board.rows_text()

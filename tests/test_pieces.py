@@ -1,6 +1,6 @@
 import pytest
 
-from tilesat.pieces import (
+from tilesat.model.pieces import (
     SET_SIZES, builtin_names, builtin_piece, canonical, free_polyominoes, parse_drawing, piece_set, transforms,
 )
 

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from tilesat import load_instance, solve
 from tilesat.cli import app
-from tilesat.encodings import check_encoding, encoding_names, get_encoding
-from tilesat.fuzz import encoding_alone
-from tilesat.solvers import check_solver_name, make_solver, solver_names
+from tilesat.sat.encodings import check_encoding, encoding_names, get_encoding
+from tilesat.making.fuzz import encoding_alone
+from tilesat.sat.solvers import check_solver_name, make_solver, solver_names
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,8 +230,8 @@ def test_the_example_solver_runs_and_honours_the_timeout(tmp_path):
 
     from test_control import mutilated
     from tilesat import parse_instance
-    from tilesat.control import TimedOut
-    from tilesat.search import TilingSearch
+    from tilesat.running.control import TimedOut
+    from tilesat.questions.solve import TilingSearch
 
     search = TilingSearch(parse_instance(mutilated(16)), solver=MY_SOLVER, certificates=False, timeout=1.5)
     t0 = time.perf_counter()

@@ -20,13 +20,13 @@ from test_cli import run
 from test_property import CAP, as_key, instances, oracle, oracle_checker
 
 from tilesat import load_instance
-from tilesat.control import Child
+from tilesat.running.control import Child
 from tilesat.errors import TilesatError
-from tilesat.packing import pack
-from tilesat.placements import generate_placements
-from tilesat.portfolio import CONFIGS, _tiling_member, check_jobs, configurations, cores, race_tilings
-from tilesat.search import check_unique, solve
-from tilesat.solvers import OPEN_BOARD_OPTIONS, default_options
+from tilesat.questions.pack import pack
+from tilesat.model.placements import generate_placements
+from tilesat.engines.portfolio import CONFIGS, _tiling_member, check_jobs, configurations, cores, race_tilings
+from tilesat.questions.solve import check_unique, solve
+from tilesat.sat.solvers import OPEN_BOARD_OPTIONS, default_options
 
 ROOT = Path(__file__).resolve().parent.parent
 HARD = ROOT / "instances" / "hard-60x60" / "hard-L4-60x60-s2.txt"  # minutes to a first tiling: a race that lasts

@@ -24,9 +24,9 @@ from typer.testing import CliRunner
 
 from tilesat import check_unique, load_instance
 from tilesat.cli import app
-from tilesat.packing import pack
-from tilesat.proof import FILES, ProofError, verify_proof, write_pack_proof, write_proof
-from tilesat.certificate import BoundCertificate
+from tilesat.questions.pack import pack
+from tilesat.sat.proof import FILES, ProofError, verify_proof, write_pack_proof, write_proof
+from tilesat.certify.certificate import BoundCertificate
 from test_certificates import bound_by_placements
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"

@@ -4,12 +4,12 @@ tilings an independent brute-force tiler finds."""
 import pytest
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
-from tilesat.oracle import TooHard, brute_force_tilings, tiling_checker
+from tilesat.certify.oracle import TooHard, brute_force_tilings, tiling_checker
 
 from tilesat import Board, Instance, PieceRule, builtin_piece, check_unique, iter_tilings
-from tilesat.encodings import ENCODINGS
-from tilesat.instance import INF
-from tilesat.pieces import parse_drawing
+from tilesat.sat.encodings import ENCODINGS
+from tilesat.model.instance import INF
+from tilesat.model.pieces import parse_drawing
 
 CAP = 40  # compare at most this many tilings (a 6x6 domino board has 6728)
 SOLVERS = ["cadical195", "glucose4"]

@@ -17,9 +17,9 @@ from test_cli import run
 from test_property import as_key, instances, oracle, oracle_checker
 
 from tilesat import Instance, PieceRule, check_unique, load_instance, solve
-from tilesat.dlx import dlx_problem
+from tilesat.engines.dlx import dlx_problem
 from tilesat.errors import TilesatError
-from tilesat.search import Interrupted, choose_search_method
+from tilesat.questions.solve import Interrupted, choose_search_method
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 
@@ -85,7 +85,7 @@ def test_cli_method_option():
 
 @pytest.mark.skipif(os.name != "posix", reason="the search runs in a forked child on POSIX only")
 def test_ctrl_c_stops_a_search_stuck_in_compiled_code(monkeypatch):
-    import tilesat.dlx as dlx
+    import tilesat.engines.dlx as dlx
 
     real = dlx.covers
 
@@ -109,8 +109,8 @@ def test_ctrl_c_stops_a_search_stuck_in_compiled_code(monkeypatch):
 
 @pytest.mark.skipif(os.name != "posix", reason="the search runs in a forked child on POSIX only")
 def test_ctrl_c_stops_a_dancing_links_count(monkeypatch):
-    import tilesat.dlx as dlx
-    from tilesat.counting import count_tilings
+    import tilesat.engines.dlx as dlx
+    from tilesat.questions.count import count_tilings
 
     real = dlx.covers
 

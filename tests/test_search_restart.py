@@ -9,8 +9,8 @@ on 3x20 pentominoes gave 64 classes instead of 8, the required placement lost.
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tilesat.instance import parse_instance
-from tilesat.search import TilingSearch
+from tilesat.model.instance import parse_instance
+from tilesat.questions.solve import TilingSearch
 
 
 @st.composite

@@ -6,9 +6,9 @@ the second solve, found by `tilesat fuzz --solvers all`."""
 
 import pytest
 
-from tilesat.counting import count_tilings
-from tilesat.instance import parse_instance
-from tilesat.solvers import solver_names
+from tilesat.questions.count import count_tilings
+from tilesat.model.instance import parse_instance
+from tilesat.sat.solvers import solver_names
 
 DOMINOES_2X4 = parse_instance("pieces: I2\n....\n....\n")  # 5 tilings
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tilesat.instance import load_instance
-from tilesat.pictures import tiling_svg
-from tilesat.search import check_unique
+from tilesat.model.instance import load_instance
+from tilesat.showing.pictures import tiling_svg
+from tilesat.questions.solve import check_unique
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 if CHROMIUM is None:
@@ -146,7 +146,7 @@ def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
     browser.find_element(By.ID, "count").click()
     WebDriverWait(browser, 30).until(lambda d: "tilings (" in d.find_element(By.ID, "count-result").text)
     shown = browser.find_element(By.ID, "count-result").text
-    from tilesat.counting import count_tilings
+    from tilesat.questions.count import count_tilings
 
     expected = count_tilings(load_instance(ROOT / "instances" / "lpanel-4x8-multiple.txt"), "dlx").count
     assert shown.startswith(f"{expected:,} tilings")

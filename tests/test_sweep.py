@@ -1,4 +1,4 @@
-"""The sweep (tilesat.sweep): every tiling it or the local change reports is
+"""The sweep (tilesat.engines.sweep): every tiling it or the local change reports is
 one the oracle accepts; it never invents a tiling where there is none nor a
 second one where the tiling is unique; check-unique by sweep agrees with
 SAT and the oracle; auto picks it for big open boards only; time limits and
@@ -20,14 +20,14 @@ from test_search_methods import check_unique_agrees_with_the_oracle
 from test_property import as_key, oracle, oracle_checker
 
 from tilesat import Instance, PieceRule, check_unique, load_instance, parse_pieces, solve
-from tilesat.board import Board
-from tilesat.control import TimedOut, time_limit
+from tilesat.model.board import Board
+from tilesat.running.control import TimedOut, time_limit
 from tilesat.errors import TilesatError
-from tilesat.placements import generate_placements
-from tilesat.search import TilingSearch, choose_search_method
-from tilesat.solvers import PysatSolver
-from tilesat.sweep import Sweep, SweepStats, other_tiling, sweep_problem, sweep_tiling
-from tilesat.tiling import Tiling
+from tilesat.model.placements import generate_placements
+from tilesat.questions.solve import TilingSearch, choose_search_method
+from tilesat.sat.solvers import PysatSolver
+from tilesat.engines.sweep import Sweep, SweepStats, other_tiling, sweep_problem, sweep_tiling
+from tilesat.model.tiling import Tiling
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 HARD = INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt"

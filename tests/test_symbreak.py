@@ -1,4 +1,4 @@
-"""Symmetry breaking (tilesat.symbreak): the lex-leader clauses admit exactly
+"""Symmetry breaking (tilesat.sat.symbreak): the lex-leader clauses admit exactly
 the lex-leaders (brute force over every assignment), the whole group keeps
 one model per orbit, and on random symmetric boards breaking changes no
 answer: solve's sat/unsat (against the oracle), pack's optimum (against the
@@ -13,21 +13,21 @@ import pytest
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
-from tilesat.oracle import TooHard, board_maps, brute_force_max_packing, orbit_count
+from tilesat.certify.oracle import TooHard, board_maps, brute_force_max_packing, orbit_count
 from test_burnside import oracle_tilings, symmetric_instances
 from test_cli import run
 from test_property import _args
 
 from tilesat import load_instance, parse_instance, verify_tiling
-from tilesat.encodings import ENCODINGS
-from tilesat.formula import compile_formula
-from tilesat.packing import pack
-from tilesat.placements import generate_placements
-from tilesat.proof import ProofError, verify_proof, write_pack_proof, write_proof
-from tilesat.search import check_unique, solve
-from tilesat.lexleader import count_classes
-from tilesat.symbreak import board_map_symmetries, check_symmetry, lex_leader_clauses, named_breaking
-from tilesat.symmetry import Symmetry, symmetry_group
+from tilesat.sat.encodings import ENCODINGS
+from tilesat.sat.formula import compile_formula
+from tilesat.questions.pack import pack
+from tilesat.model.placements import generate_placements
+from tilesat.sat.proof import ProofError, verify_proof, write_pack_proof, write_proof
+from tilesat.questions.solve import check_unique, solve
+from tilesat.questions.lexleader import count_classes
+from tilesat.sat.symbreak import board_map_symmetries, check_symmetry, lex_leader_clauses, named_breaking
+from tilesat.model.symmetry import Symmetry, symmetry_group
 from tilesat.errors import TilesatError
 
 
@@ -168,7 +168,7 @@ def test_a_count_stopped_by_its_time_limit_is_a_lower_bound():
 
 
 def test_classes_by_breaking_agree_with_burnside_on_known_boards():
-    from tilesat.counting import count_tilings
+    from tilesat.questions.count import count_tilings
     for text in ("pieces: L3\n" + "......\n" * 6, "pieces: I3, L3\nwrap: rows\n" + "......\n" * 3,
                  "pieces: domino\n" + "....\n" * 4):
         inst = parse_instance(text)
@@ -221,7 +221,7 @@ def test_a_none_proof_holds_the_breaking_clauses_and_verifies(t6, tmp_path):
 def test_named_breaking_refuses_a_forged_symmetry(monkeypatch):
     """verify-proof checks each named symmetry itself (check_symmetry), not
     trusting the code that built its map: a wrong placement map is caught."""
-    import tilesat.symbreak as sb
+    import tilesat.sat.symbreak as sb
     inst = parse_instance("pieces: L3\n......\n......\n......\n")
     placements = generate_placements(inst)
     formula = compile_formula(placements)

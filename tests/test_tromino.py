@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tilesat.cli import app
-from tilesat.tromino import check_tromino_array, golomb
+from tilesat.making.tromino import check_tromino_array, golomb
 
 runner = CliRunner()
 

@@ -4,7 +4,7 @@ tiling from the pipeline is a loud crash, never a printed result."""
 import pytest
 
 from tilesat import Board, Instance, Tile, Tiling, VerificationError, parse_instance, parse_pieces, solve
-from tilesat.verify import problems, verify_tiling
+from tilesat.certify.verify import problems, verify_tiling
 
 
 def inst(text):
@@ -57,7 +57,7 @@ def test_blocked_cells_counts_orientation_and_wrap():
 
 
 def test_a_pipeline_bug_crashes_loudly(monkeypatch):
-    import tilesat.search as search
+    import tilesat.questions.solve as search
 
     real = search.tiling_from_model
 

@@ -1,11 +1,24 @@
 """tilesat: polyomino tiling compiled to SAT.
 
-The pipeline, one module per stage::
+The pipeline, one package per stage::
 
-    instance = load_instance("board.txt")          # instance: board + piece rules
-    placements = generate_placements(instance)     # placements
-    formula = compile_formula(placements, "ladder")  # formula: CNF, vars 1..P = placements
-    result = check_unique(instance)                # search: solver + verified tilings
+    instance = load_instance("board.txt")            # model: board + piece rules
+    placements = generate_placements(instance)       # model: every placement of every piece
+    formula = compile_formula(placements, "ladder")  # sat: CNF, vars 1..P = placements
+    result = check_unique(instance)                  # questions: engines + verified tilings
+
+The packages, each importing only those below it (tests/test_architecture.py):
+
+- ``cli``, ``studio``: the two front ends;
+- ``explain``: where a board is ambiguous, what makes it unique, where it fails;
+- ``making`` (generate, grade, families, fuzz, compare) and ``showing`` (text, pictures);
+- ``questions``: solve, check-unique, count, list, pack;
+- ``engines``: the enumerator, frontier, Pfaffian, dancing links, sweep, portfolio;
+- ``sat``: encodings, formula, solvers, plugins, DIMACS, proofs, symmetry breaking;
+- ``certify``: the independent checker, quick checks, LP certificates, the oracle;
+- ``model``: grids, pieces, boards, instances, placements, symmetries, tilings;
+- ``running``: deadlines, children, memory limits, checkpoints, the Dask cluster;
+  and ``errors``.
 """
 
 __version__ = "0.1.0"
@@ -13,14 +26,14 @@ __version__ = "0.1.0"
 # Loaded on first use (PEP 562): ``import tilesat`` costs nothing, so the
 # ``tilesat`` command can catch a Ctrl-C during its imports (tilesat.main).
 _WHERE = {
-    "Board": "board", "obstruction": "checks", "ENCODINGS": "encodings", "exactly_one": "encodings",
-    "TilesatError": "errors", "VerificationError": "errors", "Formula": "formula", "compile_formula": "formula",
-    "Instance": "instance", "PieceRule": "instance", "format_instance": "instance", "load_instance": "instance",
-    "parse_instance": "instance", "parse_pieces": "instance", "Piece": "pieces", "builtin_piece": "pieces",
-    "free_polyominoes": "pieces", "piece_set": "pieces", "Placements": "placements",
-    "generate_placements": "placements", "Result": "search", "TilingSearch": "search", "check_unique": "search",
-    "iter_tilings": "search", "solve": "search", "make_solver": "solvers", "solver_names": "solvers",
-    "Tile": "tiling", "Tiling": "tiling", "verify_tiling": "verify",
+    "Board": "model.board", "obstruction": "certify.checks", "ENCODINGS": "sat.encodings", "exactly_one": "sat.encodings",
+    "TilesatError": "errors", "VerificationError": "errors", "Formula": "sat.formula", "compile_formula": "sat.formula",
+    "Instance": "model.instance", "PieceRule": "model.instance", "format_instance": "model.instance", "load_instance": "model.instance",
+    "parse_instance": "model.instance", "parse_pieces": "model.instance", "Piece": "model.pieces", "builtin_piece": "model.pieces",
+    "free_polyominoes": "model.pieces", "piece_set": "model.pieces", "Placements": "model.placements",
+    "generate_placements": "model.placements", "Result": "questions.solve", "TilingSearch": "questions.solve", "check_unique": "questions.solve",
+    "iter_tilings": "questions.solve", "solve": "questions.solve", "make_solver": "sat.solvers", "solver_names": "sat.solvers",
+    "Tile": "model.tiling", "Tiling": "model.tiling", "verify_tiling": "certify.verify",
 }
 
 

@@ -21,7 +21,7 @@ def _stop_while_starting(signum, frame):
 
 def main() -> None:
     signal.signal(signal.SIGINT, _stop_while_starting)
-    from .stdout_guard import reserve_stdout
+    from .running.stdout_guard import reserve_stdout
 
     reserve_stdout()  # before any native library loads: fd 1 is tilesat's document alone
     from .cli import main as cli_main

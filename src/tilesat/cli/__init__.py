@@ -7,6 +7,8 @@ output closed early (``| head``).
 One module per group of commands; each registers its commands on ``app``
 when imported (below).  The process-level edges (usage errors, a failing or
 closed stdout) are handled once, in :class:`tilesat.cli.root.TilesatGroup`.
+
+The top layer: it may import every package (``serve`` starts the studio).
 """
 
 from __future__ import annotations

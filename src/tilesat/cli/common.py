@@ -19,12 +19,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-from ..control import Deadline, check_timeout, process_start, time_limit
-from ..encodings import ENCODINGS
+from ..running.control import Deadline, check_timeout, process_start, time_limit
+from ..sat.encodings import ENCODINGS
 from ..errors import TilesatError
-from ..formula import CARD_ENCODINGS
-from ..instance import Instance, load_instance
-from ..search import SEARCH_METHODS
+from ..sat.formula import CARD_ENCODINGS
+from ..model.instance import Instance, load_instance
+from ..questions.solve import SEARCH_METHODS
 
 EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it

@@ -10,10 +10,10 @@ import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..compare import Entry, cactus, compare, load_directory, parse_list, plot
-from ..encodings import check_encoding, encoding_names
+from ..making.compare import Entry, cactus, compare, load_directory, parse_list, plot
+from ..sat.encodings import check_encoding, encoding_names
 from ..errors import TilesatError
-from ..formula import DEFAULT_CARD
+from ..sat.formula import DEFAULT_CARD
 from .root import app
 from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit
 

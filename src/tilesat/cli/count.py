@@ -12,17 +12,17 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..control import TimedOut
-from ..counting import LIST_METHODS, METHODS, count_tilings, iter_tilings_by
-from ..options import SatOptions
-from ..encodings import DEFAULT_ENCODING
+from ..running.control import TimedOut
+from ..questions.count import LIST_METHODS, METHODS, count_tilings, iter_tilings_by
+from ..sat.options import SatOptions
+from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
-from ..formula import DEFAULT_CARD
-from ..pictures import save_pictures
-from ..render import plain_rows, rich_tiling
-from ..solvers import DEFAULT_SOLVER
-from ..lexleader import count_classes
-from ..tiling import Tiling
+from ..sat.formula import DEFAULT_CARD
+from ..showing.pictures import save_pictures
+from ..showing.render import plain_rows, rich_tiling
+from ..sat.solvers import DEFAULT_SOLVER
+from ..questions.lexleader import count_classes
+from ..model.tiling import Tiling
 from .root import app
 from .search import _show_certificate, certificate_mode
 from .common import (
@@ -104,7 +104,7 @@ def count_cmd(
 
 
 def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int, split: bool = False) -> None:
-    """count --break-symmetry: only where the count stays exact (see tilesat.symbreak)."""
+    """count --break-symmetry: only where the count stays exact (see tilesat.sat.symbreak)."""
     if not up_to_symmetry:
         raise TilesatError("--break-symmetry counts one tiling per symmetry class: give --up-to-symmetry too")
     if method not in ("auto", "blocking"):
@@ -215,9 +215,9 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
     """list --out FILE --checkpoint C: unit by unit, each unit's tilings written
     and pushed to the disk before its record; a resume cuts the file back to
     the end of the last recorded unit (a unit cut short is listed again)."""
-    from ..checkpoint import Checkpoint, instance_digest
-    from ..counting import CHECKPOINT_UNITS, UnitListing, choose_list_method
-    from ..instance import format_instance
+    from ..running.checkpoint import Checkpoint, instance_digest
+    from ..questions.count import CHECKPOINT_UNITS, UnitListing, choose_list_method
+    from ..model.instance import format_instance
 
     if out is None:
         raise TilesatError("--checkpoint needs --out FILE: the tilings are written there, unit by unit")

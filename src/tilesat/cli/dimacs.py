@@ -8,15 +8,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..dimacs import blocking_clause, decode_answer, open_text, placement_map, read_answer, write_dimacs
-from ..encodings import DEFAULT_ENCODING
+from ..sat.dimacs import blocking_clause, decode_answer, open_text, placement_map, read_answer, write_dimacs
+from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
-from ..inputs import read_json, read_text
-from ..formula import DEFAULT_CARD, compile_formula
-from ..placements import generate_placements
-from ..proof import ProofError, verify_proof
-from ..search import Result
-from ..tiling import Tiling
+from ..running.inputs import read_json, read_text
+from ..sat.formula import DEFAULT_CARD, compile_formula
+from ..model.placements import generate_placements
+from ..sat.proof import ProofError, verify_proof
+from ..questions.solve import Result
+from ..model.tiling import Tiling
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,
@@ -147,7 +147,7 @@ def export_family_cmd(
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
 ):
     """Write a benchmark family: DIMACS files, a metadata JSON per instance (expected answer, how it is known), an index."""
-    from ..families import INDEX, parse_sizes, write_family
+    from ..making.families import INDEX, parse_sizes, write_family
 
     parsed = parse_sizes(sizes, name)
     err = _err()

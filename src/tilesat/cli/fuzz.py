@@ -11,11 +11,11 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-from ..compare import parse_list
-from ..encodings import encoding_names
+from ..making.compare import parse_list
+from ..sat.encodings import encoding_names
 from ..errors import TilesatError
-from ..solvers import solver_names
-from ..fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, FUZZ_GRIDS, check_grids, check_names, fuzz, new_seed, write_finding
+from ..sat.solvers import solver_names
+from ..making.fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, FUZZ_GRIDS, check_grids, check_names, fuzz, new_seed, write_finding
 from .root import app
 from .common import (
     EXIT_TIMEOUT, _err, _out, friendly, interrupted_exit, run_limit,

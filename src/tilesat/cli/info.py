@@ -8,19 +8,19 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from ..certificate import lp_gate
-from ..checks import area_check, placement_check, region_check
-from ..counting import COUNTERS, CertificateRace
-from ..encodings import ENCODINGS
+from ..certify.certificate import lp_gate
+from ..certify.checks import area_check, placement_check, region_check
+from ..questions.count import COUNTERS, CertificateRace
+from ..sat.encodings import ENCODINGS
 from ..errors import TilesatError
-from ..formula import DEFAULT_CARD, compile_formula, resolve_encoding
-from ..grids import GRIDS, get_grid
-from ..pieces import (builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set,
+from ..sat.formula import DEFAULT_CARD, compile_formula, resolve_encoding
+from ..model.grids import GRIDS, get_grid
+from ..model.pieces import (builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set,
                       grid_sets)
-from ..render import pieces_sheet
-from ..placements import generate_placements
-from ..search import choose_search_method
-from ..symbreak import board_map_symmetries, lex_leader_clauses
+from ..showing.render import pieces_sheet
+from ..model.placements import generate_placements
+from ..questions.solve import choose_search_method
+from ..sat.symbreak import board_map_symmetries, lex_leader_clauses
 from .root import app
 from .common import CardOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, _load, _out, friendly
 

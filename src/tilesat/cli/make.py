@@ -13,19 +13,19 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from ..board import Board
-from ..control import TimedOut, check_timeout
-from ..options import SatOptions
-from ..encodings import DEFAULT_ENCODING
+from ..model.board import Board
+from ..running.control import TimedOut, check_timeout
+from ..sat.options import SatOptions
+from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
-from ..generate import DIFFICULTIES, generate_puzzle
-from ..grids import GRIDS, get_grid
-from ..instance import Instance, format_instance, parse_pieces
-from ..pictures import save_pictures
-from ..search import solve
-from ..solvers import DEFAULT_SOLVER
-from ..tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
-from ..verify import verify_tiling
+from ..making.generate import DIFFICULTIES, generate_puzzle
+from ..model.grids import GRIDS, get_grid
+from ..model.instance import Instance, format_instance, parse_pieces
+from ..showing.pictures import save_pictures
+from ..questions.solve import solve
+from ..sat.solvers import DEFAULT_SOLVER
+from ..making.tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
+from ..certify.verify import verify_tiling
 from .root import app
 from .common import (
     EXIT_TIMEOUT, EncodingOpt, ForceOpt, JsonOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err, _progress,

@@ -9,16 +9,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..encodings import DEFAULT_ENCODING
-from ..formula import DEFAULT_CARD
-from ..options import SatOptions
-from ..objectives import OBJECTIVES
-from ..packing import METHODS, pack
-from ..pictures import save_pictures
-from ..portfolio import check_jobs
-from ..proof import check_proof_dir, write_pack_proof
-from ..render import plain_rows, rich_tiling
-from ..solvers import DEFAULT_SOLVER
+from ..sat.encodings import DEFAULT_ENCODING
+from ..sat.formula import DEFAULT_CARD
+from ..sat.options import SatOptions
+from ..sat.objectives import OBJECTIVES
+from ..questions.pack import METHODS, pack
+from ..showing.pictures import save_pictures
+from ..engines.portfolio import check_jobs
+from ..sat.proof import check_proof_dir, write_pack_proof
+from ..showing.render import plain_rows, rich_tiling
+from ..sat.solvers import DEFAULT_SOLVER
 from .root import app
 from .search import BreakSymmetryOpt
 from .common import (

@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from .. import memory
+from ..running import memory
 from ..errors import TilesatError
 from .common import EXIT_INTERRUPTED, EXIT_USAGE, _err, begin_run, interrupt_reported, stdout_failed
 

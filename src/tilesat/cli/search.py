@@ -8,20 +8,20 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..instance import Instance
-from ..pictures import save_certificate_pictures, save_pictures
-from ..proof import check_proof_dir, write_certificate_proof, write_proof
-from ..render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich_weights, side_by_side, weight_rows
-from ..options import SatOptions
-from ..control import TimedOut
-from ..grade import Grade, grade
+from ..model.instance import Instance
+from ..showing.pictures import save_certificate_pictures, save_pictures
+from ..sat.proof import check_proof_dir, write_certificate_proof, write_proof
+from ..showing.render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich_weights, side_by_side, weight_rows
+from ..sat.options import SatOptions
+from ..running.control import TimedOut
+from ..making.grade import Grade, grade
 from ..errors import TilesatError
-from ..portfolio import check_jobs
-from ..search import UNIQUE_REFUSAL, Result, check_unique, solve
-from ..solvers import DEFAULT_SOLVER
-from ..encodings import DEFAULT_ENCODING
-from ..formula import DEFAULT_CARD
-from ..tiling import differing_cells
+from ..engines.portfolio import check_jobs
+from ..questions.solve import UNIQUE_REFUSAL, Result, check_unique, solve
+from ..sat.solvers import DEFAULT_SOLVER
+from ..sat.encodings import DEFAULT_ENCODING
+from ..sat.formula import DEFAULT_CARD
+from ..model.tiling import differing_cells
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, MethodOpt, PiecesOpt,
@@ -62,7 +62,7 @@ BreakSymmetryOpt = Annotated[bool, typer.Option(
 
 
 def certificate_mode(flag: bool | None):
-    """The CLI flag as :func:`tilesat.search.solve`'s ``certificates``."""
+    """The CLI flag as :func:`tilesat.questions.solve.solve`'s ``certificates``."""
     return True if flag is None else ("always" if flag else False)
 
 
@@ -154,7 +154,7 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
         more = {"break_symmetry": True} if break_symmetry else {}
         result = task(instance, method, progress=progress, certificates=certificate_mode(certificate), jobs=jobs,
                       **more, **vars(options))
-        # The grade (tilesat.grade) of a unique board: in the command, not in the
+        # The grade (tilesat.making.grade) of a unique board: in the command, not in the
         # library's check_unique, whose callers (benchmarks, generate) need no grade.
         # Measured: 0.03-0.1 s on the 40x40 L-Panel board (a 1.5 s command); --no-grade
         # skips it.  Within the time limit: past it the verdict stands, ungraded.

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import memory
+from ..running import memory
 from ..errors import TilesatError
 from .root import app
 from .common import _err, friendly, interrupted_exit

@@ -10,7 +10,7 @@ time limit or Ctrl-C leaves what it had, labelled (``stopped``):
    tiling (``multiple``), a complete backbone covering the board means ``unique``;
 3. the ambiguous regions (:mod:`.regions`) and the ways to fill each;
 4. repairs (:mod:`.repair`): the fewest clues, and cells to block, each
-   checked by :func:`tilesat.search.check_unique` on the edited board before
+   checked by :func:`tilesat.questions.solve.check_unique` on the edited board before
    it is shown; on a unique board, the blocked cells that could be opened.
 """
 
@@ -22,18 +22,18 @@ from typing import Callable
 
 import numpy as np
 
-from ..board import Board
-from ..certificate import Certificate, lp_estimate, quick_check
-from ..checks import _sums_bitset, obstruction
-from ..control import TimedOut, deadline, time_limit
-from ..counting import count_tilings
-from ..formula import compile_formula
-from ..instance import INF, Instance, PieceRule
-from ..footprint import check_memory
-from ..placements import Placements, generate_placements
-from ..search import check_unique
-from ..tiling import Tile, Tiling
-from ..verify import verify_tiling
+from ..model.board import Board
+from ..certify.certificate import Certificate, lp_estimate, quick_check
+from ..certify.checks import _sums_bitset, obstruction
+from ..running.control import TimedOut, deadline, time_limit
+from ..questions.count import count_tilings
+from ..sat.formula import compile_formula
+from ..model.instance import INF, Instance, PieceRule
+from ..model.footprint import check_memory
+from ..model.placements import Placements, generate_placements
+from ..questions.solve import check_unique
+from ..model.tiling import Tile, Tiling
+from ..certify.verify import verify_tiling
 from .backbone import DEFAULT_METHOD, Backbone
 from .failing import FailingRegion, failing_region
 from .regions import Region, SubBoard, adjusted_rules, find_regions, linking_rules, sub_board, unsettled_mask

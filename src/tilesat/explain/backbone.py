@@ -32,8 +32,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..formula import Formula
-from ..placements import Placements
+from ..sat.formula import Formula
+from ..model.placements import Placements
 from .solver import AssumingSolver
 
 BACKBONE_METHODS = ("chunked", "iterative", "core")

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..control import TimedOut
-from ..formula import compile_formula, count_clauses
-from ..instance import INF, Instance, PieceRule
-from ..placements import Placements
+from ..running.control import TimedOut
+from ..sat.formula import compile_formula, count_clauses
+from ..model.instance import INF, Instance, PieceRule
+from ..model.placements import Placements
 from .solver import AssumingSolver
 
 

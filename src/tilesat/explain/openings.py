@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..board import Board
-from ..checks import _sums_bitset
-from ..formula import compile_formula
-from ..instance import Instance
-from ..placements import Placements, generate_placements
+from ..model.board import Board
+from ..certify.checks import _sums_bitset
+from ..sat.formula import compile_formula
+from ..model.instance import Instance
+from ..model.placements import Placements, generate_placements
 from .regions import inside
 from .solver import AssumingSolver
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..board import Board
-from ..instance import INF, Instance, PieceRule
-from ..placements import Placements
+from ..model.board import Board
+from ..model.instance import INF, Instance, PieceRule
+from ..model.placements import Placements
 
 
 @dataclass

@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from pysat.card import ITotalizer
 
-from ..control import Deadline, TimedOut, time_limit
-from ..formula import compile_formula
-from ..placements import generate_placements
-from ..tiling import Tiling
-from ..verify import verify_tiling
+from ..running.control import Deadline, TimedOut, time_limit
+from ..sat.formula import compile_formula
+from ..model.placements import generate_placements
+from ..model.tiling import Tiling
+from ..certify.verify import verify_tiling
 from .regions import SubBoard
 from .solver import AssumingSolver
 

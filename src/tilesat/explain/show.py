@@ -22,10 +22,10 @@ import numpy as np
 from rich.text import Text
 
 from ..errors import TilesatError
-from ..instance import Instance
-from ..pictures import BLOCKED, PALETTE, _border_masks, _rgb, tiling_raster, tiling_svg, weights_raster, weights_svg
-from ..render import colour_tiles, rich_tiling, side_by_side, weight_rows
-from ..tiling import Tile, Tiling
+from ..model.instance import Instance
+from ..showing.pictures import BLOCKED, PALETTE, _border_masks, _rgb, tiling_raster, tiling_svg, weights_raster, weights_svg
+from ..showing.render import colour_tiles, rich_tiling, side_by_side, weight_rows
+from ..model.tiling import Tile, Tiling
 from .analysis import Explanation, Suggestion
 
 SETTLED = "#dcdcdc"
@@ -136,7 +136,7 @@ def report_lines(e: Explanation) -> list[str]:
         elif f is not None and f.counts:
             lines.append("where it fails: the piece counts alone cannot be met")
     elif e.verdict == "unique":
-        from ..render import plain_rows
+        from ..showing.render import plain_rows
 
         lines += plain_rows(inst, e.tilings[0])
         lines += opening_lines(e)
@@ -207,7 +207,7 @@ def rich_regions(e: Explanation) -> Text:
     board = inst.board
     settled = Tiling(tuple(e.settled))
     owner = settled.owner()
-    from ..render import PALETTE as COLOURS
+    from ..showing.render import PALETTE as COLOURS
 
     colours = colour_tiles(inst, settled, len(COLOURS))
     labels = region_labels(e)

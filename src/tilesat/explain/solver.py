@@ -4,11 +4,11 @@ Every question ``explain`` asks (is this tile in every tiling? does this clue
 set leave one tiling? which cells cannot all be covered?) is one solve of the
 same formula under other assumptions, and most take a few conflicts.  A solve
 here runs in slices of conflicts with no SIGINT handler of PySAT's
-(:func:`tilesat.solvers.solve_quietly`): between slices the run's deadline is
+(:func:`tilesat.sat.solvers.solve_quietly`): between slices the run's deadline is
 checked, and a Ctrl-C surfaces as ``KeyboardInterrupt`` once the slice
 returns.  Slices are sized from the time the last one took, so that a stop
 is never more than about :data:`SLICE_SECONDS` away; unlike the search's
-solver (:class:`tilesat.solvers.PysatSolver`), nothing moves to a child
+solver (:class:`tilesat.sat.solvers.PysatSolver`), nothing moves to a child
 process, so the unsatisfiable cores (``core()``) stay available.
 """
 
@@ -19,10 +19,10 @@ import time
 import numpy as np
 from pysat.solvers import Solver
 
-from ..control import deadline, sigint_held
+from ..running.control import deadline, sigint_held
 from ..errors import TilesatError
-from ..formula import Formula
-from ..solvers import _raw_add_clause, solve_quietly
+from ..sat.formula import Formula
+from ..sat.solvers import _raw_add_clause, solve_quietly
 
 #: The solvers ``explain`` takes: those with conflict budgets, cores and no SIGINT handler.
 ASSUMING_SOLVERS = ("cadical195", "glucose4", "minisat22")
@@ -71,7 +71,7 @@ class AssumingSolver:
 
     def solve(self, assumptions=()) -> bool:
         """Whether the formula is satisfiable under ``assumptions``; raises
-        :class:`~tilesat.control.TimedOut` at the deadline (the solver stays usable)."""
+        :class:`~tilesat.running.control.TimedOut` at the deadline (the solver stays usable)."""
         assumptions = [int(a) for a in assumptions]
         limit = deadline()
         self.calls += 1
@@ -112,7 +112,7 @@ class AssumingSolver:
 
     def close(self) -> None:
         if self._solver is not None:
-            with sigint_held():  # freed once, whole (see tilesat.solvers.PysatSolver.close)
+            with sigint_held():  # freed once, whole (see tilesat.sat.solvers.PysatSolver.close)
                 solver, self._solver = self._solver, None
                 solver.delete()
 

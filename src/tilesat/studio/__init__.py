@@ -8,4 +8,7 @@ boards and watch check-unique answer as they change, and the JSON API it uses.
   option whitelist that turns a request into a command line);
 - ``static/``: the page (plain HTML, CSS and JavaScript, nothing fetched from
   elsewhere).
+
+May import every package below the CLI; its worker still runs the CLI's
+commands (the one import upwards the layers' contract allows, in pyproject.toml).
 """

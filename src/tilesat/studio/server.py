@@ -45,8 +45,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import TilesatError
-from ..inputs import parse_json
-from ..limits import GiB, MiB, format_size
+from ..running.inputs import parse_json
+from ..running.memory import GiB, MiB, format_size
 from .guard import MAX_CONNECTIONS, MAX_HEADER_BYTES, Guard, StudioProtocol
 from .worker import Outcome, run_command
 
@@ -406,7 +406,7 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
 
 def _pieces() -> dict:
     """The built-in pieces the page offers (cells as drawn) and the sets."""
-    from ..pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
+    from ..model.pieces import SET_SIZES, builtin_names, builtin_piece, piece_set
 
     return {
         "pieces": {name: sorted(builtin_piece(name).cells) for name in builtin_names()},

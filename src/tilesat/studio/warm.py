@@ -31,9 +31,9 @@ def _warm() -> None:
                     app(args=argv, prog_name="tilesat")
                 except SystemExit:
                     pass
-    from .. import dlx, frontier, native, pfaffian
+    from ..engines import dlx, enumerator, frontier, pfaffian
 
-    for engine in (frontier, native, pfaffian, dlx):  # numba's compiled code, loaded once here, not per request
+    for engine in (frontier, enumerator, pfaffian, dlx):  # numba's compiled code, loaded once here, not per request
         warm_up = getattr(engine, "warm_up", None)
         if warm_up is not None:
             warm_up()

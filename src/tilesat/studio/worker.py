@@ -37,8 +37,8 @@ import time
 import types
 from dataclasses import dataclass, field
 
-from ..control import die_with_parent
-from ..stdout_guard import reserve_stdout
+from ..running.control import die_with_parent
+from ..running.stdout_guard import reserve_stdout
 
 #: How much lower the commands' CPU priority is than the server's: under load
 #: the event loop still answers at once (/api/status, 503s, finished runs).
@@ -205,7 +205,7 @@ def _too_many_cells(argv: list[str], max_cells: int) -> bool:
     if "instance.txt" not in argv:
         return False
     from ..errors import TilesatError
-    from ..instance import parse_instance, read_instance_text
+    from ..model.instance import parse_instance, read_instance_text
 
     overrides = {name: argv[argv.index(f"--{name}") + 1] for name in ("pieces", "wrap") if f"--{name}" in argv}
     try:

@@ -1,0 +1,388 @@
+"""A portfolio: N diverse SAT configurations race on one question, each in its own process.
+
+Why: on big open boards one CDCL run's time to a tiling is heavy-tailed;
+the same board took 20 s with one encoding and 109 s with another, 24 s or
+196 s with two CaDiCaL configurations, and the order flips from board to
+board (issue 15, MEASUREMENTS.md).  Running several different
+configurations at once and taking the first answer cuts the tail.
+
+Each member (:class:`Config`: an encoding, CaDiCaL options, initial
+phases) runs in a forked :class:`~tilesat.running.control.Child`, compiles its own
+formula from the placements the parent generated (inherited by the fork),
+and answers the same question over and over:
+
+- ``solve``: the first member to answer wins (a tiling, checked here with
+  the independent checker, or "none"); the others are killed at once;
+- ``check-unique``: every member keeps searching.  A member that finds a
+  tiling reports it and is sent a blocking clause for *every* tiling found
+  so far by any member, then goes on; the race ends at the second distinct
+  tiling (whoever finds it) or at the first "none" (a member that has
+  blocked the tilings it was sent proves there are no others);
+- ``pack``: each member raises its own bound; every packing it reports is
+  checked, and the member is told the best value any member has found, so
+  it next looks for one better than that.  The first "no better packing"
+  proves the optimum.
+
+A deadline or Ctrl-C kills every member within a poll
+(:data:`~tilesat.running.control.POLL_SECONDS`): the parent waits in short polls,
+and leaving :func:`race` kills every child it started.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..running.control import Child, ChildError, wait_step
+from ..sat.encodings import AUTO
+from ..errors import TilesatError
+from ..sat.formula import compile_formula
+from ..sat.objectives import objective_for
+from ..sat.solvers import EXTERNAL_PREFIX, default_options, is_plugin_solver, make_solver
+from ..model.tiling import Tiling
+from ..certify.verify import VerificationError, verify_tiling
+
+#: The options Debian's ``cadical --sat`` sets (CaDiCaL's "satisfiable
+#: instances" configuration): one 60x60 board went from over 240 s to 39 s
+#: (MEASUREMENTS.md), another got slower: a member, not the default.
+SAT_OPTIONS = (("stabilizeonly", 1), ("elimreleff", 10), ("subsumereleff", 60))
+
+
+@dataclass(frozen=True)
+class Config:
+    """One member: an encoding (None: the run's own), CaDiCaL options, initial phases."""
+
+    name: str
+    encoding: str | None = None
+    options: tuple = ()  # (CaDiCaL option, integer value) pairs
+    phases: str | None = None  # "random": placement variables' first values at random (seeded); "false": all false
+    seed: int = 0
+
+    def describe(self) -> str:
+        parts = [self.encoding or "encoding as asked"]
+        parts += [f"{k}={v}" for k, v in self.options]
+        if self.phases:
+            parts.append(f"{self.phases} phases (seed {self.seed})" if self.phases == "random" else f"{self.phases} phases")
+        return ", ".join(parts)
+
+
+#: The members in order: --jobs N takes the first N.  Member 0 is the run
+#: without --jobs, search path and all (so --jobs 1 is today's behaviour: on
+#: open boards ladder with CaDiCaL's --sat options, solvers.default_options;
+#: a member solves on the run's conflict slices, solvers.solve_in_slices);
+#: then the configurations that did well on other boards than it.  Member 1,
+#: the same with seed 3, was the best partner for member 0 on ten 60x60 L4
+#: boards (scripts/screen_members.py, first tiling, two runs at a time on the
+#: 2 cores: the better of the two had a median of 20.7 s and a worst of
+#: 36.6 s, against 21.9 / 57.0 s with commander --sat, 28.7 / 69.8 s with
+#: false phases and 34.4 / 81.4 s for member 0 alone; README "Hard boards");
+#: then commander with the --sat options, bitwise, false phases, other seeds,
+#: each different from the others in more than one way.
+CONFIGS = (
+    Config("default"),
+    Config("sat-seed3", None, SAT_OPTIONS + (("seed", 3),)),
+    Config("sat-commander", "commander", SAT_OPTIONS),
+    Config("seed7-bitwise", "bitwise", (("seed", 7),)),
+    Config("sat-ladder-false-phases", "ladder", SAT_OPTIONS + (("phase", 0),)),
+    Config("sat-bitwise-random", "bitwise", SAT_OPTIONS, phases="random", seed=13),
+    Config("random-phases-commander", "commander", (("seed", 5),), phases="random", seed=5),
+    Config("ladder-false-phases", "ladder", (("phase", 0),)),
+)
+
+
+def check_jobs(jobs) -> int:
+    """``--jobs``: a whole number from 1, or ``auto`` (the cores this process may use)."""
+    if jobs is None:
+        return 1
+    if isinstance(jobs, str) and jobs.strip().lower() == "auto":
+        return cores()
+    try:
+        value = int(str(jobs).strip())
+    except ValueError:
+        raise TilesatError(f"--jobs {jobs!r}: give a whole number of processes from 1, or auto") from None
+    if value < 1:
+        raise TilesatError(f"--jobs {jobs}: give a whole number of processes from 1, or auto")
+    return value
+
+
+def cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
+    """The ``jobs`` members for a run asked with this encoding and solver.
+
+    An encoding asked for by name (not ``auto``) holds for every member;
+    CaDiCaL options only go to cadical195 (other PySAT solvers vary by
+    phases; ``ext:`` and plugin solvers by encoding only).
+    Beyond the list, members repeat it with other seeds."""
+    members = []
+    for i in range(jobs):
+        base = CONFIGS[i % len(CONFIGS)]
+        extra = i // len(CONFIGS)
+        options = dict(base.options)
+        seed = base.seed
+        if extra:  # another round of the list: other seeds
+            options["seed"] = 1000 * extra + options.get("seed", 0) + i
+            seed = 1000 * extra + i
+        phases = base.phases
+        if solver != "cadical195":
+            options = {}
+            phases = None if i == 0 else "random"
+            seed = seed or i
+        if solver.startswith(EXTERNAL_PREFIX) or is_plugin_solver(solver):
+            phases, seed = None, 0  # they take no phases: such members differ by encoding only
+        members.append(Config(base.name if not extra else f"{base.name}-{extra + 1}",
+                              base.encoding if encoding == AUTO else encoding,
+                              tuple(sorted(options.items())), phases, seed))
+    return members
+
+
+# --- the member's side (in the child) -------------------------------------
+
+def _start_solver(config: Config, placements, encoding: str, solver_name: str, card: str, allow_empty: bool = False):
+    formula = compile_formula(placements, config.encoding or encoding, card, allow_empty=allow_empty)
+    solver = member_solver(config, placements, solver_name)
+    solver.add_formula(formula)
+    return formula, solver
+
+
+def member_solver(config: Config, placements, solver_name: str):
+    """The solver a member runs, its options and phases set, before any formula
+    (scripts/screen_members.py runs members one at a time on the single run's path)."""
+    solver = make_solver(solver_name)
+    # a member without options of its own runs as --jobs 1 would (solvers.default_options: open boards)
+    options = dict(config.options) or default_options(solver_name, placements.candidates_per_cell())
+    if options:
+        solver.configure(options)
+    if config.phases and hasattr(solver, "set_phases"):  # ext: and plugin solvers take none: members alike then
+        P = len(placements)
+        if config.phases == "false":
+            solver.set_phases([-(v + 1) for v in range(P)])
+        else:
+            import random
+            rng = random.Random(config.seed)
+            solver.set_phases([(v + 1) if rng.random() < 0.5 else -(v + 1) for v in range(P)])
+    return solver
+
+
+def _compiled(formula, solver) -> dict:
+    """What a member tells the parent once compiled: its formula's size and what its solver was given."""
+    return {"variables": formula.nvars, "clauses": formula.nclauses, "encoding": formula.encoding,
+            "options": dict(getattr(solver, "options", {}))}
+
+
+def _chosen(solver, P: int) -> list[int]:
+    return [int(v) - 1 for v in solver.model() if 0 < int(v) <= P]
+
+
+def _tiling_member(conn, config: Config, placements, encoding, solver_name, card, blocked=()) -> None:
+    """Compile (and block the tilings found before the race), then: solve, report
+    ("tiling", chosen) or ("none",), take the clauses sent back, again."""
+    formula, solver = _start_solver(config, placements, encoding, solver_name, card)
+    for clause in blocked:
+        solver.add_clause(clause)
+    conn.send(("compiled", _compiled(formula, solver)))
+    P = len(placements)
+    while True:
+        if not solver.solve():
+            conn.send(("none", solver.stats().get("conflicts")))
+            return
+        conn.send(("tiling", _chosen(solver, P), solver.stats().get("conflicts")))
+        for clause in conn.recv():
+            solver.add_clause(clause)
+
+
+# --- the parent's side -----------------------------------------------------
+
+@dataclass
+class Member:
+    config: Config
+    child: Child
+    sent: int = 0  # how many of the found tilings it has been told to block
+    compiled: dict = field(default_factory=dict)
+    conflicts: int | None = None
+
+
+def _start(configs, target, *args) -> list[Member]:
+    members = []
+    try:
+        for config in configs:
+            members.append(Member(config, Child(target, config, *args)))
+    except BaseException:
+        for m in members:
+            m.child.kill()
+        raise
+    return members
+
+
+def _next_message(live: list[Member]) -> tuple[Member, tuple]:
+    """The next message of any live member, waiting under the deadline; a member that
+    failed comes back as ``("failed", text)``."""
+    while True:
+        for m in live:
+            if m.child.ready():
+                try:
+                    return m, m.child.recv()
+                except ChildError as e:
+                    return m, ("failed", str(e))
+        time.sleep(wait_step())  # raises TimedOut at the deadline; Ctrl-C lands here
+
+
+def _next_answer(live: list[Member], stats: dict) -> tuple[Member, tuple] | None:
+    """The next answer of any live member: a member's "compiled" report is kept
+    on it, a member that failed is killed, dropped from ``live`` and named in
+    ``stats["failed"]``; None once no member is left."""
+    while live:
+        m, message = _next_message(live)
+        if message[0] == "compiled":
+            m.compiled = message[1]
+        elif message[0] in ("failed", "error"):
+            stats["failed"][m.config.name] = message[1]
+            m.child.kill()
+            live.remove(m)
+        else:
+            return m, message
+    return None
+
+
+def race_tilings(instance, placements, count: int, configs: list[Config], encoding: str, solver: str, card: str,
+                 found: list[Tiling], progress: Callable | None = None, blocked: list[list[int]] = ()) -> dict:
+    """Up to ``count`` verified tilings, appended to ``found`` as they come
+    (a deadline or Ctrl-C leaves what was found there); the race's stats.
+    Fewer than ``count`` found on return: there are no more.  ``blocked``:
+    the blocking clauses of the tilings already in ``found`` (the members add them first)."""
+    progress = progress or (lambda message, done=None, total=None: None)
+    keys: list[frozenset] = [frozenset(t.key()) for t in found]
+    blocks: list[list[int]] = []  # one clause per found tiling, in order
+    stats = {"jobs": len(configs), "members": {c.name: c.describe() for c in configs}, "answers": [], "failed": {}}
+    t0 = time.perf_counter()
+    progress(f"racing {len(configs)} configurations for tiling {len(found) + 1}")
+    members = _start(configs, _tiling_member, placements, encoding, solver, card, list(blocked))
+    live = list(members)
+    try:
+        while (answer := _next_answer(live, stats)) is not None:
+            m, message = answer
+            kind = message[0]
+            m.conflicts = message[-1]
+            seconds = round(time.perf_counter() - t0, 6)
+            if kind == "none":  # no tiling besides the m.sent it blocked: all are found
+                stats["answers"].append({"member": m.config.name, "answer": "no more tilings", "seconds": seconds})
+                stats["winner"] = m.config.name
+                break
+            chosen = message[1]
+            tiling = Tiling.from_placements(placements, chosen)
+            try:
+                verify_tiling(instance, tiling)
+            except VerificationError as e:  # a wrong model: that member is out, the others go on
+                stats["failed"][m.config.name] = str(e)
+                m.child.kill()
+                live.remove(m)
+                continue
+            key = frozenset(tiling.key())
+            if key not in keys:
+                keys.append(key)
+                blocks.append([-(i + 1) for i in chosen])
+                found.append(tiling)
+                stats["answers"].append({"member": m.config.name, "answer": f"tiling {len(found)}", "seconds": seconds})
+                stats["winner"] = m.config.name
+                if len(found) >= count:
+                    break
+                progress(f"racing {len(configs)} configurations for tiling {len(found) + 1}")
+            m.child.send(blocks[m.sent:])
+            m.sent = len(blocks)
+        else:
+            errors = "; ".join(f"{k}: {v}" for k, v in stats["failed"].items())
+            raise TilesatError(f"every portfolio member failed ({errors})")
+    finally:
+        for m in members:
+            m.child.kill()
+        winner = next((m for m in members if m.config.name == stats.get("winner")), None)
+        if winner is not None:
+            stats["winner_config"] = winner.config.describe()
+            stats.update({k: v for k, v in winner.compiled.items() if k != "options"})
+            stats["conflicts"] = winner.conflicts
+        elif any(m.compiled for m in members):
+            stats.update({k: v for k, v in next(m.compiled for m in members if m.compiled).items() if k != "options"})
+        stats["seconds"] = round(time.perf_counter() - t0, 6)
+    return stats
+
+
+# --- packing ---------------------------------------------------------------
+
+def _pack_member(conn, config: Config, placements, objective: str, encoding, solver_name, card) -> None:
+    """Compile the packing formula, then raise the bound: report ("packing", chosen),
+    take the best value any member has found, look for a better one; ("none", best) when there is none."""
+    from pysat.card import ITotalizer
+
+    formula, solver = _start_solver(config, placements, encoding, solver_name, card, allow_empty=True)
+    goal = objective_for(formula, objective)
+    conn.send(("compiled", _compiled(formula, solver)))
+    P = len(placements)
+    if not solver.solve():
+        conn.send(("none", None, solver.stats().get("conflicts")))
+        return
+    totalizer = None
+    while True:
+        conn.send(("packing", _chosen(solver, P), solver.stats().get("conflicts")))
+        best = conn.recv()
+        bound = goal.cost_bound(best + 1)
+        if bound < 0:  # nothing can be worth more
+            conn.send(("none", best, solver.stats().get("conflicts")))
+            return
+        if totalizer is None:  # rhs[k] says "more than k cost literals are true" (see packing._incremental)
+            totalizer = ITotalizer(lits=goal.cost, ubound=bound, top_id=formula.top)
+            for clause in totalizer.cnf.clauses:
+                solver.add_clause(clause)
+        if not solver.solve([-totalizer.rhs[bound]]):
+            conn.send(("none", best, solver.stats().get("conflicts")))
+            return
+
+
+def race_packings(formula, goal, configs: list[Config], encoding: str, solver: str, card: str,
+                  stats: dict, progress: Callable | None = None):
+    """Each better packing any member finds (checked), in turn, as
+    :func:`tilesat.questions.pack._incremental` yields them: returning means the
+    last one is optimal (or, when none came, that no packing keeps the
+    piece counts).  Closing the generator kills every member."""
+    progress = progress or (lambda message, done=None, total=None: None)
+    instance, placements = formula.placements.instance, formula.placements
+    stats.update({"jobs": len(configs), "members": {c.name: c.describe() for c in configs}, "answers": [], "failed": {}})
+    t0 = time.perf_counter()
+    best = None
+    progress(f"racing {len(configs)} configurations for a first packing")
+    members = _start(configs, _pack_member, placements, goal.name, encoding, solver, card)
+    live = list(members)
+    try:
+        while (answer := _next_answer(live, stats)) is not None:
+            m, message = answer
+            kind = message[0]
+            m.conflicts = message[-1]
+            seconds = round(time.perf_counter() - t0, 6)
+            if kind == "none":
+                if message[1] != best:
+                    raise AssertionError(f"BUG: member {m.config.name} proved nothing beats {message[1]}, "
+                                         f"but a packing worth {best} was found")
+                stats["answers"].append({"member": m.config.name, "answer": "nothing better" if best is not None
+                                         else "no packing", "seconds": seconds})
+                stats["winner"] = m.config.name
+                return
+            packing = verify_tiling(instance, Tiling.from_placements(placements, message[1]), partial=True)
+            value = goal.value_of(packing)
+            if best is None or value > best:
+                best = value
+                stats["answers"].append({"member": m.config.name, "answer": f"value {value}", "seconds": seconds})
+                yield packing
+                progress(f"found {best}; {len(live)} configurations looking for {best + 1}")
+            m.child.send(best)
+        errors = "; ".join(f"{k}: {v}" for k, v in stats["failed"].items())
+        raise TilesatError(f"every portfolio member failed ({errors})")
+    finally:
+        for m in members:
+            m.child.kill()
+        stats["seconds"] = round(time.perf_counter() - t0, 6)

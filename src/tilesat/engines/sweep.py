@@ -1,0 +1,339 @@
+"""Tilings of big open boards by a sweep: a SAT window moving across the board.
+
+One CDCL run over a whole 60x60 open board takes 10-120 s to its first
+tiling, and which of those is a lottery (issue 15, README "Hard boards").
+The Polyomino Tiler fills a board in a fixed order instead, most constrained
+cells first, and backtracks.  A sweep does that with a SAT solve as its step:
+
+* The cells are ordered by anti-diagonal (row + column).  The window is the
+  next WINDOW diagonals the tiling has not reached: each open cell in it must
+  be covered exactly once, each cell past it at most once (placements may
+  stick out of it), and the cells before it are taken.
+* Of the window's solution, the placements that start in its first STEP
+  diagonals are kept; the window moves on by STEP.  The WINDOW - STEP
+  diagonals solved and not kept are the look-ahead that keeps the kept edge
+  completable.
+* A window with no solution (or none within its conflict budget) undoes the
+  last kept step and is tried again wider, with a larger budget.  A sweep
+  that would widen past half the board gives up: it proves nothing (a kept
+  step can make the rest untileable that a wider window would have seen),
+  and the caller goes on with one SAT run over the whole board.
+
+Why anti-diagonals, not rows: with rows, the last window is a strip as wide
+as the board and closed on both sides (the kept edge above, the board's edge
+below); on 60x60 boards 4 of 20 sweeps failed there, after a fruitless
+widening (a wider strip is harder still).  Along anti-diagonals the last
+windows are small triangles at the far corner: none of the 20 failed.
+
+A second tiling (check-unique's question) is most often a local change of
+the first: :func:`other_tiling` takes the first tiling's placements inside a
+small box and asks for a different tiling of the cells they cover.
+
+Both are heuristics that find tilings, never a proof that there is none
+(or no other): the search that calls them (:class:`tilesat.questions.solve.TilingSearch`)
+verifies what they find with the independent checker and leaves "none" and
+"unique" to the whole-board SAT run.  Sweeping needs a flat board without
+wrap-around and piece counts that bind nothing (a count constrains the whole
+board, not a window): :func:`sweep_problem`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..running.control import deadline
+from ..sat.encodings import NATIVE_ENCODINGS, get_encoding
+from ..sat.formula import Formula
+from ..model.instance import Instance
+from ..model.placements import Placements
+from ..sat.solvers import DEFAULT_SOLVER, PysatSolver
+
+#: In diagonals: a window solves WINDOW of them and keeps the first STEP.
+#: Measured on 20 60x60 L4 boards (first tiling): STEP 4 / WINDOW 12 swept
+#: each in 3-6 s, one board in 33 s after widening six times.
+STEP, WINDOW = 4, 12
+#: A window's conflict budget: this many per cell it must cover, at least
+#: MIN_BUDGET.  Windows of 12 diagonals mostly end in a few hundred.
+BUDGET_PER_CELL, MIN_BUDGET = 100, 20_000
+#: Before a sweep, the search lets its solver over the whole board run for
+#: this many conflicts (TilingSearch._glance): one run tiles the 128x128
+#: Golomb board in 1,085 conflicts (1.5 s in all, where a sweep takes 3 s)
+#: and 30x30 random packings in 1,700-9,600.  60x60 random packings take
+#: 100,000 and more; there the glance costs 0.5-0.6 s at 2,000 conflicts,
+#: 2-2.5 s at 5,000 (CaDiCaL's inprocessing starts), 0.2 s at 1,000.
+GLANCE = 2_000
+#: Boards from this many open cells get a sweep when ``--method auto``: at
+#: 30x30 one SAT run takes under a second, and the sweep buys nothing.
+SWEEP_MIN_AREA = 400
+#: Where the search pauses a sweep for the LP's certificate check: a window
+#: widened past this is a sign that there may be no tiling at all (none of
+#: the 20 60x60 boards widened past 28 diagonals; a board with a parity
+#: obstruction widens until the sweep gives up, each window harder).
+TROUBLE_WIDTH = WINDOW + 4 * STEP
+#: other_tiling: the box's side in cells, and how many boxes it tries at most.
+BOX, MAX_BOXES = 8, 256
+
+
+def sweep_problem(instance: Instance) -> str | None:
+    """Why this instance cannot be swept, or None when it can."""
+    board = instance.board
+    if board.open.ndim != 2:
+        return "the sweep orders the cells of a flat board (this one has layers)"
+    if board.wrap != "none":
+        return "a board that wraps around has no far end to sweep toward"
+    if any(r.bounded for r in instance.rules):
+        return "piece counts bind the whole board, which a window does not see"
+    return None
+
+
+def window_encoding(encoding: str) -> str:
+    """The windows' encoding for a search with this (resolved) one: the same, or
+    ladder for native (at-most constraints, no clauses)."""
+    return "ladder" if encoding in NATIVE_ENCODINGS else encoding
+
+
+def window_solver(name: str) -> str:
+    """The windows' solver for a search with this one: the same if it is a
+    CaDiCaL (windows need conflict budgets), else the default."""
+    return name if name.startswith("cadical") else DEFAULT_SOLVER
+
+
+@dataclass
+class SweepStats:
+    windows: int = 0  # SAT solves
+    widened: int = 0  # times a window failed and a step was undone
+    widest: int = 0  # the widest window solved or tried, in diagonals
+    conflicts: int = 0
+    seconds: float = 0.0
+    gave_up: str | None = None
+    local: dict = field(default_factory=dict)  # other_tiling's: boxes tried, seconds
+
+    def to_json(self) -> dict:
+        out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
+               "seconds": round(self.seconds, 6)}
+        if self.gave_up:
+            out["gave_up"] = self.gave_up
+        if self.local:
+            out["other_tiling"] = self.local
+        return out
+
+
+class _Geometry:
+    """Each placement's cells and first/last diagonal, sorted by first diagonal."""
+
+    def __init__(self, placements: Placements):
+        board = placements.instance.board
+        rows, cols = board.open.shape
+        flat = np.arange(rows * cols, dtype=np.int64)
+        self.cell_key = (flat // cols + flat % cols).astype(np.int64)
+        self.row, self.col = flat // cols, flat % cols
+        self.placements = placements
+        self.indptr, self.cells = placements.indptr, placements.cells
+        starts = self.indptr[:-1]
+        keys = self.cell_key[self.cells]
+        self.first = np.minimum.reduceat(keys, starts) if len(placements) else np.zeros(0, np.int64)
+        self.order = np.argsort(self.first, kind="stable")
+        self.sorted_first = self.first[self.order]
+        open_cells = board.open_cells
+        self.open_keys = np.sort(self.cell_key[open_cells])
+        self.open = board.open.ravel()
+        self.nkeys = int(self.open_keys[-1]) + 1 if open_cells.size else 0
+
+    def starting_in(self, lo: int, hi: int) -> np.ndarray:
+        """The placements whose first diagonal is in [lo, hi)."""
+        a, b = np.searchsorted(self.sorted_first, [lo, hi])
+        return self.order[a:b]
+
+    def cells_of(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(cells, owner): the cells of these placements, and which of them (0..len-1) each is."""
+        lens = self.indptr[ids + 1] - self.indptr[ids]
+        owner = np.repeat(np.arange(ids.size, dtype=np.int64), lens)
+        before = np.cumsum(lens) - lens
+        at = np.repeat(self.indptr[ids] - before, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        return self.cells[at], owner
+
+
+def _cover_formula(ids: np.ndarray, geo: _Geometry, exact: np.ndarray, encode) -> tuple[list, int] | None:
+    """CNF over variables 1..len(ids) (placement ids[i] is i + 1): each cell of
+    ``exact`` (a bool mask over the board) covered exactly once, every other
+    cell they touch at most once.  None when a cell of ``exact`` has no placement."""
+    cells, owner = geo.cells_of(ids)
+    order = np.lexsort((owner, cells))
+    cells, owner = cells[order], owner[order]
+    uniq, start, degree = np.unique(cells, return_index=True, return_counts=True)
+    must = exact.copy()
+    must[uniq] = False
+    if must.any():
+        return None  # an open cell of the window that nothing can cover
+    top = int(ids.size)
+    blocks: list = []
+    is_exact = exact[uniq]
+    for d in np.unique(degree):
+        for want in (True, False):
+            sel = np.flatnonzero((degree == d) & (is_exact == want))
+            if sel.size == 0:
+                continue
+            lits = owner[start[sel][:, None] + np.arange(d)[None, :]] + 1
+            if not want:  # at most one: exactly one of them or "left empty", a fresh variable
+                lits = np.hstack([lits, np.arange(top + 1, top + 1 + sel.size, dtype=np.int64)[:, None]])
+                top += sel.size
+            if lits.shape[1] == 1:
+                blocks.append(lits)
+                continue
+            more, top = encode(lits, top)
+            blocks.extend(more)
+    return blocks, top
+
+
+def _solve(placements: Placements, formula: tuple[list, int], extra: list, budget: int, stats: SweepStats,
+           solver_name: str) -> np.ndarray | None:
+    """The true variables of a model, or None (no model, or none within the budget)."""
+    blocks, top = formula
+    with PysatSolver(solver_name) as solver:
+        solver.add_formula(Formula(placements, top, [np.asarray(b) for b in blocks if np.size(b)], extra))
+        status = solver.solve(conflicts=budget)
+        stats.conflicts += int(solver.stats().get("conflicts") or 0)
+        stats.windows += 1
+        if not status:
+            return None
+        model = np.asarray(solver.model(), dtype=np.int64)
+        return model[model > 0]
+
+
+class Sweep:
+    """A sweep over one instance's placements, resumable: a deadline or
+    Ctrl-C in the middle of a window loses that window only, and
+    :meth:`run` goes on from the steps kept so far (the search lets the LP
+    certificate check have its turn in the middle of a sweep)."""
+
+    def __init__(self, placements: Placements, encoding: str = "ladder", solver_name: str = DEFAULT_SOLVER,
+                 stats: SweepStats | None = None, step: int = STEP, window: int = WINDOW):
+        if not 0 < step < window:
+            raise ValueError(f"a sweep keeps part of each window: 0 < step < window (step {step}, window {window})")
+        self.placements, self.solver_name = placements, solver_name
+        self.step, self.window = step, window
+        self.encode = get_encoding(encoding)
+        self.stats = stats if stats is not None else SweepStats()
+        self.geo = _Geometry(placements)
+        self.covered = np.zeros(placements.instance.board.ncells, dtype=bool)
+        self.kept: list[tuple[int, np.ndarray]] = []  # (first diagonal of the step, the placements it kept)
+        self.f = int(self.geo.open_keys[0]) if self.geo.open_keys.size else 0
+        self.width = window
+        self.done = False  # a tiling found, or given up
+        self.chosen: list[int] | None = None
+
+    def run(self, progress: Callable | None = None, pause_wider_than: int | None = None) -> list[int] | None:
+        """The placement indices of a tiling, or None when the sweep gives up
+        (which proves nothing) or, with ``pause_wider_than``, pauses before a
+        window that much wider (``done`` stays False).  Not verified here: the caller does."""
+        t0 = time.perf_counter()
+        try:
+            while not self.done:
+                if pause_wider_than is not None and self.width > pause_wider_than:
+                    return None
+                self._step(progress)
+            return self.chosen
+        finally:
+            self.stats.seconds += time.perf_counter() - t0
+
+    def _step(self, progress) -> None:
+        geo, f, covered = self.geo, self.f, self.covered
+        if f >= geo.nkeys:
+            self.done = True
+            self.chosen = sorted(int(p) for _, step in self.kept for p in step)
+            return
+        deadline().check()
+        if progress is not None:
+            progress(f"sweeping: diagonal {f} of {geo.nkeys}", f, geo.nkeys)
+        hi = geo.nkeys if f + self.width + self.step >= geo.nkeys else f + self.width
+        ids = geo.starting_in(f, hi)
+        cells, owner = geo.cells_of(ids)
+        clash = np.bincount(owner, weights=covered[cells], minlength=ids.size) > 0
+        ids = ids[~clash]
+        exact = geo.open & ~covered & (geo.cell_key >= f) & (geo.cell_key < hi)
+        self.stats.widest = max(self.stats.widest, hi - f)
+        formula = _cover_formula(ids, geo, exact, self.encode)
+        true = None
+        if formula is not None:
+            budget = max(MIN_BUDGET, BUDGET_PER_CELL * int(exact.sum()))
+            true = _solve(self.placements, formula, [], budget, self.stats, self.solver_name)
+        if true is None:
+            self._widen(hi)
+            return
+        chosen = ids[true[true <= ids.size] - 1]
+        keep = chosen if hi >= geo.nkeys else chosen[geo.first[chosen] < f + self.step]
+        covered[geo.cells_of(keep)[0]] = True
+        self.kept.append((f, keep))
+        self.f, self.width = (geo.nkeys if hi >= geo.nkeys else f + self.step), self.window
+
+    def _widen(self, hi: int) -> None:
+        """Undo the last kept step and try its window wider, or give up."""
+        if not self.kept:
+            self.stats.gave_up = f"no tiling of the first {hi} diagonals found"
+            self.done = True
+            return
+        self.f, undone = self.kept.pop()
+        self.covered[self.geo.cells_of(undone)[0]] = False
+        self.width += 2 * self.step
+        self.stats.widened += 1
+        if self.width > self.geo.nkeys // 2:
+            self.stats.gave_up = f"the window widened to {self.width} of {self.geo.nkeys} diagonals"
+            self.done = True
+
+
+def sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Callable | None = None,
+                 stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER, **sizes) -> list[int] | None:
+    """The placement indices of a tiling found by sweeping (:class:`Sweep`; ``step``, ``window``), or None."""
+    return Sweep(placements, encoding, solver_name, stats, **sizes).run(progress)
+
+
+def other_tiling(placements: Placements, chosen: list[int], encoding: str = "ladder",
+                 stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER) -> list[int] | None:
+    """A tiling other than ``chosen`` that differs from it inside one BOX x BOX
+    box only, or None when the boxes tried have none (which proves nothing)."""
+    stats = stats if stats is not None else SweepStats()
+    t0 = time.perf_counter()
+    limit = deadline()
+    geo = _Geometry(placements)
+    rows, cols = placements.instance.board.open.shape
+    chosen_arr = np.asarray(chosen, dtype=np.int64)
+    cells, owner = geo.cells_of(chosen_arr)
+    lo_r = np.full(chosen_arr.size, rows); np.minimum.at(lo_r, owner, geo.row[cells])
+    lo_c = np.full(chosen_arr.size, cols); np.minimum.at(lo_c, owner, geo.col[cells])
+    hi_r = np.zeros(chosen_arr.size, np.int64); np.maximum.at(hi_r, owner, geo.row[cells])
+    hi_c = np.zeros(chosen_arr.size, np.int64); np.maximum.at(hi_c, owner, geo.col[cells])
+    corners = [(r, c) for r in range(0, rows, BOX) for c in range(0, cols, BOX)]
+    if len(corners) > MAX_BOXES:  # spread over the board
+        corners = [corners[i] for i in np.linspace(0, len(corners) - 1, MAX_BOXES).astype(int)]
+    tried = 0
+    try:
+        for r0, c0 in corners:
+            limit.check()
+            inside = chosen_arr[(lo_r >= r0) & (hi_r < r0 + BOX) & (lo_c >= c0) & (hi_c < c0 + BOX)]
+            if inside.size < 2:
+                continue  # one piece alone has no other way to cover its own cells
+            tried += 1
+            region = np.zeros(placements.instance.board.ncells, dtype=bool)
+            region[geo.cells_of(inside)[0]] = True
+            key_lo = int(geo.cell_key[region].min())
+            ids = geo.starting_in(key_lo, int(geo.cell_key[region].max()) + 1)
+            cells, owner = geo.cells_of(ids)
+            outside = np.bincount(owner, weights=~region[cells], minlength=ids.size) > 0
+            ids = ids[~outside]
+            formula = _cover_formula(ids, geo, region, get_encoding(encoding))
+            if formula is None:
+                continue
+            var = {int(p): i + 1 for i, p in enumerate(ids)}
+            block = [[-var[int(p)] for p in inside]]  # not the same placements again
+            true = _solve(placements, formula, block, MIN_BUDGET, stats, solver_name)
+            if true is not None:
+                new = ids[true[true <= ids.size] - 1]
+                rest = np.setdiff1d(chosen_arr, inside)
+                return sorted(int(p) for p in np.concatenate([rest, new]))
+        return None
+    finally:
+        stats.local = {"boxes": tried, "seconds": round(time.perf_counter() - t0, 6)}

@@ -1,0 +1,203 @@
+"""The board: a box of open ('.') and blocked ('#') cells of one grid, maybe wrapping.
+
+The grid (:mod:`tilesat.model.grids`: square, triangle, hex, cube) says what a
+cell is; the board is the grid's bounding box as a boolean array (2D, or 3D
+layers x rows x cols on the cube grid).  Cells are numbered row-major over
+the box (``r * cols + c`` on the planar grids); the board alone turns cells
+into these flat indices and back (:meth:`Board.index`, :meth:`Board.cell`,
+:meth:`Board.cells`).
+
+``wrap`` (square grid only) is one of ``none``, ``rows`` (each row wraps
+around: the left and right edges join, a cylinder), ``columns`` (each column
+wraps: top and bottom join) or ``both`` (a torus).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import TilesatError
+from .grids import get_grid
+
+WRAPS = ("none", "rows", "columns", "both")
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    open: np.ndarray  # bool, shape (rows, cols); True = a cell to cover
+    wrap: str = "none"
+    grid: str = "square"  # a name in tilesat.model.grids.GRIDS
+    _open_index: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        if self.wrap not in WRAPS:
+            raise TilesatError(f"unknown wrap {self.wrap!r}; use one of {', '.join(WRAPS)}")
+        lattice = get_grid(self.grid)
+        object.__setattr__(self, "grid", lattice.name)
+        if self.wrap != "none" and lattice.name != "square":
+            raise TilesatError(f"wrap {self.wrap!r}: only square boards wrap (this one is {lattice.name})")
+        grid = np.array(self.open, dtype=bool)  # a copy: the caller keeps its array
+        if grid.ndim != lattice.dims or grid.size == 0:
+            raise TilesatError("the board is empty: it needs at least one row of '.' and '#'")
+        grid.setflags(write=False)
+        object.__setattr__(self, "open", grid)
+        object.__setattr__(self, "_open_index", np.flatnonzero(grid.ravel()))
+
+    @classmethod
+    def from_rows(cls, rows: list[str], wrap: str = "none") -> "Board":
+        # one pass in C over the text: a 3000x3000 board parses in 0.05 s instead of 5 s
+        width = len(rows[0]) if rows else 0
+        text = "".join(rows).encode("utf-32-le")
+        grid = np.frombuffer(text, dtype=np.uint32).reshape(len(rows), width) == ord(".")
+        return cls(grid, wrap)
+
+    @classmethod
+    def rectangle(cls, rows: int, cols: int, wrap: str = "none") -> "Board":
+        return cls(np.ones((rows, cols), dtype=bool), wrap)
+
+    @property
+    def lattice(self):
+        """The :class:`tilesat.model.grids.Grid` of this board."""
+        return get_grid(self.grid)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.open.shape)
+
+    @property
+    def rows(self) -> int:
+        return self.open.shape[-2]
+
+    @property
+    def cols(self) -> int:
+        return self.open.shape[-1]
+
+    @property
+    def layers(self) -> int:
+        """Layers of a cube board (1 on the planar grids)."""
+        return self.open.shape[0] if self.open.ndim == 3 else 1
+
+    @property
+    def ncells(self) -> int:
+        """Cells in the box, open or not: flat indices are 0..ncells-1."""
+        return int(self.open.size)
+
+    @property
+    def is_square(self) -> bool:
+        return self.grid == "square"
+
+    def index(self, cell) -> int:
+        """The flat index of a cell (a tuple of the grid's coordinates)."""
+        return int(np.ravel_multi_index(tuple(cell), self.open.shape))
+
+    def cell(self, index: int) -> tuple:
+        return tuple(int(x) for x in np.unravel_index(int(index), self.open.shape))
+
+    def cells(self, indices) -> list[tuple]:
+        """Cells of an array of flat indices, as tuples."""
+        idx = np.asarray(indices, dtype=np.int64)
+        return list(zip(*(a.tolist() for a in np.unravel_index(idx, self.open.shape)))) if idx.size else []
+
+    def contains(self, cell) -> bool:
+        return len(cell) == self.open.ndim and all(0 <= x < n for x, n in zip(cell, self.open.shape))
+
+    @property
+    def wraps_rows(self) -> bool:
+        """Column indices are taken modulo the width."""
+        return self.wrap in ("rows", "both")
+
+    @property
+    def wraps_columns(self) -> bool:
+        """Row indices are taken modulo the height."""
+        return self.wrap in ("columns", "both")
+
+    @property
+    def open_cells(self) -> np.ndarray:
+        """Flat indices of the open cells, ascending."""
+        return self._open_index
+
+    @property
+    def area(self) -> int:
+        return int(self._open_index.size)
+
+    def is_open(self, *cell) -> bool:
+        return self.contains(cell) and bool(self.open[cell])
+
+    def neighbours(self, *cell):
+        """Edge-adjacent cells (honouring wrap), open or not, without repeats."""
+        if not self.is_square:
+            return [n for n in self.lattice.neighbours(cell) if self.contains(n)]
+        r, c = cell
+        out = []
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            nr, nc = r + dr, c + dc
+            if self.wraps_columns:
+                nr %= self.rows
+            if self.wraps_rows:
+                nc %= self.cols
+            if 0 <= nr < self.rows and 0 <= nc < self.cols and (nr, nc) != (r, c) and (nr, nc) not in out:
+                out.append((nr, nc))
+        return out
+
+    def region_labels(self) -> np.ndarray:
+        """Connected components of open cells (edge adjacency, with wrap):
+        for each flat cell index, the smallest flat index of its component
+        (blocked cells keep their own index).
+
+        Array-wide union-find: every edge hooks the larger of its two roots
+        under the smaller, then pointer jumping flattens the trees, until no
+        edge joins two roots.  Each round only lowers roots, so it ends; on
+        boards it takes a handful of rounds (a 200x200 serpentine: 3) and is
+        6-9x faster than a breadth-first search in Python, which the quick
+        checks before every solve noticed on 40x40 boards."""
+        if not self.is_square:
+            u, v = self.lattice.edges(self.open.shape)
+            flat = self.open.ravel()
+            keep = flat[u] & flat[v]
+            return _union_roots(self.ncells, u[keep], v[keep])
+        R, C = self.rows, self.cols
+        grid = self.open
+        index = np.arange(R * C).reshape(R, C)
+        pairs = [(index[:, :-1], index[:, 1:], grid[:, :-1] & grid[:, 1:]),
+                 (index[:-1, :], index[1:, :], grid[:-1, :] & grid[1:, :])]
+        if self.wraps_rows and C > 1:
+            pairs.append((index[:, -1], index[:, 0], grid[:, -1] & grid[:, 0]))
+        if self.wraps_columns and R > 1:
+            pairs.append((index[-1, :], index[0, :], grid[-1, :] & grid[0, :]))
+        u = np.concatenate([a[m] for a, _, m in pairs])
+        v = np.concatenate([b[m] for _, b, m in pairs])
+        return _union_roots(R * C, u, v)
+
+    def regions(self) -> list[list[tuple]]:
+        """Connected components of open cells, each a sorted list of cells,
+        in the order of their first cell."""
+        cells = self._open_index
+        label = self.region_labels()[cells]
+        order = np.argsort(label, kind="stable")  # cells ascending within a component
+        cuts = np.flatnonzero(np.diff(label[order])) + 1
+        return [self.cells(part) for part in np.split(cells[order], cuts)] if cells.size else []
+
+    def rows_text(self) -> list[str]:
+        """The board's layout as text lines (the instance file's grid)."""
+        if not self.is_square:
+            return self.lattice.format_layout(self.open)
+        return ["".join("." if x else "#" for x in row) for row in self.open]
+
+
+def _union_roots(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """For each of n nodes, the smallest node of its component given edges (u, v)."""
+    root = np.arange(n)
+    while True:
+        ru, rv = root[u], root[v]
+        apart = ru != rv
+        if not apart.any():
+            return root
+        ru, rv = ru[apart], rv[apart]
+        np.minimum.at(root, np.maximum(ru, rv), np.minimum(ru, rv))
+        while True:
+            up = root[root]
+            if np.array_equal(up, root):
+                break
+            root = up

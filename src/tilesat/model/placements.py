@@ -1,0 +1,189 @@
+"""Placements: every orientation of every piece at every position that fits.
+
+A placement is one piece put down on a set of open cells.  They are numbered
+0..P-1 in a fixed order (by rule, orientation, then position), and placement
+``i`` becomes SAT variable ``i + 1``.  Generation is vectorised with numpy:
+one array operation per (piece, orientation), so a 256x256 board is a few
+dozen array operations, not a Python loop over cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import TilesatError
+from .instance import Instance
+from .footprint import check_memory
+
+
+@dataclass(frozen=True, eq=False)
+class Placements:
+    """All placements of an instance, in CSR form.
+
+    ``rule[i]`` is the index of placement i's rule in ``instance.rules``;
+    its cells (flat indices of the board, :meth:`Board.index`, sorted) are
+    ``cells[indptr[i]:indptr[i + 1]]``.
+    """
+
+    instance: Instance
+    rule: np.ndarray  # int32, (P,)
+    indptr: np.ndarray  # int64, (P + 1,)
+    cells: np.ndarray  # int32, (indptr[-1],)
+
+    def __len__(self) -> int:
+        return int(self.rule.size)
+
+    def cells_of(self, i: int) -> np.ndarray:
+        return self.cells[self.indptr[i] : self.indptr[i + 1]]
+
+    def coords_of(self, i: int) -> list[tuple]:
+        return self.instance.board.cells(self.cells_of(i))
+
+    def piece_of(self, i: int):
+        return self.instance.rules[int(self.rule[i])].piece
+
+    def of_rule(self, k: int) -> np.ndarray:
+        """Indices of the placements of rule ``k`` (contiguous, ascending)."""
+        return np.flatnonzero(self.rule == k)
+
+    def coverage(self) -> np.ndarray:
+        """How many placements cover each cell (flat index)."""
+        board = self.instance.board
+        return np.bincount(self.cells, minlength=board.ncells)
+
+    def candidates_per_cell(self) -> float:
+        """How many placements cover an open cell, on average (what
+        ``--encoding auto`` decides by)."""
+        board = self.instance.board
+        return float(self.coverage()[board.open_cells].sum()) / max(board.area, 1)
+
+    def by_cell(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR from cells to placements: ``(cell_indptr, placement_ids)``.
+
+        The placements covering cell x are ``ids[cell_indptr[x]:cell_indptr[x+1]]``,
+        ascending.
+        """
+        owner = np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.indptr))
+        order = np.lexsort((owner, self.cells))
+        counts = self.coverage()
+        indptr = np.zeros(counts.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return indptr, owner[order]
+
+
+def _offsets(shape) -> tuple[np.ndarray, np.ndarray]:
+    arr = np.array(shape, dtype=np.int32)
+    return arr[:, 0], arr[:, 1]
+
+
+def generate_placements(instance: Instance) -> Placements:
+    """Every placement of every rule's piece on the instance's open cells.
+
+    Refuses (one-line :class:`TilesatError`) an instance whose placements and
+    formula would not fit in memory, before allocating them
+    (:func:`tilesat.model.footprint.check_memory`).
+    """
+    check_memory(instance)
+    board = instance.board
+    if not board.is_square:
+        return _generate_on_grid(instance)
+    R, C = board.rows, board.cols
+    if R * C >= 2**31:
+        raise TilesatError(f"board too large: {R} x {C} cells; cells are numbered with 32-bit integers")
+    open_flat = board.open.ravel()
+    rule_parts, cell_parts = [], []
+    for k, rule in enumerate(instance.rules):
+        if rule.max == 0:
+            continue  # a piece that may not be used has no placements
+        seen_rows = []
+        for shape in rule.piece.orientations(rule.orient):
+            dr, dc = _offsets(shape)
+            h, w = int(dr.max()) + 1, int(dc.max()) + 1
+            # Anchor ranges: everywhere on a wrapped axis, else where it fits.
+            # int32 throughout (cells are int32): the (anchors x cells) array
+            # is the largest temporary, twice as big in int64.
+            rs = np.arange(R if board.wraps_columns else R - h + 1, dtype=np.int32)
+            cs = np.arange(C if board.wraps_rows else C - w + 1, dtype=np.int32)
+            if rs.size == 0 or cs.size == 0:
+                continue
+            rr = rs[:, None, None] + dr[None, None, :]
+            cc = cs[None, :, None] + dc[None, None, :]
+            if board.wraps_columns:
+                rr = rr % R
+            if board.wraps_rows:
+                cc = cc % C
+            flat = (rr * C + cc).reshape(-1, len(shape))
+            flat = flat[open_flat[flat].all(axis=1)]
+            if (board.wraps_columns and h > R) or (board.wraps_rows and w > C):
+                # Wrapped far enough to overlap itself: not a placement.
+                flat.sort(axis=1)
+                flat = flat[(np.diff(flat, axis=1) != 0).all(axis=1)]
+            seen_rows.append(flat)
+        if not seen_rows:
+            continue
+        block = np.concatenate(seen_rows)
+        del seen_rows  # before the sort: keeps one copy of the rule's rows, not two
+        block.sort(axis=1)
+        if board.wrap != "none":
+            # On a cylinder or torus two orientations/anchors can give the
+            # same cell set (a domino on a 2-wide cylinder); keep one.
+            block = np.unique(block, axis=0)
+        rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
+        cell_parts.append(block)
+
+    return _assemble(instance, rule_parts, cell_parts)
+
+
+def _assemble(instance: Instance, rule_parts: list, cell_parts: list) -> Placements:
+    if rule_parts:
+        rule = np.concatenate(rule_parts)
+        sizes = np.concatenate([np.full(b.shape[0], b.shape[1], dtype=np.int64) for b in cell_parts])
+        # one rule: its rows as they are (a view), not a copy
+        cells = cell_parts[0].ravel() if len(cell_parts) == 1 else np.concatenate([b.ravel() for b in cell_parts])
+    else:
+        rule = np.zeros(0, dtype=np.int32)
+        sizes = np.zeros(0, dtype=np.int64)
+        cells = np.zeros(0, dtype=np.int32)
+    indptr = np.zeros(rule.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=indptr[1:])
+    return Placements(instance, rule, indptr, cells)
+
+
+def _generate_on_grid(instance: Instance) -> Placements:
+    """Placements on the triangle, hex and cube grids (no wrap): every
+    orientation at every translation of the grid that keeps it in the box
+    (on the triangle grid, translations keep up triangles up) and on open
+    cells."""
+    board = instance.board
+    lattice = board.lattice
+    shape = np.array(board.shape)
+    if board.ncells >= 2**31:
+        raise TilesatError(f"board too large: {board.ncells} cells; cells are numbered with 32-bit integers")
+    open_flat = board.open.ravel()
+    rule_parts, cell_parts = [], []
+    for k, rule in enumerate(instance.rules):
+        if rule.max == 0:
+            continue
+        blocks = []
+        for orientation in rule.piece.orientations(rule.orient):
+            off = np.array(orientation, dtype=np.int64)  # (cells, dims)
+            # anchors a with 0 <= a + off < shape (a triangle shape may start at column 1)
+            low = -off.min(axis=0)
+            room = shape - off.max(axis=0) - low
+            if (room <= 0).any():
+                continue
+            anchors = np.indices(tuple(room)).reshape(len(room), -1).T + low  # (anchors, dims)
+            keep = np.fromiter((lattice.translation_ok(tuple(a)) for a in anchors[:, :2].tolist()), bool,
+                               len(anchors)) if lattice.name == "triangle" else slice(None)
+            anchors = anchors[keep]
+            where = anchors[:, None, :] + off[None, :, :]  # (anchors, cells, dims)
+            flat = np.ravel_multi_index(tuple(np.moveaxis(where, -1, 0)), board.shape).astype(np.int32)
+            blocks.append(flat[open_flat[flat].all(axis=1)])
+        if blocks:
+            block = np.concatenate(blocks)
+            block.sort(axis=1)
+            rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
+            cell_parts.append(block)
+    return _assemble(instance, rule_parts, cell_parts)

@@ -1,0 +1,249 @@
+"""A count's units as tasks on a Dask cluster (``count --cluster dask``).
+
+Dask's ``distributed`` scheduler runs the same code on a local cluster (one
+worker process per job, started here) and on a cluster of many machines
+(``--address`` of a running ``dask scheduler``): each unit
+(:class:`tilesat.questions.count.Unit`) is one task, the count's shared context
+(instance, placements, symmetry group) is sent once to every worker, and a
+worker that dies has its tasks rerun elsewhere by the scheduler (up to
+``distributed.scheduler.allowed-failures`` times per task).  Dask is an
+optional extra: ``pip install "tilesat[cluster]"``.
+
+The parent waits in short polls (:func:`tilesat.running.control.wait_step`), so the
+run's deadline, Ctrl-C and the certificate race stop it like any other
+count; the local cluster is then torn down without waiting for its workers
+to finish their tasks (they are killed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import threading
+import time
+import uuid
+from typing import Callable
+
+from .control import sigint_held, wait_step
+from ..errors import TilesatError
+from .stdout_guard import native_output
+
+BACKENDS = ("dask",)
+MISSING = "--cluster dask needs the 'cluster' extra: pip install \"tilesat[cluster]\""
+
+# The loggers Dask writes to: quiet below errors (a worker killed on purpose
+# at Ctrl-C, or by a test, is not news to the user).
+_LOGGERS = ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker",
+            "distributed.core", "distributed.client", "distributed.comm", "distributed.batched",
+            "distributed.process", "tornado", "asyncio")
+
+
+def check_backend(cluster: str | None, address: str | None) -> None:
+    """A usage error for a backend we do not have, or an address without one."""
+    if cluster is None:
+        if address is not None:
+            raise TilesatError("--address needs --cluster dask")
+        return
+    if cluster not in BACKENDS:
+        raise TilesatError(f"--cluster {cluster}: available: {', '.join(BACKENDS)}")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise TilesatError(MISSING) from None
+
+
+# --- on the workers --------------------------------------------------------
+
+_CONTEXTS: dict = {}  # token -> Context, per worker process: built once per count
+
+
+class Shared:
+    """The count's context as one object: how to make it (``make(*args)``, a
+    picklable callable) and its arguments.  Dask scatters a bare tuple element
+    by element, and the placements must arrive with the very instance object
+    they belong to (one pickle keeps that)."""
+
+    def __init__(self, token: str, make: Callable, args: tuple):
+        self.token, self.make, self.args = token, make, args
+
+
+def _run_unit(shared: Shared, unit):
+    ctx = _CONTEXTS.get(shared.token)
+    if ctx is None:
+        _CONTEXTS.clear()  # one count at a time per worker: drop the previous count's placements
+        ctx = _CONTEXTS[shared.token] = shared.make(*shared.args)
+    return ctx.timed_run(unit)
+
+
+# --- in the parent ----------------------------------------------------------
+
+class DaskRunner:
+    """A Dask client (and the local cluster it started, if any) for one count.
+
+    ``workers`` says how many unit-runners the cluster has (a local cluster:
+    ``jobs`` once started; a remote one: its worker threads).  Use as a
+    context manager: leaving it cancels what is left and closes the local
+    cluster at once."""
+
+    def __init__(self, jobs: int, address: str | None = None):
+        self.jobs, self.address = jobs, address
+        self.client = None
+        self.cluster = None
+        self._saved_levels: dict[str, int] = {}
+        self._starting: threading.Thread | None = None
+        self._abandoned = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _quiet(self) -> None:
+        for name in _LOGGERS:
+            logger = logging.getLogger(name)
+            self._saved_levels.setdefault(name, logger.level)
+            logger.setLevel(logging.CRITICAL + 10)  # the scheduler logs a closed client's cancelled tasks as CRITICAL
+
+    def start(self, workers: int | None = None) -> None:
+        """Connect to ``address``, or start a local cluster of ``workers`` (default ``jobs``) processes.
+
+        In a thread, with SIGINT blocked there: the cluster's processes (and
+        the thread running its event loop) inherit the mask, so a terminal's
+        Ctrl-C reaches this process alone; and this thread waits in polls, so
+        Ctrl-C or the deadline stop the wait at once (a local cluster takes
+        seconds to start; the thread closes it when it is up)."""
+        if self.client is not None:
+            return
+        self._quiet()
+        box: dict = {}
+        thread = threading.Thread(target=self._connect, args=(workers or self.jobs, box), daemon=True)
+        self._starting = thread
+        thread.start()
+        while thread.is_alive():
+            thread.join(wait_step())
+        self._starting = None
+        if "error" in box:
+            where = self.address or "a local cluster"
+            raise TilesatError(f"--cluster dask: cannot start or reach {where}: {box['error']}")
+        self.client, self.cluster = box["client"], box["cluster"]
+
+    def _connect(self, workers: int, box: dict) -> None:
+        import dask
+        from distributed import Client, LocalCluster
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        client = cluster = None
+        try:
+            # the workers inherit fd 1 as it is now: the sink, not the user's stdout
+            with dask.config.set({"distributed.worker.daemon": True, "distributed.scheduler.worker-ttl": None}), \
+                    native_output():
+                if self.address is None:
+                    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           silence_logs=logging.CRITICAL + 10, dashboard_address=None,
+                                           # its HTTP server (health, metrics) on a free port, not 8787
+                                           # (another cluster there made it warn)
+                                           scheduler_kwargs={"dashboard_address": ":0"})
+                    client = Client(cluster, set_as_default=False)
+                else:
+                    client = Client(self.address, set_as_default=False, timeout=10)
+        except Exception as e:  # noqa: BLE001 - reported in one line by start()
+            box["error"] = f"{type(e).__name__}: {e}".strip()
+        box["client"], box["cluster"] = client, cluster
+        if self._abandoned:  # stopped while starting: nobody else will close it
+            self._close(client, cluster)
+
+    @property
+    def workers(self) -> int:
+        self.start()
+        threads = sum(self.client.nthreads().values())
+        return max(1, threads)
+
+    def run(self, make: Callable, args: tuple, units: list, todo: list[int],
+            finish: Callable[[int, list[int], float], None], started: Callable[[], None] = lambda: None) -> None:
+        """Each unit of ``todo`` as a task, run by the context ``make(*args)`` (made once per
+        worker; its ``timed_run(unit)``); ``finish(i, counts, seconds)`` as each one comes back (in any order)."""
+        from distributed import as_completed
+
+        self.start(min(self.jobs, max(1, len(todo))))
+        token = uuid.uuid4().hex
+        shared = self.client.scatter(Shared(token, make, args), broadcast=True, hash=False)  # once per worker
+        futures = {}
+        for i in todo:
+            fut = self.client.submit(_run_unit, shared, units[i], key=f"tilesat-unit-{token}-{i}",
+                                     pure=False, retries=1)
+            futures[fut] = i
+        started()
+        pending = as_completed(futures, loop=self.client.loop)
+        while not pending.is_empty():
+            for fut in pending.next_batch(block=False) if pending.has_ready() else ():
+                if fut.status == "error":
+                    error = fut.exception()
+                    if isinstance(error, TilesatError):
+                        raise TilesatError(str(error))
+                    name = type(error).__name__
+                    if name == "KilledWorker":
+                        raise TilesatError(f"--cluster dask: unit {futures[fut]} killed every worker it ran on: {error}")
+                    raise TilesatError(f"--cluster dask: unit {futures[fut]} failed: {name}: {error}")
+                finish(futures[fut], *fut.result())
+                fut.release()
+            time.sleep(wait_step())  # raises at the deadline; the race's watcher runs here
+
+    def close(self) -> None:
+        """Close at once: a local cluster's processes are killed, not asked to finish."""
+        client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
+        if self._starting is not None:
+            self._abandoned = True  # the starting thread closes what it started
+        self._close(client, cluster)
+        for name, level in self._saved_levels.items():
+            logging.getLogger(name).setLevel(level)
+        self._saved_levels.clear()
+
+    @staticmethod
+    def _close(client, cluster) -> None:
+        procs = []
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                procs = _cluster_processes(cluster)
+        for pid in procs:  # the workers first: closing politely waits for their tasks
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with sigint_held():  # a second Ctrl-C must not cut the close in two
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.close(timeout=1)
+            if cluster is not None:
+                with contextlib.suppress(Exception):
+                    cluster.close(timeout=1)
+        if cluster is not None:
+            _kill_leftover_workers()
+
+
+def _kill_leftover_workers() -> None:
+    """Kill the local cluster's worker processes that outlived its close.
+
+    A nanny restarting a worker (after a worker died, or under load) can
+    start a process after the pids above were read, and a close that times
+    out leaves it running: seen once in a full test run, two idle workers
+    alive until the end.  They are this process's multiprocessing children."""
+    import multiprocessing
+
+    for proc in multiprocessing.active_children():
+        if proc.name.startswith("Dask Worker"):
+            with contextlib.suppress(OSError, ValueError):
+                proc.kill()
+                proc.join(1)
+
+
+def _cluster_processes(cluster) -> list[int]:
+    """The pids of a local cluster's nannies and their worker processes."""
+    pids = []
+    for worker in cluster.workers.values():
+        process = getattr(worker, "process", None)  # a Nanny's WorkerProcess
+        inner = getattr(process, "process", None)  # its AsyncProcess
+        pid = getattr(inner, "pid", None)
+        if pid:
+            pids.append(pid)
+    return pids

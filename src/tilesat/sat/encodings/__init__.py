@@ -1,0 +1,107 @@
+"""Exactly-one encodings, in a registry.
+
+Each encoding is a module with one function::
+
+    exactly_one(lits, top) -> (blocks, top)
+
+``lits`` is an integer array of shape ``(m, n)``: m independent constraints
+"exactly one of these n literals", encoded together (numpy, one array
+operation per clause pattern, so a board's 10^5 cells cost a few calls).
+Auxiliary variables are numbered from ``top + 1``; the new top is returned.
+``blocks`` is a list of 2-D arrays, each row one clause of that width.
+
+Adding an encoding: write the module, add one line to ``ENCODINGS``, and a
+note in the repository's ``encodings/`` folder (its sizes are tested).
+Without editing tilesat: a plugin (:mod:`tilesat.sat.plugins`), named as
+``module:function`` or ``file.py:function`` wherever an encoding's name goes,
+or registered by an installed package under the entry-point group
+``tilesat.encodings``; ``encodings/README.md`` shows how.
+
+``auto`` (the default) is not an encoding but a choice made per instance by
+:func:`choose_encoding`, from how many placements compete for a cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import plugins
+from ...errors import TilesatError
+from . import bitwise, commander, ladder, native, pairwise, product, seqcounter
+
+ENCODINGS = {
+    "pairwise": pairwise.exactly_one,
+    "seqcounter": seqcounter.exactly_one,
+    "ladder": ladder.exactly_one,
+    "product": product.exactly_one,
+    "commander": commander.exactly_one,
+    "bitwise": bitwise.exactly_one,
+    # not CNF: at-most-one constraints for solvers that take them (native.py);
+    # its exactly_one is the CNF it expands to where clauses are needed
+    "native": native.exactly_one,
+}
+#: Encodings whose formulas keep at-most constraints beside the clauses (Formula.atmost).
+NATIVE_ENCODINGS = {"native"}
+AUTO = "auto"
+DEFAULT_ENCODING = AUTO
+
+#: ``auto`` picks pairwise when the average open cell has at most this many
+#: candidate placements, else commander.  Measured (README, "Choosing an
+#: encoding"): on tight boards (L-Panel puzzles 6-9, dominoes 4, the X torus
+#: 5) the time is building and loading the formula and pairwise, the
+#: smallest without auxiliary variables, is 1.2-1.8x faster; from about 10
+#: (L-trominoes on an open board: 10-12) CaDiCaL needs commander's
+#: auxiliaries to search well (64x64 L-trominoes: 0.19 s against 5.4 s).
+AUTO_PAIRWISE_UP_TO = 9.0
+#: ... and ladder on open boards, above 20 and up to 60 candidates a cell
+#: (random-packing boards of L4, P5, mixed sets: 24-38), where CaDiCaL also gets
+#: its --sat options (solvers.default_options).  Measured (README, "Hard
+#: boards"): 30x30 L4 boards, check-unique, median of 9: commander 13.4 s,
+#: commander with the options 6.1 s, ladder with them 4.2 s and the steadiest.
+#: Pentomino puzzles (100+) keep commander.
+AUTO_LADDER_BAND = (20.0, 60.0)
+
+
+def encoding_names() -> list[str]:
+    """The built-in encodings, then those installed packages register (``all`` in compare and fuzz)."""
+    return list(ENCODINGS) + [n for n in plugins.entry_point_names(plugins.ENCODING_GROUP) if n not in ENCODINGS]
+
+
+def check_encoding(name: str) -> str:
+    """``name`` if it is an encoding (built-in or plugin) or ``auto``; a clear error if not."""
+    if name == AUTO or name in ENCODINGS:
+        return name
+    if plugins.find_encoding(name) is None:
+        raise TilesatError(f"unknown encoding {name!r}; choose one of: {', '.join([AUTO] + encoding_names())}, "
+                           f"or a plugin MODULE:FUNCTION or FILE.py:FUNCTION")
+    return name
+
+
+def choose_encoding(mean_candidates: float) -> str:
+    """The encoding ``auto`` stands for, given the average number of literals
+    per exactly-one constraint (placements per open cell)."""
+    # never native: it needs a solver with native constraints, and was not
+    # measured better than pairwise on the default solver (README)
+    if mean_candidates <= AUTO_PAIRWISE_UP_TO:
+        return "pairwise"
+    lo, hi = AUTO_LADDER_BAND
+    return "ladder" if lo < mean_candidates <= hi else "commander"
+
+
+def get_encoding(name: str):
+    """The ``exactly_one`` function of a named encoding (``auto`` is resolved
+    per instance by :func:`tilesat.sat.formula.compile_formula`, not here)."""
+    if check_encoding(name) == AUTO:
+        raise TilesatError("encoding 'auto' depends on the instance: resolve it with choose_encoding()")
+    return ENCODINGS[name] if name in ENCODINGS else plugins.find_encoding(name)
+
+
+def exactly_one(lits, top: int, encoding: str = DEFAULT_ENCODING) -> tuple[list[list[int]], int]:
+    """One exactly-one constraint as a list of clauses (convenience API)."""
+    arr = np.asarray([list(lits)], dtype=np.int64)
+    if arr.shape[1] == 0:
+        return [[]], top
+    if encoding == AUTO:
+        encoding = choose_encoding(arr.shape[1])
+    blocks, top = get_encoding(encoding)(arr, top)
+    return [row for b in blocks for row in b.tolist()], top

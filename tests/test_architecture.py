@@ -1,0 +1,36 @@
+"""The packages' layers hold: import-linter's contracts in pyproject.toml
+(each package imports only those below it; no modules import each other in
+a circle, at any depth), and every package of tilesat has its place in them."""
+
+import pkgutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import tilesat
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+
+
+def test_import_contracts_are_kept():
+    run = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+                          "sys.exit(lint_imports_command())", "--no-cache", str(ROOT / "pyproject.toml")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "0 broken" in run.stdout
+
+
+def test_every_package_has_a_layer():
+    layers = next(c for c in CONFIG["contracts"] if c["type"] == "layers")["layers"]
+    named = {name.strip() for layer in layers for name in layer.split("|")}
+    top = {f"tilesat.{m.name}" for m in pkgutil.iter_modules(tilesat.__path__) if m.name != "__main__"}
+    assert top == named, f"not in a layer: {sorted(top - named)}; layers naming nothing: {sorted(named - top)}"
+
+
+def test_every_package_says_what_it_owns_and_may_import():
+    for m in pkgutil.iter_modules(tilesat.__path__):
+        if m.ispkg:
+            doc = (Path(tilesat.__path__[0]) / m.name / "__init__.py").read_text()
+            assert doc.startswith('"""') and "import" in doc.split('"""')[1], f"tilesat.{m.name}: no docstring saying what it may import"
