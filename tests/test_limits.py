@@ -1,4 +1,4 @@
-"""Memory guards and their estimates (tilesat.limits): sizes against the real
+"""Memory guards and their estimates (tilesat.model.footprint, tilesat.running.memory): sizes against the real
 encoders, bounds against real placements, the limit and its sources, and real
 runs in child processes (peak memory against the estimate; a 3000x3000 board
 refused in one line under an address-space limit)."""

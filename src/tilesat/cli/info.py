@@ -48,7 +48,7 @@ def info_cmd(
     for name in ENCODINGS:
         try:
             f = compile_formula(placements, name, card)
-        except TilesatError as e:  # this encoding would not fit in memory (tilesat.limits); the others may
+        except TilesatError as e:  # this encoding would not fit in memory (tilesat.model.footprint); the others may
             sizes[name] = {"variables": None, "clauses": None, "literals": None, "refused": str(e)}
             continue
         sizes[name] = {"variables": f.nvars, "clauses": f.nclauses, "literals": f.nliterals}
