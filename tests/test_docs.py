@@ -256,6 +256,13 @@ def test_the_site_builds_strictly(tmp_path):
     assert (tmp_path / "site" / "index.html").exists()
 
 
+def test_every_package_has_an_api_page():
+    packages = {p.parent.name for p in (ROOT / "src" / "tilesat").glob("*/__init__.py")}
+    pages = {p.stem for p in (DOCS / "api").glob("*.md")} - {"index"}
+    assert packages == pages, f"packages without a page: {sorted(packages - pages)}, pages without a package: " \
+                              f"{sorted(pages - packages)} (docs/api/PACKAGE.md, and mkdocs.yml's nav)"
+
+
 def test_the_readme_is_a_front_page():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 220, "the README is the front page: reference and tutorials go to docs/"

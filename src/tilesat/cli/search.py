@@ -58,7 +58,7 @@ CertificateOpt = Annotated[Optional[bool], typer.Option(
 BreakSymmetryOpt = Annotated[bool, typer.Option(
     "--break-symmetry",
     help="Add lex-leader clauses for the board's symmetries (rotations, reflections, wrap shifts): "
-         "the same verdict, often a faster proof of 'none' or of an optimum (see README, 'Symmetry breaking').")]
+         "the same verdict, often a faster proof of 'none' or of an optimum (see the docs: guide/packing.md, 'Symmetry breaking').")]
 
 
 def certificate_mode(flag: bool | None):

@@ -6,8 +6,8 @@ piece used exactly once a primary item, a piece used at most once a
 secondary one, and each placement an option holding its cells (and its
 piece's item).  Pentomino-style puzzles, each piece at most once, are where
 it shines: check-unique on the 3x20 pentomino rectangle takes about 10 ms of
-search (30 ms with the fork below) against 2.7 s for CaDiCaL (README,
-"Against the tools people use today").
+search (30 ms with the fork below) against 2.7 s for CaDiCaL (docs/benchmarks/
+peers.md).
 
 xcover's search is numba-compiled and does not return to Python between
 solutions, so Ctrl-C or a time limit would wait for the next one:

@@ -2,8 +2,8 @@
 
 Why compiled: the pure-Python dict version (``frontier.count_python``) takes
 0.79 s on Project Euler 161 and 27 s on the 6x10 pentominoes (4096 count
-codes x 24-bit windows); this step takes 0.08 s and 2.3 s (README's counting
-table).  A state is one int64
+codes x 24-bit windows); this step takes 0.08 s and 2.3 s (docs/benchmarks/
+counting.md).  A state is one int64
 key ``code << (W + 1) | mask`` in an open-addressing hash table (linear
 probing) rebuilt at each cell; counts are rows of int64 limbs of 62 bits
 (the caller adds a limb before the top one could overflow).

@@ -77,7 +77,7 @@ class Config:
 #: boards (scripts/screen_members.py, first tiling, two runs at a time on the
 #: 2 cores: the better of the two had a median of 20.7 s and a worst of
 #: 36.6 s, against 21.9 / 57.0 s with commander --sat, 28.7 / 69.8 s with
-#: false phases and 34.4 / 81.4 s for member 0 alone; README "Hard boards");
+#: false phases and 34.4 / 81.4 s for member 0 alone; docs/benchmarks/hard-boards.md);
 #: then commander with the --sat options, bitwise, false phases, other seeds,
 #: each different from the others in more than one way.
 CONFIGS = (

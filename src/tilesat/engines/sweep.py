@@ -1,7 +1,7 @@
 """Tilings of big open boards by a sweep: a SAT window moving across the board.
 
 One CDCL run over a whole 60x60 open board takes 10-120 s to its first
-tiling, and which of those is a lottery (issue 15, README "Hard boards").
+tiling, and which of those is a lottery (issue 15, docs/benchmarks/hard-boards.md).
 The Polyomino Tiler fills a board in a fixed order instead, most constrained
 cells first, and backtracks.  A sweep does that with a SAT solve as its step:
 

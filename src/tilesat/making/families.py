@@ -51,7 +51,7 @@ INDEX = "index-{family}.json"  # one per family: several families may share a di
 #: (6x10: Haselgrove 1960; 3x20 .. 5x12 and Scott's 8x8: Knuth, "Dancing Links", 2000).
 PENTOMINO_COUNTS = {(3, 20): 8, (4, 15): 1472, (5, 12): 4040, (6, 10): 9356, (8, 8): 520}
 
-#: The most copies of a pentomino on an n x n board: README "Maximum packings"
+#: The most copies of a pentomino on an n x n board: docs/benchmarks/packing.md
 #: (``scripts/packing_table.py``, each optimum proved by tilesat pack; the 8x8 row is the published one).
 PACKING_OPTIMA = {
     "T5": {5: 4, 6: 5, 7: 8, 8: 10, 9: 13, 10: 17, 11: 21, 12: 25},
@@ -224,7 +224,7 @@ def _pentominoes(rows: int, cols: int) -> Member:
 def _packing(n: int, piece: str) -> list[Member]:
     instance = Instance(Board.rectangle(n, n), parse_pieces(piece))
     optimum = PACKING_OPTIMA.get(piece, {}).get(n)
-    how = "tilesat pack, proved optimal (README 'Maximum packings' table)"
+    how = "tilesat pack, proved optimal (the table in docs/benchmarks/packing.md)"
     if optimum is None:
         from ..questions.pack import pack
 

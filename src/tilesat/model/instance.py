@@ -1,6 +1,6 @@
 """Instances: a board plus the pieces that may tile it, and the file format.
 
-File format (see the README for the full description)::
+File format (docs/guide/instance-files.md has the full description)::
 
     ; a comment
     pieces: L4:2..5, pentominoes/one-sided:1, Q

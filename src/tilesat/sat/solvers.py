@@ -38,8 +38,8 @@ from .plugins import EXTERNAL_PREFIX
 DEFAULT_SOLVER = "cadical195"
 
 #: CaDiCaL's options on open boards: the ones its binary's ``--sat`` sets
-#: (a configuration for satisfiable instances).  Measured (README, "Hard
-#: boards"): on random-packing L4 boards (24-32 candidate placements per
+#: (a configuration for satisfiable instances).  Measured (docs/benchmarks/
+#: hard-boards.md): on random-packing L4 boards (24-32 candidate placements per
 #: cell) the default run's time to two tilings is a lottery; with these
 #: options (and ladder, which ``auto`` picks in the same band:
 #: encodings.AUTO_LADDER_BAND) the median over 9 30x30 boards went from

@@ -46,8 +46,8 @@ AUTO = "auto"
 DEFAULT_ENCODING = AUTO
 
 #: ``auto`` picks pairwise when the average open cell has at most this many
-#: candidate placements, else commander.  Measured (README, "Choosing an
-#: encoding"): on tight boards (L-Panel puzzles 6-9, dominoes 4, the X torus
+#: candidate placements, else commander.  Measured (docs/benchmarks/
+#: encodings.md): on tight boards (L-Panel puzzles 6-9, dominoes 4, the X torus
 #: 5) the time is building and loading the formula and pairwise, the
 #: smallest without auxiliary variables, is 1.2-1.8x faster; from about 10
 #: (L-trominoes on an open board: 10-12) CaDiCaL needs commander's
@@ -55,8 +55,8 @@ DEFAULT_ENCODING = AUTO
 AUTO_PAIRWISE_UP_TO = 9.0
 #: ... and ladder on open boards, above 20 and up to 60 candidates a cell
 #: (random-packing boards of L4, P5, mixed sets: 24-38), where CaDiCaL also gets
-#: its --sat options (solvers.default_options).  Measured (README, "Hard
-#: boards"): 30x30 L4 boards, check-unique, median of 9: commander 13.4 s,
+#: its --sat options (solvers.default_options).  Measured (docs/benchmarks/
+#: hard-boards.md): 30x30 L4 boards, check-unique, median of 9: commander 13.4 s,
 #: commander with the options 6.1 s, ladder with them 4.2 s and the steadiest.
 #: Pentomino puzzles (100+) keep commander.
 AUTO_LADDER_BAND = (20.0, 60.0)
@@ -81,7 +81,7 @@ def choose_encoding(mean_candidates: float) -> str:
     """The encoding ``auto`` stands for, given the average number of literals
     per exactly-one constraint (placements per open cell)."""
     # never native: it needs a solver with native constraints, and was not
-    # measured better than pairwise on the default solver (README)
+    # measured better than pairwise on the default solver (docs/benchmarks/encodings.md)
     if mean_candidates <= AUTO_PAIRWISE_UP_TO:
         return "pairwise"
     lo, hi = AUTO_LADDER_BAND
