@@ -53,6 +53,10 @@ PAGES = [
      "check costs a count that has tilings."),
     ("making", "Making puzzles",
      "How long `tilesat generate` takes, by size, pieces and difficulty."),
+    ("explain", "Explaining a board",
+     "`tilesat explain` on an author's draft (a generated puzzle with black groups reopened): the "
+     "backbone algorithms against the naive way (one solver call per tile), and the whole explanation "
+     "with its repair. The guide's [Explaining a board](../guide/explain.md) says how it works."),
     ("tools", "Other figures",
      "The studio's overhead per request, Golomb's construction at 4096x4096, the fuzzer's rate, "
      "the run controller's cost, and a benchmark family through `compare`."),

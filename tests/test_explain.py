@@ -4,15 +4,17 @@ oracle finds), the failing cells of a board with no tiling; and explain
 against check-unique and the grade's deductions."""
 
 from itertools import combinations
+from unittest.mock import patch
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, event, given, reject, settings
 from hypothesis import strategies as st
 
 from tilesat import Board, Instance, PieceRule, builtin_piece, check_unique
 from tilesat.explain import explain
+from tilesat.running.control import TimedOut
 from tilesat.explain.backbone import BACKBONE_METHODS
+from tilesat.explain.solver import AssumingSolver
 from tilesat.making.grade import Contradiction, Deducer
 from tilesat.model.instance import INF, parse_instance
 from tilesat.certify.oracle import TooHard, brute_force_tilings
@@ -272,6 +274,39 @@ def test_openings_are_the_black_cells_whose_opening_keeps_one_tiling(instance):
         expected = [c for c in black if tilings_when_opened([c]) == 1]
         assert sorted(tuple(s.cells[0]) for s in e.openings) == expected
         event(f"single cells: {min(len(expected), 2)}")
+
+
+@settings(max_examples=40)
+@given(st.one_of(instances(), ambiguous_instances()), st.sampled_from(BACKBONE_METHODS), st.integers(1, 6))
+def test_a_backbone_cut_short_is_sound(instance, method, answers):
+    """Stopped after a few solver answers (the time limit, as if), the tiles proven are in
+    every tiling and none of the true backbone was ruled out: it is among the undecided."""
+    truth = all_tilings(instance)
+    if len(truth) < 1:
+        reject()
+    common = set(frozenset.intersection(*truth))
+    calls = {"left": answers}
+    real = AssumingSolver.solve
+
+    def solve_then_stop(self, assumptions=()):
+        if calls["left"] == 0:
+            raise TimedOut()
+        calls["left"] -= 1
+        return real(self, assumptions)
+
+    with patch.object(AssumingSolver, "solve", solve_then_stop):
+        e = explain(instance, repairs=0, backbone_method=method)
+    if e.tilings:
+        proven = {tile_key(t) for t in e.settled}
+        undecided = {tile_key(t) for t in e.undecided}
+        assert proven <= common and common <= proven | undecided
+        if e.stopped is None:
+            assert proven == common
+        else:
+            event("stopped")
+            unsettled = {c for r in e.regions for c in e.cells(r.cells)}
+            assert unsettled == set(instance.board.cells(instance.board.open_cells)) - {
+                c for _, cells in proven for c in cells}
 
 
 def test_a_timeout_stops_with_a_partial_backbone():

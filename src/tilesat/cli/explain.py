@@ -15,7 +15,7 @@ from ..errors import TilesatError
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, FileArg, ForceOpt, JsonOpt, PiecesOpt,
-    TimeoutOpt, WrapOpt, _err, _load, _out, _progress, check_outputs, friendly, interrupted_exit, one_of, run_limit,
+    WrapOpt, _err, _load, _out, _progress, check_outputs, friendly, interrupted_exit, one_of, run_limit,
 )
 
 
@@ -26,7 +26,7 @@ def explain_cmd(
     pieces: PiecesOpt = None,
     wrap: WrapOpt = None,
     as_json: JsonOpt = False,
-    timeout: TimeoutOpt = None,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take; then it prints what it had, labelled (partial, best found), and exits 124.")] = None,
     svg: Annotated[Optional[Path], typer.Option("--svg", help="Also draw the explanation as SVG here.")] = None,
     png: Annotated[Optional[Path], typer.Option("--png", help="Also draw the explanation as PNG here.")] = None,
     force: ForceOpt = False,

@@ -16,6 +16,7 @@ time limit or Ctrl-C leaves what it had, labelled (``stopped``):
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -23,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ..model.board import Board
-from ..certify.certificate import Certificate, lp_estimate, quick_check
+from ..certify.certificate import Certificate, lp_estimate, lp_gate, quick_check
 from ..certify.checks import _sums_bitset, obstruction
 from ..running.control import TimedOut, deadline, time_limit
 from ..questions.count import count_tilings
@@ -36,8 +37,9 @@ from ..model.tiling import Tile, Tiling
 from ..certify.verify import verify_tiling
 from .backbone import DEFAULT_METHOD, Backbone
 from .failing import FailingRegion, failing_region
+from .openings import openings as find_openings
 from .regions import Region, SubBoard, adjusted_rules, find_regions, linking_rules, sub_board, unsettled_mask
-from .repair import ClueRepair, RegionSolver, minimum_clues
+from .repair import ClueRepair, RegionSolver, minimum_clues, single_blocks
 from .solver import DEFAULT as DEFAULT_SOLVER, AssumingSolver
 
 #: How many repairs (and openings) are shown by default.
@@ -46,6 +48,14 @@ REPAIRS = 3
 LISTED = 200
 #: ... and for at most this long (seconds): a big region's tilings come slowly, and count's methods do better.
 LISTING_SECONDS = 0.5
+#: The big regions' counts take at most this long in all (seconds); then their ways are lower bounds.
+COUNT_SECONDS = 10.0
+#: The LP certificate's time: this many times its estimate, at least LP_MIN_SECONDS (check-unique's caps).
+LP_TIMES, LP_MIN_SECONDS = 20, 2.0
+#: The failing cells' search when a quick check or a certificate already says why there is no tiling.
+FAILING_SECONDS = 5.0
+#: Without --timeout, the hitting-set loops (the proofs that repairs are the fewest) take at most this long in all.
+REPAIR_SECONDS = 20.0
 
 
 @dataclass
@@ -167,9 +177,10 @@ def explain(instance: Instance, *, repairs: int = REPAIRS, solver: str = DEFAULT
         out.stopped = "interrupted"
     finally:
         run.close()
-        out.stats.update(seconds=round(time.perf_counter() - t0, 6),
-                         stages={k: round(v, 6) for k, v in stages.items()}, solver=solver,
-                         backbone_method=backbone_method, timeout=timeout)
+    if out.stopped and run.backbone_state is not None and not out.regions:
+        run.regions()  # the cells not proven settled so far: quick, and no solver involved
+    out.stats.update(seconds=round(time.perf_counter() - t0, 6), stages={k: round(v, 6) for k, v in stages.items()},
+                     solver=solver, backbone_method=backbone_method, timeout=timeout)
     return out
 
 
@@ -186,18 +197,15 @@ class _Run:
         self._solvers: list[RegionSolver] | None = None
         self._counts: list[list] = []  # per group: [tilings, exact, how]
 
+    @contextlib.contextmanager
     def _stage(self, name: str):
-        run = self
-
-        class _Timer:
-            def __enter__(self):
-                self.t0 = time.perf_counter()
-                run.say(name)
-
-            def __exit__(self, *exc):
-                run.stages[name] = run.stages.get(name, 0.0) + time.perf_counter() - self.t0
-
-        return _Timer()
+        """Say the stage (progress) and add its time to ``stats["stages"]``, also when it is cut short."""
+        t0 = time.perf_counter()
+        self.say(name)
+        try:
+            yield
+        finally:
+            self.stages[name] = self.stages.get(name, 0.0) + time.perf_counter() - t0
 
     def close(self) -> None:
         if self.solver is not None:
@@ -208,6 +216,9 @@ class _Run:
     # -- 1: the first tiling -------------------------------------------------------------
 
     def start(self) -> None:
+        """The first tiling, or "none": the quick checks, then the solver; where the LP may
+        pay (``lp_gate``), the solver first for as long as the LP is expected to take, then
+        the LP, then the solver again (check-unique's order, ``questions.solve.CertificatePlan``)."""
         instance, out = self.instance, self.out
         with self._stage("compiling"):
             check_memory(instance)
@@ -216,8 +227,26 @@ class _Run:
             out.stats.update(placements=len(self.placements), variables=formula.nvars, clauses=formula.nclauses,
                              encoding=formula.encoding)
             self.solver = AssumingSolver(formula, self.solver_name)
+            out.reason = obstruction(instance, self.placements)
+        if out.reason is not None:
+            out.verdict = "none"
+            return
+        sat = None
+        worth, _ = lp_gate(self.placements)
         with self._stage("first tiling"):
-            sat = self.solver.solve()
+            if worth:
+                sat = self._within(lp_estimate(self.placements), self.solver.solve)
+        if sat is None and worth:
+            with self._stage("certificate"):
+                out.certificate = self._within(max(LP_MIN_SECONDS, LP_TIMES * lp_estimate(self.placements)),
+                                               lambda: quick_check(instance, self.placements, gated=True))
+            if out.certificate is not None:
+                out.reason = out.certificate.sentence()
+                out.verdict = "none"
+                return
+        if sat is None:
+            with self._stage("first tiling"):
+                sat = self.solver.solve()
         if not sat:
             out.verdict = "none"
             return
@@ -225,21 +254,33 @@ class _Run:
         out.tilings.append(verify_tiling(instance, Tiling.from_placements(self.placements, first)))
         self.first = first
 
+    def _within(self, seconds: float, work):
+        """``work()``, or None when ``seconds`` pass first (the run's own deadline still raises)."""
+        outer = deadline()
+        try:
+            with time_limit(max(0.01, seconds)):
+                return work()
+        except TimedOut:
+            if outer.expired():
+                raise
+            return None
+
     def fails(self) -> None:
+        """The certificate, where the LP may find one and none was looked for yet; the failing
+        cells, for at most FAILING_SECONDS when a reason or certificate already says why (the
+        packing formula can be as hard as the board's own)."""
         out, instance = self.out, self.instance
-        out.reason = obstruction(instance, self.placements)
+        if out.reason is None and lp_gate(self.placements)[0]:
+            with self._stage("certificate"):  # the solver said none; a certificate also says why
+                out.certificate = self._within(max(LP_MIN_SECONDS, LP_TIMES * lp_estimate(self.placements)),
+                                               lambda: quick_check(instance, self.placements, gated=True))
+                if out.certificate is not None:
+                    out.reason = out.certificate.sentence()
         with self._stage("failing region"):
-            out.failing = failing_region(instance, self.placements, self.solver_name)
-        if out.reason is None:
-            with self._stage("certificate"):
-                try:  # the LP as check-unique runs it when it is worth it, capped likewise
-                    with time_limit(max(2.0, 20 * lp_estimate(self.placements))):
-                        out.certificate = quick_check(instance, self.placements, gated=True)
-                except TimedOut:
-                    if out.failing is None or out.failing.stopped:
-                        raise
-        if out.certificate is not None:
-            out.reason = out.certificate.sentence()
+            work = lambda: failing_region(instance, self.placements, self.solver_name)  # noqa: E731
+            out.failing = work() if out.reason is None else self._within(FAILING_SECONDS, work)
+            if out.failing is None:
+                out.stats["failing_region"] = f"not found within {FAILING_SECONDS:g} s"
 
     # -- 2: the backbone -----------------------------------------------------------------
 
@@ -292,20 +333,24 @@ class _Run:
     def count(self, listing: bool) -> None:
         """Each group's tilings: with ``listing``, listed up to LISTED (small regions: no
         counter to start); else, for the groups with more, counted by tilesat's counters
-        (``count_tilings``, its method chosen as count's)."""
+        (``count_tilings``, its method chosen as count's), for COUNT_SECONDS in all: then the
+        ways are a lower bound (``tilesat count`` on the region's board counts them to the end)."""
         out = self.out
+        t0, budget = time.perf_counter(), COUNT_SECONDS
         with self._stage("counting"):
             for (members, sub), region, known in zip(self.groups, self.solvers(), self._counts):
                 if listing:
                     known[:] = [*region.count(LISTED, LISTING_SECONDS), "listed"]
                 elif not known[1]:
-                    result = count_tilings(sub.instance, certificates=False)
+                    outer = deadline()
+                    with time_limit(max(0.01, budget - (time.perf_counter() - t0))):
+                        result = count_tilings(sub.instance, certificates=False)
                     if result.interrupted:
                         raise KeyboardInterrupt
-                    known[:] = [max(known[0], result.count), result.exact, f"count --method {result.method}"]
-                    if len(members) == 1:
+                    how = f"count --method {result.method}" + ("" if result.exact else f", stopped after {COUNT_SECONDS:g} s")
+                    known[:] = [max(known[0], result.count), result.exact, how]
+                    if result.timed_out and outer.expired():
                         self._show_count(members, known)
-                    if result.timed_out:
                         raise TimedOut()
                 self._show_count(members, known)
         if all(known[1] for known in self._counts):
@@ -327,22 +372,26 @@ class _Run:
     # -- 4: repairs ----------------------------------------------------------------------
 
     def repairs(self, wanted: int) -> None:
-        out = self.out
         found: list[tuple[SubBoard, RegionSolver, ClueRepair]] = []
         try:
             with self._stage("repairs"):
                 limit = deadline()
                 # a quarter of the time left is kept for checking the repairs; the rest is shared
                 # out among the regions' hitting-set loops, a region's unused share going to the next
-                spare = None if limit.at is None else 0.75 * limit.remaining()
+                # (with no time limit: REPAIR_SECONDS in all; what is not proven by then is "best found")
+                spare = REPAIR_SECONDS if limit.at is None else 0.75 * limit.remaining()
                 t0 = time.perf_counter()
-                for i, ((members, sub), region) in enumerate(zip(self.groups, self.solvers())):
+                # the small regions first: they are proven at once, and what they leave goes to the big ones
+                order = sorted(range(len(self.groups)), key=lambda g: self.groups[g][1].cells.size)
+                repairs: dict[int, ClueRepair] = {}
+                for i, g in enumerate(order):
+                    region = self.solvers()[g]
                     first = region.tiling_with([])
                     second = region.tiling_with([], other_than=first)
-                    budget = None if spare is None else (spare - (time.perf_counter() - t0)) / (len(self.groups) - i)
-                    repair = minimum_clues(region, first, second, alternatives=wanted - 1, solver=self.solver_name,
-                                           budget=budget)
-                    found.append((sub, region, repair))
+                    budget = (spare - (time.perf_counter() - t0)) / (len(order) - i)
+                    repairs[g] = minimum_clues(region, first, second, alternatives=wanted - 1, solver=self.solver_name,
+                                               budget=budget)
+                found = [(sub, region, repairs[g]) for g, ((_, sub), region) in enumerate(zip(self.groups, self.solvers()))]
         finally:
             if len(found) == len(self.groups) and found:
                 self._suggest(found, wanted)
@@ -374,8 +423,22 @@ class _Run:
                 block = Suggestion("block", len(cells), self._fewest_blocks(len(cells)), cells=cells)
                 if _checked(block, self.instance, seen=checks):
                     out.repairs.append(block)
+            if not self._fewest_blocks(2):  # one black cell fewer is an area the pieces can make up
+                self._single_blocks(wanted, checks)
         out.repairs.sort(key=lambda s: (s.size, s.kind != "clues"))
         out.repairs_complete = minimum
+
+    def _single_blocks(self, wanted: int, checks: dict) -> None:
+        """Block suggestions of one cell in each region: each region's cells whose blocking
+        alone leaves it one tiling (on its own board), one from each region, checked on the board."""
+        per_group = [single_blocks(sub, self.solver_name) for _, sub in self.groups]
+        if not all(per_group):
+            return
+        for k in range(min(wanted, max(len(cells) for cells in per_group))):
+            cells = sorted(cells[min(k, len(cells) - 1)] for cells in per_group)
+            block = Suggestion("block", len(cells), self._fewest_blocks(len(cells)), cells=cells)
+            if all(b.cells != cells for b in self.out.repairs) and _checked(block, self.instance, seen=checks):
+                self.out.repairs.append(block)
 
     def _fewest_blocks(self, size: int) -> bool:
         """Whether no fewer blocked cells could leave a tiling at all (by the areas the pieces
@@ -397,7 +460,7 @@ class _Run:
             found, note = find_openings(instance, self.placements, wanted, self.solver_name)
             out.openings_note = note
             for cells in found:
-                s = Suggestion("open", len(cells), True, cells=board.cells(cells))
+                s = Suggestion("open", len(cells), False, cells=board.cells(cells))
                 if _checked(s, instance, want="unique"):
                     out.openings.append(s)
 
@@ -434,10 +497,3 @@ def _checked(s: Suggestion, instance: Instance, want: str = "unique", seen: dict
         else:
             s.tiling = result.tilings[0]
     return result.verdict == want
-
-
-def find_openings(instance: Instance, placements: Placements, wanted: int, solver: str) -> tuple[list[np.ndarray], str]:
-    """Up to ``wanted`` sets of black cells (flat) whose opening keeps the board unique."""
-    from .openings import openings
-
-    return openings(instance, placements, wanted, solver)

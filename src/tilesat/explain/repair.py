@@ -43,7 +43,12 @@ from .regions import SubBoard
 from .solver import AssumingSolver
 
 #: The master stops (the repair is then "best found") past this many tilings seen.
-MAX_TILINGS_SEEN = 400
+MAX_TILINGS_SEEN = 2000
+#: The greedy repair scores its choices on the last this many tilings seen.
+SCORED = 200
+#: Every this many tilings the master is shown, its proposal is completed greedily into a
+#: repair (an upper bound that may beat the first greedy one).
+COMPLETE_EVERY = 25
 
 
 @dataclass
@@ -67,6 +72,7 @@ class RegionSolver:
         self.formula = compile_formula(self.placements, "auto")
         self.solver = AssumingSolver(self.formula, solver)
         self.n = len(self.placements)
+        self.listed: list[np.ndarray] = []  # the tilings count() listed: the repairs' first counterexamples
 
     def tiling_with(self, clues, other_than: np.ndarray | None = None) -> np.ndarray | None:
         """A tiling holding every placement of ``clues`` (and, with ``other_than``, not that
@@ -96,6 +102,7 @@ class RegionSolver:
                     return n, True
                 chosen = np.flatnonzero(self.solver.true_set(self.n))
                 verify_tiling(self.sub.instance, Tiling.from_placements(self.placements, chosen))
+                self.listed.append(chosen)
                 self.solver.add_clause([-act] + (-(chosen + 1)).tolist())
                 n += 1
             return n, False
@@ -106,10 +113,11 @@ class RegionSolver:
         self.solver.close()
 
 
-def greedy_clues(region: RegionSolver, target: np.ndarray, seen: list[np.ndarray]) -> list[int]:
-    """Clues inside ``target`` that leave it the only tiling: each round adds the
-    target's placement missing from most of the other tilings seen (``seen`` grows)."""
-    clues: list[int] = []
+def greedy_clues(region: RegionSolver, target: np.ndarray, seen: list[np.ndarray], start=()) -> list[int]:
+    """Clues inside ``target`` (``start`` first) that leave it the only tiling: each round
+    adds the target's placement missing from most of the other tilings seen (``seen`` grows;
+    the last SCORED of them count)."""
+    clues: list[int] = list(start)
     region.solver.set_phases((np.asarray(target) + 1).tolist())  # other tilings near the target: local changes
     in_target = np.zeros(region.n, dtype=bool)
     in_target[target] = True
@@ -118,7 +126,7 @@ def greedy_clues(region: RegionSolver, target: np.ndarray, seen: list[np.ndarray
         if other is None:
             return clues
         seen.append(other)
-        unhit = [t for t in seen if not set(clues) - set(t.tolist()) and not np.array_equal(t, target)]
+        unhit = [t for t in seen[-SCORED:] if not set(clues) - set(t.tolist()) and not np.array_equal(t, target)]
         score = np.zeros(region.n, dtype=np.int64)
         for t in unhit:
             missing = in_target.copy()
@@ -129,6 +137,17 @@ def greedy_clues(region: RegionSolver, target: np.ndarray, seen: list[np.ndarray
         missing_here[other] = False
         score[~missing_here] = -1  # the new tiling must be ruled out now
         clues.append(int(np.argmax(score)))
+
+
+def irredundant(region: RegionSolver, target: np.ndarray, clues: list[int]) -> list[int]:
+    """The clues less every one the others do without (each dropped in turn, kept out when
+    the target stays the only tiling holding the rest): no clue of the result is redundant."""
+    kept = list(clues)
+    for p in list(reversed(clues)):  # the greedy's last choices first: they were forced by fewer tilings
+        rest = [q for q in kept if q != p]
+        if region.tiling_with(rest, other_than=target) is None:
+            kept = rest
+    return kept
 
 
 class CluesMaster:
@@ -187,8 +206,10 @@ def minimum_clues(region: RegionSolver, first: np.ndarray, second: np.ndarray | 
     ``budget`` seconds (what follows needs time too: other regions, checking the
     repairs), or at the run's deadline, with the best found (``minimum`` False,
     ``stopped`` set); the greedy repair before it must end within the deadline."""
-    seen: list[np.ndarray] = [] if second is None else [second]
-    best = greedy_clues(region, first, seen)
+    seen: list[np.ndarray] = [t for t in region.listed[:SCORED] if not np.array_equal(t, first)]
+    if second is not None:
+        seen.append(second)
+    best = irredundant(region, first, greedy_clues(region, first, seen))
     repair = ClueRepair(best, minimum=len(best) <= 1, lower_bound=1, tilings_seen=len(seen) + 1)
     if repair.minimum and not alternatives:
         return repair
@@ -224,10 +245,20 @@ def _hitting_sets(region: RegionSolver, first, seen, repair: ClueRepair, alterna
                         return repair
                 continue
             clues, target = proposal
+            region.solver.set_phases((target + 1).tolist())
             other = region.tiling_with(clues, other_than=target)
             if other is not None:
                 master.add_tiling(other)
+                seen.append(other)
                 repair.tilings_seen = master.seen
+                if not repair.minimum and master.seen % COMPLETE_EVERY == 0:
+                    completed = irredundant(region, target, greedy_clues(region, target, seen, clues))
+                    if len(completed) < len(repair.clues):
+                        repair.clues = completed
+                        if len(completed) <= repair.lower_bound:
+                            repair.minimum = True
+                            if not alternatives:
+                                return repair
                 continue
             if not repair.minimum or len(clues) < len(repair.clues):
                 repair.clues, repair.minimum, repair.lower_bound = clues, True, len(clues)
@@ -242,3 +273,29 @@ def _hitting_sets(region: RegionSolver, first, seen, repair: ClueRepair, alterna
     finally:
         if master is not None:
             master.close()
+
+
+def single_blocks(sub: SubBoard, solver: str = "cadical195") -> list[tuple]:
+    """The cells of a (sub-)board whose blocking alone leaves it exactly one tiling, as
+    cells of the original board.  One packing formula, each cell's "empty" variable
+    assumed: the cell blocked, the others covered; a tiling, then another one."""
+    placements = generate_placements(sub.instance)
+    formula = compile_formula(placements, "auto", allow_empty=True)
+    empty = formula.empty_vars.tolist()
+    cells = sub.instance.board.open_cells
+    found = []
+    with AssumingSolver(formula, solver) as sat:
+        for i, cell in enumerate(cells.tolist()):
+            assumptions = [-v for v in empty]
+            assumptions[i] = empty[i]
+            if not sat.solve(assumptions):
+                continue
+            tiling = np.flatnonzero(sat.true_set(len(placements)))
+            act = sat.new_var()
+            sat.add_clause([-act] + (-(tiling + 1)).tolist())
+            try:
+                if not sat.solve(assumptions + [act]):
+                    found.append(sub.to_board([cell])[0])
+            finally:
+                sat.add_clause([-act])
+    return found

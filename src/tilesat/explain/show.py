@@ -63,17 +63,25 @@ def headline(e: Explanation) -> str:
     if e.verdict == "none":
         why = e.reason or "the solver proved it"
         return f"none: no tiling exists ({why})"
-    if e.verdict == "unknown":
+    settled = settled_cells(e)
+    if e.verdict == "unknown" and not e.tilings:
         return f"unknown: {_stopped(e)} before a tiling was found or ruled out"
-    settled = area - e.unsettled
     if e.verdict == "unique":
         return f"unique: every one of the {area:,} open cells is settled (one tiling)"
     if not e.backbone_complete:
-        return (f"multiple, partial: {_stopped(e)} while finding the settled cells; {settled:,} of {area:,} open cells "
-                f"proven settled so far, {len(e.undecided):,} tiles of the first tiling undecided")
+        verdict = ("multiple, partial" if e.verdict == "multiple"
+                   else "unknown: one tiling found, whether there is another is not known; partial")
+        return (f"{verdict}: {_stopped(e)} while finding the settled cells; {settled:,} of {area:,} open cells "
+                f"proven settled so far, {len(e.undecided):,} tile{'s' if len(e.undecided) != 1 else ''} of the "
+                "first tiling undecided (the letters: cells not proven settled)")
     n = len(e.regions)
     return (f"multiple: {n} ambiguous region{'s' if n != 1 else ''}; {settled:,} of {area:,} open cells are settled "
             "(covered alike by every tiling)")
+
+
+def settled_cells(e: Explanation) -> int:
+    """Open cells covered by a tile proven to be in every tiling."""
+    return sum(len(t.cells) for t in e.settled)
 
 
 def _stopped(e: Explanation) -> str:
@@ -135,12 +143,14 @@ def report_lines(e: Explanation) -> list[str]:
             lines.append(side_by_side(blocks, titles))
         elif f is not None and f.counts:
             lines.append("where it fails: the piece counts alone cannot be met")
+        elif f is None and e.stats.get("failing_region"):
+            lines.append(f"where it fails: {e.stats['failing_region']} (the reason above says why)")
     elif e.verdict == "unique":
         from ..showing.render import plain_rows
 
         lines += plain_rows(inst, e.tilings[0])
         lines += opening_lines(e)
-    elif e.regions:
+    elif e.regions or (e.tilings and not e.backbone_complete):
         lines += cell_rows(inst, region_labels(e))
         lines += region_lines(e)
         lines += repair_lines(e)
@@ -150,6 +160,8 @@ def report_lines(e: Explanation) -> list[str]:
 
 
 def repair_lines(e: Explanation) -> list[str]:
+    if not e.backbone_complete:
+        return []
     if not e.repairs:
         return [] if e.stopped is None else ["repairs: none found before the stop"]
     lines = ["repairs (each checked by check-unique: the edited board has exactly one tiling):"]
@@ -166,7 +178,9 @@ def repair_lines(e: Explanation) -> list[str]:
         black = [b for b in e.repairs if b.kind == "block" and s.kind == "clues"
                  and tuple(b.cells) == tuple(sorted(c for t in s.tiles for c in t.cells))]
         if black:  # the same tiles blacked out: a board of its own, checked too
-            line += f"; or black out their {black[0].size} cells ({'minimum' if black[0].minimum else 'best found'})"
+            n = black[0].size
+            line += (f"; or black out {'its' if s.size == 1 else 'their'} {n} cell{'s' if n != 1 else ''} "
+                     f"({'minimum' if black[0].minimum else 'best found'})")
         lines.append(line)
     first = e.repairs[0]
     lines.append(side_by_side([cell_rows(e.instance, region_labels(e)), cell_rows(e.instance, repair_labels(first))],
@@ -192,7 +206,7 @@ def rich_report(e: Explanation):
         out = [Text(headline(e)), rich_tiling(inst, e.tilings[0])]
         out += [Text(line) for line in opening_lines(e)]
         return out
-    if e.verdict == "multiple" and e.regions and inst.board.is_square:
+    if e.verdict in ("multiple", "unknown") and e.regions and inst.board.is_square:
         out = [Text(headline(e)), rich_regions(e)]
         out += [Text(line) for line in region_lines(e) + repair_lines(e)]
         if e.stopped:
@@ -236,7 +250,7 @@ def to_json(e: Explanation) -> str:
         "tilings": [t.to_json() for t in e.tilings],
         "open_cells": e.instance.board.area,
         "backbone": {"complete": e.backbone_complete, "tiles": tiles(e.settled), "undecided": tiles(e.undecided)},
-        "settled_cells": (e.instance.board.area - e.unsettled) if e.verdict in ("unique", "multiple") else None,
+        "settled_cells": settled_cells(e) if e.tilings else None,
         "regions": [{"label": r.label, "cells": [list(c) for c in e.cells(r.cells)], "ways": r.ways,
                      "exact": r.exact, "how": r.how or None} for r in e.regions],
         "independent": e.independent if e.regions else None,
@@ -369,16 +383,17 @@ def failing_svg(e: Explanation, cell: float = 24) -> draw.Drawing:
 
 def _side_by_side_svg(panels: list[draw.Drawing], titles: list[str], cell: float) -> draw.Drawing:
     gap, head = 2 * cell, cell
-    width = sum(p.width for p in panels) + gap * (len(panels) - 1)
+    # a panel is as wide as its title at least (about 0.55 em a character)
+    widths = [max(p.width, len(t) * cell * 0.6 * 0.55 + 8) for p, t in zip(panels, titles)]
     height = max(p.height for p in panels) + head
-    d = draw.Drawing(width, height)
+    d = draw.Drawing(sum(widths) + gap * (len(panels) - 1), height)
     x = 0.0
-    for panel, title in zip(panels, titles):
+    for panel, title, width in zip(panels, titles, widths):
         d.append(draw.Text(title, cell * 0.6, x + 4, head * 0.7, font_family="sans-serif", **{"class": "title"}))
         g = draw.Group(transform=f"translate({x:g},{head:g})")
         g.extend(panel.elements)
         d.append(g)
-        x += panel.width + gap
+        x += width + gap
     return d
 
 

@@ -28,8 +28,8 @@ from ..sat.solvers import _raw_add_clause, solve_quietly
 ASSUMING_SOLVERS = ("cadical195", "glucose4", "minisat22")
 DEFAULT = "cadical195"
 #: The longest a slice of conflicts should take (seconds): the bound on a stop's delay.
-SLICE_SECONDS = 0.25
-FIRST_BUDGET, MAX_BUDGET = 2_000, 1_000_000
+SLICE_SECONDS = 0.2
+FIRST_BUDGET, MIN_BUDGET, MAX_BUDGET = 1_000, 50, 1_000_000
 
 
 class AssumingSolver:
@@ -81,17 +81,16 @@ class AssumingSolver:
             t0 = time.perf_counter()
             status = solve_quietly(self._solver, self.name, assumptions)
             took = time.perf_counter() - t0
+            if took > SLICE_SECONDS:  # a slice too long, answered or not: the next ones shorter
+                self.conflict_budget = max(MIN_BUDGET, self.conflict_budget // 2)
             if status is not None:
                 self._status = bool(status)
                 # read now: a clause added after the answer puts CaDiCaL out of its satisfied state
                 self._model = np.asarray(self._solver.get_model() or [], dtype=np.int64) if status else None
                 self._assumptions = assumptions
                 return self._status
-            # no answer within the budget: size the next slice to about SLICE_SECONDS
-            if took < SLICE_SECONDS / 4:
+            if took < SLICE_SECONDS / 4:  # no answer within a short slice: a longer one next
                 self.conflict_budget = min(MAX_BUDGET, self.conflict_budget * 2)
-            elif took > SLICE_SECONDS:
-                self.conflict_budget = max(100, self.conflict_budget // 2)
 
     def model(self) -> np.ndarray:
         """The last model, as an array of literals (index v - 1 holds variable v's)."""
