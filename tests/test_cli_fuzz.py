@@ -206,7 +206,9 @@ COMMON = {
 }
 SEARCH = {**COMMON, "--method": V(["auto", "sat", "dlx"], ["nosuch", "blocking", ""]),
           "--proof": V(["newproof", "adir"], ["proof", "exists.txt", "missing/deeper", "board.txt"]),
-          "--svg": outputs(".svg"), "--png": outputs(".png")}
+          "--svg": outputs(".svg"), "--png": outputs(".png"), "--pdf": outputs(".pdf"),
+          "--draw": V(["puzzle", "solution", "both"], ["nosuch", "", "PUZZLE"]),
+          "--cell-size": V(["2", "10", "400"], ["0", "1", "401", "abc", "-3"])}
 LIMITS = V(["1", "3", "99999999999999999999"], ["0", "-1", "abc", "1.5", ""])
 OPTIONS = {
     "solve": SEARCH,
@@ -244,6 +246,8 @@ OPTIONS = {
                  "--seed": V(["1", "7", "-3", "99999999999999999999"], ["abc"]),
                  "--blocked": V(["0", "3", "99999999999999999999"], ["-1", "abc"]),
                  "--out": outputs(".txt"), "-o": outputs(".txt"),
+                 "--svg": outputs(".svg"), "--png": outputs(".png"), "--pdf": outputs(".pdf"),
+                 "--draw": SEARCH["--draw"], "--cell-size": SEARCH["--cell-size"],
                  "--timeout": TIMEOUTS, "--force": FLAG},
     "tromino": {"--hole": V(["0,0", "3,5", " 1 , 2 "], ["99,99", "a,b", "-1,0", "", "1,2,3"]),
                 "--seed": V(["1", "-1", "99999999999999999999"], ["abc"]),

@@ -57,7 +57,8 @@ def test_png_of_two_tilings_side_by_side(tmp_path):
     out = tmp_path / "m.png"
     res = runner.invoke(app, ["check-unique", str(INSTANCES / "lpanel-4x8-multiple.txt"), "--png", str(out)])
     assert res.exit_code == 1
-    assert matplotlib.image.imread(out).shape[:2] == (4 * 24, 2 * 8 * 24 + 2 * 24)
+    head = round(1.6 * 16.8)  # the titles' strip: "tiling 1", "tiling 2"
+    assert matplotlib.image.imread(out).shape[:2] == (4 * 24 + head, 2 * 8 * 24 + 2 * 24)
 
 
 def test_png_of_a_512x512_board():

@@ -53,6 +53,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object ins
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take, whatever the method or solver; then the verdict is 'unknown' (exit 124) with what was found.")]
 SvgOpt = Annotated[Optional[Path], typer.Option("--svg", help="Also draw the tiling(s) as SVG here.")]
 PngOpt = Annotated[Optional[Path], typer.Option("--png", help="Also draw the tiling(s) as PNG here.")]
+PdfOpt = Annotated[Optional[Path], typer.Option("--pdf", help="Also print the puzzle as a PDF: an A4 page with the board unsolved and the pieces to place, and a page with the solution (--draw chooses).")]
+DrawOpt = Annotated[Optional[str], typer.Option("--draw", metavar="WHAT", help="What the pictures show: puzzle (the board unsolved, for printing), solution, or both (the puzzle first). Default: both pages in --pdf; in --svg/--png the solution (generate: the puzzle).")]
+CellSizeOpt = Annotated[Optional[int], typer.Option("--cell-size", metavar="PX", min=2, max=400, help="Pixels a cell in --svg/--png (default 24; PNGs of big boards use less).")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")]
 JobsOpt = Annotated[str, typer.Option("--jobs", "-j", help="Race N diverse SAT configurations (encodings, CaDiCaL options, seeds, phases), each in its own process: the first verified answer wins; auto: one per core. 1: a single run.")]
 ProofOpt = Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF and its DRAT proof here when the verdict rests on unsatisfiability.")]
@@ -219,7 +222,16 @@ def _progress():
 
 
 # Outputs whose format is chosen by the file ending: the endings each accepts.
-KNOWN_ENDINGS = {"--svg": (".svg",), "--png": (".png",), "--plot": (".png", ".svg", ".pdf")}
+KNOWN_ENDINGS = {"--svg": (".svg",), "--png": (".png",), "--pdf": (".pdf",), "--plot": (".png", ".svg", ".pdf")}
+
+
+def check_draw(draw: str | None) -> str | None:
+    """--draw's value, checked before any work."""
+    from ..showing.printing import DRAWINGS
+
+    if draw is not None and draw not in DRAWINGS:
+        raise TilesatError(f"--draw {draw!r}: use {one_of(DRAWINGS)}")
+    return draw
 
 
 def check_outputs(outputs: dict[str, Optional[Path]], force: bool) -> None:

@@ -26,7 +26,7 @@ from ..model.tiling import Tiling
 from .root import app
 from .search import _show_certificate, certificate_mode
 from .common import (
-    EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
+    EXIT_TIMEOUT, CardOpt, CellSizeOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
     TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit, run_limit,
 )
 
@@ -151,6 +151,7 @@ def list_cmd(
     timeout: TimeoutOpt = None,
     svg: SvgOpt = None,
     png: PngOpt = None,
+    cell_size: CellSizeOpt = None,
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
     checkpoint: Annotated[Optional[Path], typer.Option(
@@ -201,7 +202,8 @@ def list_cmd(
                 with contextlib.suppress(OSError):  # a failed write is reported above; close() would retry it
                     sink.close()
     if found:
-        save_pictures(instance, found, [svg, png])
+        titles = [f"tiling {k}" for k in range(1, len(found) + 1)] if len(found) > 1 else None
+        save_pictures(instance, found, [svg, png], cell=cell_size, titles=titles)
     what = "all" if complete else "the first"
     why = f": no tiling exists ({tilings.reason})" if complete and not found and tilings.reason else ""
     _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else "") + why

@@ -22,14 +22,15 @@ from ..making.generate import DIFFICULTIES, generate_puzzle
 from ..model.grids import GRIDS, get_grid
 from ..model.instance import Instance, format_instance, parse_pieces
 from ..showing.pictures import save_pictures
+from ..showing.printing import save_drawings
 from ..questions.solve import solve
 from ..sat.solvers import DEFAULT_SOLVER
 from ..making.tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from ..certify.verify import verify_tiling
 from .root import app
 from .common import (
-    EXIT_TIMEOUT, EncodingOpt, ForceOpt, JsonOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err, _progress,
-    check_outputs, friendly, interrupted_exit, one_of, run_limit, writing,
+    EXIT_TIMEOUT, CellSizeOpt, DrawOpt, EncodingOpt, ForceOpt, JsonOpt, PdfOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err,
+    _progress, check_draw, check_outputs, friendly, interrupted_exit, one_of, run_limit, writing,
 )
 
 
@@ -50,6 +51,11 @@ def generate_cmd(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the instance here instead of printing it.")] = None,
     as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
+    svg: SvgOpt = None,
+    png: PngOpt = None,
+    pdf: PdfOpt = None,
+    draw: DrawOpt = None,
+    cell_size: CellSizeOpt = None,
     force: ForceOpt = False,
 ):
     """Make a board with exactly one tiling (a puzzle), in the instance format, and grade it. Exit 124 at --timeout, 130 on Ctrl-C (nothing written)."""
@@ -65,7 +71,8 @@ def generate_cmd(
         raise TilesatError(f"--size {size}: at most 10,000 cells")
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise TilesatError(f"--difficulty {difficulty!r}: use {one_of(DIFFICULTIES)}")
-    check_outputs({"--out": out}, force)
+    check_draw(draw)
+    check_outputs({"--out": out, "--svg": svg, "--png": png, "--pdf": pdf}, force)
     rules = parse_pieces(pieces, grid=grid)
     t0 = time.perf_counter()
     try:
@@ -98,6 +105,9 @@ def generate_cmd(
     if out is not None:
         with writing(out):
             out.write_text(text)
+    title = f"Puzzle {dims}{'' if grid == 'square' else ' ' + grid}, {pieces} (seed {seed})"
+    save_drawings(puzzle.instance, [puzzle.solution], svg=svg, png=png, pdf=pdf, draw=draw or "puzzle",
+                  pdf_draw=draw or "both", cell=cell_size, title=title, notes=[graded.sentence()])
     if as_json:
         print(json.dumps({"instance": text, "message": message, "grade": graded.to_json(), "blacked": puzzle.blacked,
                           "tries": puzzle.tries, "seed": seed, "size": dims, "grid": grid,

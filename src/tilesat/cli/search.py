@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from ..model.instance import Instance
-from ..showing.pictures import save_certificate_pictures, save_pictures
+from ..showing.pictures import save_certificate_pictures
+from ..showing.printing import save_drawings
 from ..sat.proof import check_proof_dir, write_certificate_proof, write_proof
 from ..showing.render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich_weights, side_by_side, weight_rows
 from ..sat.options import SatOptions
@@ -24,8 +25,9 @@ from ..sat.formula import DEFAULT_CARD
 from ..model.tiling import differing_cells
 from .root import app
 from .common import (
-    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, MethodOpt, PiecesOpt,
-    PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, run_limit,
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, CellSizeOpt, DrawOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt,
+    JsonOpt, MethodOpt, PdfOpt, PiecesOpt, PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_draw, check_outputs, _err,
+    _load, _out, _progress, friendly, run_limit,
 )
 
 
@@ -141,14 +143,15 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 
 def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
             svg=None, png=None, force=False, certificate=None, grading=False, explain=False, jobs="1",
-            break_symmetry=False) -> Result:
+            break_symmetry=False, pdf=None, draw=None, cell_size=None) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
     jobs = check_jobs(jobs)
+    check_draw(draw)
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
-    check_outputs({"--svg": svg, "--png": png}, force)
+    check_outputs({"--svg": svg, "--png": png, "--pdf": pdf}, force)
     graded = None
     with _progress() as progress, run_limit(options.timeout):
         more = {"break_symmetry": True} if break_symmetry else {}
@@ -172,11 +175,13 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
         broken = (result.stats.get("symmetry_breaking") or {}).get("symmetries") or None
         write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card, symmetries=broken)
         result.stats["proof"] = str(proof)
-    if result.tilings:
-        marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
-        save_pictures(instance, result.tilings, [svg, png], marked)
-    elif result.certificate is not None:
+    if not result.tilings and result.certificate is not None and draw in (None, "solution"):
         save_certificate_pictures(instance, result.certificate.weights, [svg, png])
+        svg = png = None
+    marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
+    notes = [graded.sentence()] if graded is not None else []
+    unwritten = save_drawings(instance, result.tilings, svg=svg, png=png, pdf=pdf, draw=draw or "solution",
+                              pdf_draw=draw or "both", cell=cell_size, marked=marked, title=Path(file).stem, notes=notes)
     if as_json:
         print(_json(result, graded, explain))
     else:
@@ -186,7 +191,20 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
             if explain:
                 for i, step in enumerate(graded.steps, 1):
                     _out().print(f"  {i}. {step}", markup=False)
+    for path in unwritten:
+        _err().print(f"note: {path} not written: there is no tiling to draw (--draw puzzle draws the board)", markup=False)
+    if proof is not None and "proof" not in result.stats:
+        _err().print(f"note: --proof {proof}: nothing written: {NOTHING_TO_PROVE.get(result.verdict, 'nothing to prove')}",
+                     markup=False)
     return result
+
+
+#: Why --proof writes nothing for a verdict that does not rest on unsatisfiability.
+NOTHING_TO_PROVE = {
+    "solved": "a tiling is its own proof (shown), there is no unsatisfiability to prove",
+    "multiple": "two tilings are their own proof (shown), there is no unsatisfiability to prove",
+    "unknown": "the time limit passed before anything was proved",
+}
 
 
 @app.command("solve")
@@ -204,6 +222,9 @@ def solve_cmd(
     proof: ProofOpt = None,
     svg: SvgOpt = None,
     png: PngOpt = None,
+    pdf: PdfOpt = None,
+    draw: DrawOpt = None,
+    cell_size: CellSizeOpt = None,
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
     jobs: JobsOpt = "1",
@@ -212,7 +233,7 @@ def solve_cmd(
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
                      {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force, certificate, jobs=jobs,
-                     break_symmetry=break_symmetry)
+                     break_symmetry=break_symmetry, pdf=pdf, draw=draw, cell_size=cell_size)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
@@ -231,12 +252,16 @@ def check_unique_cmd(
     proof: ProofOpt = None,
     svg: SvgOpt = None,
     png: PngOpt = None,
+    pdf: PdfOpt = None,
+    draw: DrawOpt = None,
+    cell_size: CellSizeOpt = None,
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
     grading: Annotated[bool, typer.Option("--grade/--no-grade", help="Grade a unique board: how far deduction goes before any guess (easy, medium, hard).")] = True,
     explain: Annotated[bool, typer.Option("--explain", help=f"Also print the first {EXPLAINED} deductions in words (with --json: the grade's 'steps').")] = False,
     jobs: JobsOpt = "1",
-    break_symmetry: Annotated[bool, typer.Option("--break-symmetry", help="Refused: breaking keeps one tiling per symmetry class, so it cannot tell unique from multiple.")] = False,
+    # hidden: refused (one tiling per symmetry class cannot tell unique from multiple), but said why when given
+    break_symmetry: Annotated[bool, typer.Option("--break-symmetry", hidden=True)] = False,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
     if break_symmetry:
@@ -244,6 +269,6 @@ def check_unique_cmd(
     result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
-    }, svg, png, force, certificate, grading, explain, jobs)
+    }, svg, png, force, certificate, grading, explain, jobs, pdf=pdf, draw=draw, cell_size=cell_size)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE,
                       "unknown": EXIT_TIMEOUT}[result.verdict])

@@ -50,6 +50,7 @@ from ..sat.formula import compile_formula
 from .grade import GRADES, Contradiction, Deducer, Grade, _Structure, grade
 from ..model.instance import Instance, PieceRule
 from ..model.placements import generate_placements
+from ..model.tiling import Tiling
 from ..questions.solve import check_unique
 from ..sat.solvers import solve_quietly
 from pysat.solvers import Solver
@@ -68,6 +69,7 @@ class Puzzle:
     grade: Grade
     tries: int
     seconds: float
+    solution: Tiling | None = None  # its one tiling, verified
 
 
 class _Full:
@@ -250,7 +252,7 @@ def _finish(instance: Instance, blacked: int, difficulty, attempt: int, progress
         raise TimedOut(deadline().seconds)
     if result.verdict != "unique":
         raise AssertionError(f"BUG: generation made a board whose verdict is {result.verdict}")
-    return Puzzle(instance, blacked, graded, attempt, time.perf_counter() - t0)
+    return Puzzle(instance, blacked, graded, attempt, time.perf_counter() - t0, result.tilings[0])
 
 
 def _settled_by(full: _Full, level: int) -> Callable:

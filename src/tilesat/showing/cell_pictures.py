@@ -10,7 +10,8 @@ side by side, labelled), and a tiling colours it:
 - a thick border runs along every polygon edge whose two sides are not the
   same tile (the outside, blocked cells and cells a packing leaves empty
   count as no tile, and no border runs between two of those);
-- thin lines along every cell edge, blocked cells dark, ``marked`` cells a dot.
+- thin lines along every cell edge, blocked cells dark, ``marked`` cells a dot;
+- ``None`` in place of a tiling: the board unsolved (open cells white, its outline thick).
 
 On the triangle and hex grids a blocked cell before a row's first open cell
 or after its last is no cell at all (the text layout writes a space there),
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..model.instance import Instance
 from .render import colour_tiles
-from .style import BLOCKED, NEGATIVE, PALETTE, POSITIVE, per_row
+from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, per_row, title_size
 from ..model.tiling import Tiling
 
 #: Units between a cube board's layer panels, and above them for the labels.
@@ -142,21 +143,32 @@ def _centroid(poly) -> tuple[float, float]:
     return (sum(x for x, _ in poly) / len(poly), sum(y for _, y in poly) / len(poly))
 
 
-def _shade(hex_colour: str, factor: float) -> str:
+def shade_colour(hex_colour: str, factor: float) -> str:
     rgb = [int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]
     return "#%02x%02x%02x" % tuple(int(round(v * factor)) for v in rgb)
 
 
-def _arrange(n: int, scene: Scene, cell: float, gap_units: float = 2.0) -> tuple[int, int, float, float]:
+def _arrange(n: int, scene: Scene, cell: float, gap_units: float = 2.0, head_units: float = 0.0
+             ) -> tuple[int, int, float, float]:
     across = per_row(n, max(1, round(scene.height)), max(1, round(scene.width)))
     down_n = math.ceil(n / across)
-    return across, down_n, (scene.width + gap_units) * cell, (scene.height + gap_units) * cell
+    return across, down_n, (scene.width + gap_units) * cell, (scene.height + head_units + gap_units) * cell
 
 
-def grid_svg(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float = 24) -> draw.Drawing:
+def panel_owner(board, tiling: Tiling | None) -> dict:
+    """Cell -> tile index; the unsolved board (None): 0 on every open cell, so
+    that its borders are the board's outline."""
+    if tiling is None:
+        return {cell: 0 for cell in board.cells(board.open_cells)}
+    return tiling.owner()
+
+
+def grid_svg(instance: Instance, tilings: list[Tiling | None], marked: set | None = None, cell: float = 24,
+             titles: list[str] | None = None) -> draw.Drawing:
     board = instance.board
     scene = board_scene(board)
-    across, down_n, step_x, step_y = _arrange(len(tilings), scene, cell)
+    head = 1.6 * title_size(cell) if titles else 0.0
+    across, down_n, step_x, step_y = _arrange(len(tilings), scene, cell, head_units=head / cell)
     gap = 2 * cell
     d = draw.Drawing(across * step_x - gap + 8, down_n * step_y - gap + 8)
 
@@ -170,16 +182,26 @@ def grid_svg(instance: Instance, tilings: list[Tiling], marked: set | None = Non
 
     for k, tiling in enumerate(tilings):
         x0, y0 = 4 + (k % across) * step_x, 4 + (k // across) * step_y
-        g = draw.Group(transform=f"translate({x0:g},{y0:g})", **{"class": "tiling"})
-        owner = tiling.owner()
-        colours = colour_tiles(instance, tiling, len(PALETTE))
-        for i, tile in enumerate(tiling.tiles):
-            g.append(path_of([scene.polygons[c] for c in tile.cells], fill=PALETTE[colours[i]], stroke="none",
-                             **{"class": "tile", "data-piece": tile.piece}))
+        if titles:
+            d.append(draw.Text(titles[k], title_size(cell), x0, y0 + head * 0.7, font_family="sans-serif",
+                               **{"class": "title"}))
+        puzzle = tiling is None
+        g = draw.Group(transform=f"translate({x0:g},{y0 + head:g})", **{"class": "puzzle" if puzzle else "tiling"})
+        owner = panel_owner(board, tiling)
+        if puzzle:
+            g.append(path_of([scene.polygons[c] for c in owner if c in scene.polygons], fill="#ffffff", stroke="none",
+                             **{"class": "open"}))
+            colours, fill_of = [], lambda i: "#ffffff"
+        else:
+            colours = colour_tiles(instance, tiling, len(PALETTE))
+            fill_of = lambda i: PALETTE[colours[i]]  # noqa: E731
+            for i, tile in enumerate(tiling.tiles):
+                g.append(path_of([scene.polygons[c] for c in tile.cells], fill=fill_of(i), stroke="none",
+                                 **{"class": "tile", "data-piece": tile.piece}))
         blocked = [scene.polygons[c] for c in scene.polygons if not board.open[c]]
         g.append(path_of(blocked, fill=BLOCKED, stroke="none", **{"class": "blocked"}))
-        g.append(segments(scene.edges(), stroke="#00000040", stroke_width=max(cell / 24, 0.3), fill="none",
-                          **{"class": "grid"}))
+        g.append(segments(scene.edges(), stroke=PUZZLE_LINE if puzzle else GRID_LINE, stroke_width=max(cell / 24, 0.3),
+                          fill="none", **{"class": "grid"}))
         g.append(segments(border_edges(scene, owner), stroke="#000", stroke_width=max(cell / 8, 1),
                           stroke_linecap="round", fill="none", **{"class": "borders"}))
         for x, y, text in scene.labels:
@@ -188,11 +210,11 @@ def grid_svg(instance: Instance, tilings: list[Tiling], marked: set | None = Non
         if scene.iso is not None:
             iso = draw.Group(**{"class": "isometric"})
             for poly, i, shade in iso_faces(scene, board, owner):
-                iso.append(path_of([poly], fill=_shade(PALETTE[colours[i]], shade), stroke="#000",
+                iso.append(path_of([poly], fill=shade_colour(fill_of(i), shade), stroke="#000",
                                    stroke_width=max(cell / 24, 0.3), stroke_linejoin="round",
-                                   **{"class": "face", "data-piece": tiling.tiles[i].piece}))
+                                   **{"class": "face", **({} if puzzle else {"data-piece": tiling.tiles[i].piece})}))
             g.append(iso)
-        if marked:
+        if marked and not puzzle:
             dots = draw.Path(fill="#000", **{"class": "marked"})
             rad = cell / 6
             for c in sorted(marked):
@@ -204,19 +226,54 @@ def grid_svg(instance: Instance, tilings: list[Tiling], marked: set | None = Non
     return d
 
 
-def grid_raster(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float | None = None) -> np.ndarray:
+def draw_panel(ax, instance: Instance, scene: Scene, tiling: Tiling | None, offset=(0.0, 0.0), cell: float = 24,
+               marked: set | None = None) -> None:
+    """One tiling (None: the board unsolved) on matplotlib axes whose units are
+    the scene's; ``cell``: points a unit, for the lines' widths (at 72 dpi, pixels)."""
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    board = instance.board
+    offset = np.asarray(offset, dtype=float)
+    thin, thick = max(cell / 24, 0.3), max(cell / 8, 1)
+    cells = list(scene.polygons)
+    owner = panel_owner(board, tiling)
+    puzzle = tiling is None
+    colours = [] if puzzle else colour_tiles(instance, tiling, len(PALETTE))
+    fill_of = (lambda i: "#ffffff") if puzzle else (lambda i: PALETTE[colours[i]])
+    # every drawn cell, filled (blocked dark, a tile's colour, empty white) with its thin outline
+    fills = [BLOCKED if not board.open[c] else (fill_of(owner[c]) if c in owner else "#ffffff") for c in cells]
+    ax.add_collection(PolyCollection([np.array(scene.polygons[c]) + offset for c in cells], facecolors=fills,
+                                     edgecolors=PUZZLE_LINE if puzzle else GRID_LINE, linewidths=thin))
+    borders = np.array(border_edges(scene, owner), dtype=float).reshape(-1, 2, 2) + offset
+    ax.add_collection(LineCollection(borders, colors="#000", linewidths=thick, capstyle="round"))
+    for x, y, text in scene.labels:
+        ax.text(x + offset[0], y + offset[1], text, ha="center", va="center", fontsize=cell * 0.6)
+    if scene.iso is not None:
+        faces = iso_faces(scene, board, owner)
+        ax.add_collection(PolyCollection([np.array(p) + offset for p, _, _ in faces],
+                                         facecolors=[shade_colour(fill_of(i), s) for _, i, s in faces],
+                                         edgecolors="#000", linewidths=thin))
+    if marked and not puzzle:
+        pts = np.array([_centroid(scene.polygons[c]) for c in sorted(marked) if c in scene.polygons]).reshape(-1, 2)
+        if len(pts):
+            pts = pts + offset
+            ax.scatter(pts[:, 0], pts[:, 1], s=(cell / 3) ** 2, c="#000")
+
+
+def grid_raster(instance: Instance, tilings: list[Tiling | None], marked: set | None = None, cell: float | None = None,
+                titles: list[str] | None = None) -> np.ndarray:
     """The same picture as :func:`grid_svg` as an RGB image (uint8), drawn by matplotlib."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.figure import Figure
 
     board = instance.board
     scene = board_scene(board)
     if cell is None:
         cell = float(np.clip(2400 / max(scene.width, scene.height) / max(1, len(tilings)) ** 0.5, 4, 24))
-    across, down_n, step_x, step_y = _arrange(len(tilings), scene, 1.0)
+    head = 1.6 * title_size(cell) / cell if titles else 0.0
+    across, down_n, step_x, step_y = _arrange(len(tilings), scene, 1.0, head_units=head)
     width, height = across * step_x - 2, down_n * step_y - 2
-    dpi = 100
+    dpi = 72  # a point is a pixel
     fig = Figure(figsize=((width + 0.4) * cell / dpi, (height + 0.4) * cell / dpi), dpi=dpi)
     canvas = FigureCanvasAgg(fig)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -224,32 +281,11 @@ def grid_raster(instance: Instance, tilings: list[Tiling], marked: set | None = 
     ax.set_xlim(-margin, width + margin)
     ax.set_ylim(height + margin, -margin)  # y down, as in the SVG
     ax.set_axis_off()
-    thin, thick = max(cell / 24, 0.3) * 72 / dpi, max(cell / 8, 1) * 72 / dpi
-    cells = list(scene.polygons)
-    polys = [np.array(scene.polygons[c]) for c in cells]
     for k, tiling in enumerate(tilings):
-        offset = np.array([(k % across) * step_x, (k // across) * step_y])
-        owner = tiling.owner()
-        colours = colour_tiles(instance, tiling, len(PALETTE))
-        # every drawn cell, filled (blocked dark, a tile's colour, empty white) with its thin outline
-        fills = [BLOCKED if not board.open[c] else (PALETTE[colours[owner[c]]] if c in owner else "#ffffff")
-                 for c in cells]
-        ax.add_collection(PolyCollection([p + offset for p in polys], facecolors=fills, edgecolors="#00000040",
-                                         linewidths=thin))
-        borders = np.array(border_edges(scene, owner), dtype=float).reshape(-1, 2, 2) + offset
-        ax.add_collection(LineCollection(borders, colors="#000", linewidths=thick, capstyle="round"))
-        for x, y, text in scene.labels:
-            ax.text(x + offset[0], y + offset[1], text, ha="center", va="center", fontsize=cell * 0.45 * 72 / dpi * 1.4)
-        if scene.iso is not None:
-            faces = iso_faces(scene, board, owner)
-            ax.add_collection(PolyCollection([np.array(p) + offset for p, _, _ in faces],
-                                             facecolors=[_shade(PALETTE[colours[i]], s) for _, i, s in faces],
-                                             edgecolors="#000", linewidths=thin))
-        if marked:
-            pts = np.array([_centroid(scene.polygons[c]) for c in sorted(marked) if c in scene.polygons]).reshape(-1, 2)
-            if len(pts):
-                pts = pts + offset
-                ax.scatter(pts[:, 0], pts[:, 1], s=(cell / 3) ** 2, c="#000")
+        x0, y0 = (k % across) * step_x, (k // across) * step_y
+        if titles:
+            ax.text(x0, y0 + head * 0.7, titles[k], ha="left", va="baseline", fontsize=title_size(cell))
+        draw_panel(ax, instance, scene, tiling, (x0, y0 + head), cell, marked)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 

@@ -4,8 +4,11 @@ Each tile is filled with a colour chosen so that neighbouring tiles differ
 (greedy colouring of the tile adjacency graph, ``render.colour_tiles``),
 thick lines run along tile borders, thin grid lines inside tiles, blocked
 cells are dark, and wrapped edges are drawn dashed (SVG) or coloured (PNG).
-Several tilings are drawn side by side; ``marked`` cells get a dot.  Open
-cells a packing leaves empty stay white.
+Several tilings are drawn side by side, each under its title when titles
+are given; ``marked`` cells get a dot.  Open cells a packing leaves empty
+stay white.  ``None`` in place of a tiling draws the board unsolved (the
+puzzle a person solves on paper): open cells white with darker grid lines,
+the board's outline thick.
 
 Square boards have their own fast drawing (a 512x512 board's PNG is a few
 numpy operations).  Every other grid is drawn from its cells' outlines
@@ -29,7 +32,7 @@ import numpy as np
 from ..errors import TilesatError
 from ..model.instance import Instance
 from .render import colour_tiles
-from .style import BLOCKED, NEGATIVE, PALETTE, POSITIVE, WRAP, per_row
+from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, WRAP, per_row, title_size
 from ..model.tiling import Tiling
 
 
@@ -64,30 +67,49 @@ def _border_masks(instance: Instance, owner: np.ndarray) -> tuple[np.ndarray, np
     return right & ~both_blocked_r, down & ~both_blocked_d
 
 
-def tiling_svg(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: float = 24) -> draw.Drawing:
+def _panel_owner(instance: Instance, tiling: Tiling | None) -> np.ndarray:
+    """The owner array of a picture: the tiles' indices, or for the unsolved board
+    (None) 0 on every open cell, so that its borders are the board's outline."""
+    if tiling is None:
+        return np.where(instance.board.open, 0, -1)
+    return _owner(instance, tiling)
+
+
+def tiling_svg(instance: Instance, tilings: list[Tiling | None], marked: set | None = None, cell: float = 24,
+               titles: list[str] | None = None) -> draw.Drawing:
+    """The tilings side by side (None: the board unsolved), each under its title if ``titles`` are given."""
     board = instance.board
     if not board.is_square:
-        return _grid_svg(instance, tilings, marked, cell)
+        return _grid_svg(instance, tilings, marked, cell, titles)
     R, C = board.rows, board.cols
     gap = 2 * cell
+    head = 1.6 * title_size(cell) if titles else 0.0
     across = per_row(len(tilings), R, C)
     down_n = math.ceil(len(tilings) / across)
-    d = draw.Drawing(across * C * cell + (across - 1) * gap + 8, down_n * R * cell + (down_n - 1) * gap + 8)
+    d = draw.Drawing(across * C * cell + (across - 1) * gap + 8, down_n * (R * cell + head) + (down_n - 1) * gap + 8)
     for k, tiling in enumerate(tilings):
-        x0, y0 = 4 + (k % across) * (C * cell + gap), 4 + (k // across) * (R * cell + gap)
-        g = draw.Group(transform=f"translate({x0},{y0})", **{"class": "tiling"})
-        owner = _owner(instance, tiling)
-        colours = colour_tiles(instance, tiling, len(PALETTE))
-        for i, tile in enumerate(tiling.tiles):
-            p = draw.Path(fill=PALETTE[colours[i]], stroke="none", **{"class": "tile", "data-piece": tile.piece})
-            for r, c in tile.cells:
-                p.M(c * cell, r * cell).h(cell).v(cell).h(-cell).Z()
-            g.append(p)
+        x0, y0 = 4 + (k % across) * (C * cell + gap), 4 + (k // across) * (R * cell + head + gap)
+        if titles:
+            d.append(draw.Text(titles[k], title_size(cell), x0, y0 + head * 0.7, font_family="sans-serif",
+                               **{"class": "title"}))
+        puzzle = tiling is None
+        g = draw.Group(transform=f"translate({x0},{y0 + head:g})", **{"class": "puzzle" if puzzle else "tiling"})
+        owner = _panel_owner(instance, tiling)
+        if puzzle:
+            g.append(draw.Rectangle(0, 0, C * cell, R * cell, fill="#ffffff", **{"class": "open"}))
+        else:
+            colours = colour_tiles(instance, tiling, len(PALETTE))
+            for i, tile in enumerate(tiling.tiles):
+                p = draw.Path(fill=PALETTE[colours[i]], stroke="none", **{"class": "tile", "data-piece": tile.piece})
+                for r, c in tile.cells:
+                    p.M(c * cell, r * cell).h(cell).v(cell).h(-cell).Z()
+                g.append(p)
         blocked = draw.Path(fill=BLOCKED, stroke="none", **{"class": "blocked"})
         for r, c in zip(*np.nonzero(~board.open)):
             blocked.M(c * cell, r * cell).h(cell).v(cell).h(-cell).Z()
         g.append(blocked)
-        grid = draw.Path(stroke="#00000040", stroke_width=max(cell / 24, 0.3), fill="none", **{"class": "grid"})
+        grid = draw.Path(stroke=PUZZLE_LINE if puzzle else GRID_LINE, stroke_width=max(cell / 24, 0.3), fill="none",
+                         **{"class": "grid"})
         for r in range(1, R):
             grid.M(0, r * cell).h(C * cell)
         for c in range(1, C):
@@ -114,7 +136,7 @@ def tiling_svg(instance: Instance, tilings: list[Tiling], marked: set | None = N
         if board.wraps_columns:
             wrap.M(0, 0).h(C * cell).M(0, R * cell).h(C * cell)
         g.append(wrap)
-        if marked:
+        if marked and not puzzle:
             dots = draw.Path(fill="#000", **{"class": "marked"})
             rad = cell / 6
             for r, c in sorted(marked):
@@ -129,29 +151,35 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
     return tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
 
 
-def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None = None, cell: int | None = None) -> np.ndarray:
-    """An RGB image (uint8) of the tilings side by side, built with numpy only:
+def tiling_raster(instance: Instance, tilings: list[Tiling | None], marked: set | None = None, cell: int | None = None,
+                  titles: list[str] | None = None) -> np.ndarray:
+    """An RGB image (uint8) of the tilings side by side (None: the board unsolved),
+    each under its title if ``titles`` are given, built with numpy only:
     a 512x512 board is a few array operations, not a Python loop per cell
     (other grids than the square: drawn by matplotlib from the cells' polygons)."""
     board = instance.board
     if not board.is_square:
-        return _grid_raster(instance, tilings, marked, cell)
+        return _grid_raster(instance, tilings, marked, cell, titles)
     R, C = board.rows, board.cols
     if cell is None:
-        across = per_row(len(tilings), R, C)
-        cell = int(np.clip(2400 // max(R * math.ceil(len(tilings) / across), C * across), 2, 24))
+        cell = default_cell(instance, len(tilings))
     palette = np.array([_rgb(c) for c in PALETTE] + [_rgb(BLOCKED)], dtype=np.uint8)
     images = []
     for tiling in tilings:
-        owner = _owner(instance, tiling)
-        colours = np.array(colour_tiles(instance, tiling, len(PALETTE)) + [len(PALETTE)], dtype=np.int64)
-        img = palette[colours[owner]]  # owner -1 picks the last entry: blocked
-        img[(owner < 0) & board.open] = 255  # an open cell a packing leaves empty: white
+        puzzle = tiling is None
+        owner = _panel_owner(instance, tiling)
+        if puzzle:
+            img = np.where(board.open[..., None], np.uint8(255), palette[-1]).astype(np.uint8)
+        else:
+            colours = np.array(colour_tiles(instance, tiling, len(PALETTE)) + [len(PALETTE)], dtype=np.int64)
+            img = palette[colours[owner]]  # owner -1 picks the last entry: blocked
+            img[(owner < 0) & board.open] = 255  # an open cell a packing leaves empty: white
         img = np.repeat(np.repeat(img, cell, axis=0), cell, axis=1)
         line = max(cell // 8, 1)
-        if cell >= 6:  # thin grid lines inside tiles
-            img[cell - 1 :: cell, :, :] = (img[cell - 1 :: cell, :, :] * 0.8).astype(np.uint8)
-            img[:, cell - 1 :: cell, :] = (img[:, cell - 1 :: cell, :] * 0.8).astype(np.uint8)
+        if cell >= 6:  # thin grid lines inside tiles (between the open cells of a puzzle: darker, to be printed)
+            shade = 0.55 if puzzle else 0.8
+            img[cell - 1 :: cell, :, :] = (img[cell - 1 :: cell, :, :] * shade).astype(np.uint8)
+            img[:, cell - 1 :: cell, :] = (img[:, cell - 1 :: cell, :] * shade).astype(np.uint8)
         right, down = _border_masks(instance, owner)
         # the cell on the other side of each border: left[r, c] is right[r, c-1]
         left = np.zeros_like(right)
@@ -175,44 +203,80 @@ def tiling_raster(instance: Instance, tilings: list[Tiling], marked: set | None 
         if board.wraps_columns:
             img[:line, :] = _rgb(WRAP)
             img[-line:, :] = _rgb(WRAP)
-        if marked and cell >= 4:
+        if marked and cell >= 4 and not puzzle:
             q = max(cell // 4, 1)
             for r, c in marked:
                 y, x = r * cell + cell // 2, c * cell + cell // 2
                 img[y - q // 2 : y - q // 2 + q, x - q // 2 : x - q // 2 + q] = 0
         images.append(img)
-    if len(images) == 1:
+    if len(images) == 1 and not titles:
         return images[0]
-    across = per_row(len(images), R, C)
-    h, w, gap = R * cell, C * cell, 2 * cell
+    return arrange_images(images, per_row(len(images), R, C), 2 * cell, titles, cell)
+
+
+def default_cell(instance: Instance, n: int) -> int:
+    """Pixels a cell in a PNG of ``n`` square-board pictures: 24, less where the picture would pass 2400 px."""
+    board = instance.board
+    across = per_row(n, board.rows, board.cols)
+    return int(np.clip(2400 // max(board.rows * math.ceil(n / across), board.cols * across), 2, 24))
+
+
+def arrange_images(images: list[np.ndarray], across: int, gap: int, titles: list[str] | None = None,
+                   cell: float = 24) -> np.ndarray:
+    """Images (RGB, uint8) in rows of ``across`` on white, ``gap`` pixels apart,
+    each under its title when ``titles`` are given."""
+    h = max(img.shape[0] for img in images)
+    w = max(img.shape[1] for img in images)
+    head = int(round(1.6 * title_size(cell))) if titles else 0
     down_n = math.ceil(len(images) / across)
-    canvas = np.full((down_n * h + (down_n - 1) * gap, across * w + (across - 1) * gap, 3), 255, dtype=np.uint8)
+    canvas = np.full((down_n * (h + head) + (down_n - 1) * gap, across * w + (across - 1) * gap, 3), 255, dtype=np.uint8)
     for k, img in enumerate(images):
-        y, x = (k // across) * (h + gap), (k % across) * (w + gap)
-        canvas[y : y + h, x : x + w] = img
+        y, x = (k // across) * (h + head + gap), (k % across) * (w + gap)
+        canvas[y + head : y + head + img.shape[0], x : x + img.shape[1]] = img
+        if titles:
+            ink = text_image(titles[k], title_size(cell))[: head, : canvas.shape[1] - x]
+            top = y + (head - ink.shape[0]) // 2
+            region = canvas[top : top + ink.shape[0], x : x + ink.shape[1]]
+            region[:] = (region * (1 - ink[..., None] / 255.0)).astype(np.uint8)  # black text on what is there
     return canvas
 
 
-def save_pictures(instance: Instance, tilings: list[Tiling], paths, marked: set | None = None) -> None:
+def text_image(text: str, px: float) -> np.ndarray:
+    """``text`` in a sans-serif font ``px`` pixels high, as coverage (uint8, 255 = ink):
+    matplotlib's own FreeType renderer, the font it ships (DejaVu Sans)."""
+    from matplotlib.font_manager import FontProperties, findfont
+    from matplotlib.ft2font import FT2Font
+
+    font = FT2Font(findfont(FontProperties(family=["sans-serif"])))
+    font.set_size(px * 0.75, 96)  # points at 96 dpi: px pixels for the em
+    font.set_text(text, 0.0)
+    font.draw_glyphs_to_bitmap(antialiased=True)
+    return np.asarray(font.get_image())
+
+
+def save_pictures(instance: Instance, tilings: list[Tiling | None], paths, marked: set | None = None,
+                  cell: float | None = None, titles: list[str] | None = None) -> None:
     """Write each given path (None entries skipped) as SVG or PNG."""
     for path in paths:
         if path is None:
             continue
         try:
-            save_picture(instance, tilings, path, marked)
+            save_picture(instance, tilings, path, marked, cell, titles)
         except OSError as e:
             raise TilesatError(f"cannot write {path}: {e.strerror or e}") from None
 
 
-def save_picture(instance: Instance, tilings: list[Tiling], path, marked: set | None = None) -> None:
-    """Write ``path`` as SVG, or as a raster image (PNG, ...) by its ending."""
+def save_picture(instance: Instance, tilings: list[Tiling | None], path, marked: set | None = None,
+                 cell: float | None = None, titles: list[str] | None = None) -> None:
+    """Write ``path`` as SVG, or as a raster image (PNG, ...) by its ending;
+    ``cell``: pixels a cell (SVG: 24 by default; PNG: 24, less on big boards)."""
     name = str(path)
     if name.lower().endswith(".svg"):
-        tiling_svg(instance, tilings, marked).save_svg(name)
+        tiling_svg(instance, tilings, marked, 24 if cell is None else cell, titles).save_svg(name)
         return
     import matplotlib.image
 
-    image = tiling_raster(instance, tilings, marked)
+    image = tiling_raster(instance, tilings, marked, None if cell is None else int(round(cell)), titles)
     try:
         matplotlib.image.imsave(name, image)
     except ValueError as e:  # an ending matplotlib has no format for
@@ -298,13 +362,13 @@ def save_certificate_pictures(instance: Instance, weights: dict, paths) -> None:
             raise TilesatError(f"cannot write {path}: {e}; use a name ending in .svg or .png") from None
 
 
-def _grid_svg(instance, tilings, marked, cell):
+def _grid_svg(instance, tilings, marked, cell, titles=None):
     from .cell_pictures import grid_svg
 
-    return grid_svg(instance, tilings, marked, cell)
+    return grid_svg(instance, tilings, marked, cell, titles)
 
 
-def _grid_raster(instance, tilings, marked, cell):
+def _grid_raster(instance, tilings, marked, cell, titles=None):
     from .cell_pictures import grid_raster
 
-    return grid_raster(instance, tilings, marked, cell)
+    return grid_raster(instance, tilings, marked, cell, titles)

@@ -14,6 +14,13 @@ PALETTE = [
 BLOCKED = "#333333"
 WRAP = "#d62728"
 POSITIVE, NEGATIVE = (214, 39, 40), (31, 119, 180)  # red and blue, white at zero
+#: Grid lines inside tiles, and between the open cells of an unsolved board (printed: darker).
+GRID_LINE, PUZZLE_LINE = "#00000040", "#00000099"
+
+
+def title_size(cell: float) -> float:
+    """The titles' font size (px) over pictures of ``cell`` px a cell; at least 14 px."""
+    return max(14.0, cell * 0.7)
 
 
 def per_row(n: int, rows: int, cols: int) -> int:
