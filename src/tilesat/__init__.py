@@ -34,6 +34,7 @@ _WHERE = {
     "generate_placements": "model.placements", "Result": "questions.solve", "TilingSearch": "questions.solve", "check_unique": "questions.solve",
     "iter_tilings": "questions.solve", "solve": "questions.solve", "make_solver": "sat.solvers", "solver_names": "sat.solvers",
     "Tile": "model.tiling", "Tiling": "model.tiling", "verify_tiling": "certify.verify",
+    "native_output": "running.stdout_guard", "reserve_stdout": "running.stdout_guard",
 }
 
 
@@ -55,6 +56,6 @@ __all__ = [
     "Board", "ENCODINGS", "Formula", "Instance", "Piece", "PieceRule", "Placements", "Result",
     "Tile", "Tiling", "TilesatError", "TilingSearch", "VerificationError", "builtin_piece",
     "check_unique", "compile_formula", "exactly_one", "format_instance", "free_polyominoes",
-    "generate_placements", "iter_tilings", "load_instance", "obstruction", "parse_instance",
-    "parse_pieces", "piece_set", "make_solver", "solve", "solver_names", "verify_tiling",
+    "generate_placements", "iter_tilings", "load_instance", "native_output", "obstruction", "parse_instance",
+    "parse_pieces", "piece_set", "make_solver", "reserve_stdout", "solve", "solver_names", "verify_tiling",
 ]

@@ -13,10 +13,12 @@ from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from ..running.inputs import read_json, read_text
 from ..sat.formula import DEFAULT_CARD, compile_formula
+from ..model.instance import Instance
 from ..model.placements import generate_placements
 from ..sat.proof import ProofError, verify_proof
 from ..questions.solve import Result
 from ..model.tiling import Tiling
+from ..certify.verify import problems
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,
@@ -50,7 +52,7 @@ def export_cmd(
     formula = compile_formula(placements, encoding, card)
     extra = []
     if block is not None:
-        extra.append(blocking_clause(placements, _read_tiling(block)))
+        extra.append(blocking_clause(placements, _read_tiling(block, instance)))
     try:
         with open_text(output, "w") as f:
             n = write_dimacs(formula, f, source=str(file), extra_clauses=extra, placement_comments=map_file is None)
@@ -63,7 +65,9 @@ def export_cmd(
                  markup=False)
 
 
-def _read_tiling(path: Path) -> Tiling:
+def _read_tiling(path: Path, instance: Instance) -> Tiling:
+    """--block's tiling (the JSON of solve --json, or its list of tiles), checked to be a
+    tiling of this instance: another board's tiling is one line, not a traceback."""
     data = read_json(path, MAX_TILING_BYTES, what="tiling file", why="a tiling is a few bytes a cell of its board")
     if isinstance(data, dict) and isinstance(data.get("tilings"), list) and data["tilings"]:
         data = data["tilings"][0]
@@ -72,7 +76,14 @@ def _read_tiling(path: Path) -> Tiling:
                            '{"piece": NAME, "cells": [[ROW, COL], ...]})')
     if not data:
         raise TilesatError(f"{path}: the tiling has no tile: blocking it would make the formula unsatisfiable")
-    return Tiling.from_json(data)
+    tiling = Tiling.from_json(data)
+    not_this_board = f"{path}: the blocked tiling is not a tiling of {instance.source}"
+    for tile in tiling:
+        if off := next((cell for cell in tile.cells if not instance.board.contains(cell)), None):
+            raise TilesatError(f"{not_this_board}: {tile.piece} covers {off}, off the board")
+    if wrong := problems(instance, tiling):
+        raise TilesatError(f"{not_this_board}: {wrong[0]}")
+    return tiling
 
 
 def _is_tile(tile) -> bool:
@@ -98,7 +109,7 @@ def decode_cmd(
     """Turn an external solver's answer on an exported CNF back into a verified tiling (exit 0; 3 none).
     With --block: 'no other tiling' (exit 0) or 'another tiling' (exit 1)."""
     instance = _load(file, pieces, wrap)
-    blocked = _read_tiling(block) if block is not None else None
+    blocked = _read_tiling(block, instance) if block is not None else None
     text = read_text(model, MAX_MODEL_BYTES, what="solver's output",
                      why="a solver's model of a tilesat formula is a few bytes a variable")
     answer = read_answer(text, where=str(model))

@@ -217,6 +217,9 @@ class DaskRunner:
             if cluster is not None:
                 with contextlib.suppress(Exception):
                     cluster.close(timeout=1)
+                # A close cut short by its timeout (its workers are dead already) would be tried
+                # again by distributed's exit hook for 10 s: the process lingered after its answer.
+                cluster.shutdown_on_close = False
         if cluster is not None:
             _kill_leftover_workers()
 
