@@ -1,0 +1,100 @@
+"""Bad input, as real processes: one line ``error: ...`` on stderr, nothing on
+stdout (with --json too), exit status 2, for every command."""
+
+import json
+
+import pytest
+
+from .process import INSTANCES, tilesat, usage_error
+
+L6 = INSTANCES / "lpanel-6x6.txt"
+
+FILES = {
+    "ragged.txt": "pieces: L4\n....\n...\n",
+    "unknown-piece.txt": "pieces: Q7\n....\n",
+    "bad-count.txt": "pieces: T5:x\n.....\n",
+    "not-a-model.txt": "hello\n",
+}
+
+#: --block files that are not a tiling of lpanel-6x6.txt, each as a user might hand one over.
+BLOCKS = {
+    "another-board.json": None,  # the 8x8 L-Panel's tiling (written from the session's boards)
+    "cells-out-of-range.json": [{"piece": "L4", "cells": [[100, 0], [100, 1], [100, 2], [101, 2]]}],
+    "negative-cells.json": [{"piece": "L4", "cells": [[-1, 0], [0, 1], [0, 2], [1, 2]]}],
+    "huge-cells.json": [{"piece": "L4", "cells": [[10 ** 30, 0], [0, 1], [0, 2], [1, 2]]}],
+    "float-cells.json": [{"piece": "L4", "cells": [[0.0, 0], [0, 1], [0, 2], [1, 2]]}],
+    "string-cells.json": [{"piece": "L4", "cells": ["ab", "cd"]}],
+    "three-coordinates.json": [{"piece": "L4", "cells": [[0, 0, 0], [0, 1, 0], [0, 2, 0], [1, 2, 0]]}],
+    "no-tiles.json": [],
+    "no-tilings.json": {"tilings": []},
+    "an-empty-tiling.json": {"tilings": [[]]},
+    "unknown-piece.json": [{"piece": "Q9", "cells": [[0, 0]]}],
+    "deeply-nested.json": "[" * 100_000 + "]" * 100_000,
+    "not-json.json": "{tilings",
+}
+
+
+@pytest.fixture(scope="module")
+def bad(boards, tmp_path_factory):
+    d = tmp_path_factory.mktemp("bad-input")
+    for name, text in FILES.items():
+        (d / name).write_text(text)
+    (d / "binary.txt").write_bytes(bytes(range(256)))
+    for name, data in BLOCKS.items():
+        if name == "another-board.json":
+            (d / name).write_text((boards / "lpanel-8x8-tiling.json").read_text())
+        else:
+            (d / name).write_text(data if isinstance(data, str) else json.dumps(data))
+    model = d / "model.txt"
+    model.write_text("s SATISFIABLE\nv 1 0\n")
+    return d
+
+
+@pytest.mark.parametrize("command, block", [("export", name) for name in sorted(BLOCKS)] + [
+    ("decode", "another-board.json"), ("decode", "huge-cells.json"), ("decode", "deeply-nested.json")])
+def test_block_that_is_not_a_tiling_of_the_board(bad, tmp_path, command, block):
+    """Was (export): a ValueError traceback from the board's index for another board's tiling,
+    RecursionError for deep JSON, an empty clause written for []."""
+    if command == "export":
+        run = tilesat("export", L6, "-o", tmp_path / "s.cnf", "--block", bad / block)
+        assert not (tmp_path / "s.cnf").exists()
+    else:
+        run = tilesat("decode", L6, bad / "model.txt", "--block", bad / block, "--json")
+    line = usage_error(run, mentions=str(bad / block))
+    assert "not a tiling" in line
+
+
+@pytest.mark.parametrize("args, mentions", [
+    (["check-unique", "{bad}/nothere.txt"], "cannot read"),
+    (["solve", "{bad}/ragged.txt", "--json"], "grid row has 3 cells"),
+    (["solve", "{bad}/unknown-piece.txt"], "unknown piece 'Q7'"),
+    (["info", "{bad}/binary.txt"], "not a text file"),
+    (["solve", str(INSTANCES)], "is a directory"),
+    (["pack", "{bad}/bad-count.txt", "--json"], "bad count 'x'"),
+    (["count", L6, "--method", "nope", "--json"], "unknown count method 'nope'"),
+    (["count", L6, "--method", "dlx", "--solver", "glucose4"], "--method dlx does not use it"),
+    (["count", L6, "--cluster", "nope"], "--cluster nope"),
+    (["check-unique", L6, "--encoding", "nope", "--json"], "unknown encoding 'nope'"),
+    (["solve", L6, "--solver", "nope"], "unknown solver 'nope'"),
+    (["solve", L6, "--timeout", "nan"], "--timeout nan"),
+    (["solve", L6, "--wrap", "sideways"], "unknown wrap 'sideways'"),
+    (["solve", L6, "--png", "{bad}/picture.jpg"], "must end in .png"),
+    (["list", L6, "--checkpoint", "{bad}/c.jsonl"], "--checkpoint needs --out"),
+    (["compare", "{bad}/nothere.txt"], "cannot read"),
+    (["decode", L6, "{bad}/not-a-model.txt"], "cannot read line 'hello'"),
+    (["export", L6, "-o", "{bad}/no/such/dir/s.cnf"], "no such directory"),
+    (["export-family", "nope", "--sizes", "4", "--out", "{bad}/fam"], "unknown family 'nope'"),
+    (["generate", "--size", "10"], "--size '10'"),
+    (["fuzz", "--encodings", "nope"], "unknown encoding 'nope'"),
+    (["tromino", "20"], "N must be between 1 and 13"),
+    (["pieces", "nope"], "unknown piece or set 'nope'"),
+    (["nope"], "No such command 'nope'"),
+    (["--max-memory", "nope", "solve", L6], "bad size 'nope'"),
+])
+def test_bad_input_is_one_line_and_exit_2(bad, args, mentions):
+    usage_error(tilesat(*[str(a).replace("{bad}", str(bad)) for a in args]), mentions)
+
+
+def test_verify_proof_of_nothing_is_rejected_in_one_line(bad):
+    run = tilesat("verify-proof", bad / "no-proof-here")
+    assert run.status == 1 and run.out == b"" and run.err == f"proof REJECTED: {bad / 'no-proof-here'}: no such directory\n"
