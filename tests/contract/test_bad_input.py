@@ -60,8 +60,7 @@ def test_block_that_is_not_a_tiling_of_the_board(bad, tmp_path, command, block):
         assert not (tmp_path / "s.cnf").exists()
     else:
         run = tilesat("decode", L6, bad / "model.txt", "--block", bad / block, "--json")
-    line = usage_error(run, mentions=str(bad / block))
-    assert "not a tiling" in line
+    usage_error(run, mentions=str(bad / block))
 
 
 @pytest.mark.parametrize("args, mentions", [

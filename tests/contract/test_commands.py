@@ -1,5 +1,5 @@
 """pack, compare, info, export, export-family, decode, verify-proof, generate,
-fuzz, tromino and pieces as real processes."""
+fuzz, tromino, pieces and explain as real processes."""
 
 import json
 
@@ -220,3 +220,17 @@ def test_fuzz_interrupted(tmp_path):
     run = interrupted("fuzz", "--examples", "100000", "--seed", "4", "--out", tmp_path / "f", busy_cpu=2.0)
     verdict(run, r"all agreed so far: \d+ examples", status=130)
     assert run.err.splitlines()[-1].startswith("interrupted: after "), run.describe()
+
+
+# --- explain --------------------------------------------------------------------
+
+def test_explain_text_multiple(tmp_path):
+    rooms = tmp_path / "rooms.txt"
+    rooms.write_text("pieces: L3\n...#...\n...#...\n")  # two rooms of 2x3, each tiled by L3 two ways
+    lines = verdict(tilesat("explain", rooms), r"multiple: 2 ambiguous regions; 0 of 12 open cells are settled", status=1)
+    assert lines[1:3] == ["AAA#BBB", "AAA#BBB"]
+
+
+def test_explain_json_none_with_the_lp_certificate(boards):
+    data = document(tilesat("explain", boards / "mut8.txt", "--json"), ("verdict", "stopped", "tilings"), status=3)
+    assert data["verdict"] == "none" and data["tilings"] == []
