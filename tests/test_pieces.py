@@ -1,7 +1,7 @@
 import pytest
 
 from tilesat.model.pieces import (
-    SET_SIZES, builtin_names, builtin_piece, canonical, free_polyominoes, parse_drawing, piece_set, transforms,
+    HEXOMINO_NAMES, SET_SIZES, builtin_names, builtin_piece, canonical, free_polyominoes, parse_drawing, piece_set, transforms,
 )
 
 
@@ -28,7 +28,7 @@ def test_sets(name, size):
 def test_letter_names():
     assert [p.name for p in piece_set("pentominoes")] == "F5 I5 L5 N5 P5 T5 U5 V5 W5 X5 Y5 Z5".split()
     assert [p.name for p in piece_set("tetrominoes")] == "I4 O4 T4 S4 L4".split()
-    assert piece_set("hexominoes")[0].name == "H6_00" and piece_set("hexominoes")[-1].name == "H6_34"
+    assert piece_set("hexominoes")[0].name == "I06" and piece_set("hexominoes")[-1].name == "X16"
     assert piece_set("heptominoes")[-1].name == "H7_107"
     assert builtin_piece("H7_042") == piece_set("heptominoes")[42]
     assert builtin_piece("monomino").name == "I1" and builtin_piece("domino").name == "I2"
@@ -59,3 +59,21 @@ def test_every_builtin_is_connected_and_round_trips():
         assert p.is_connected()
         assert parse_drawing(p.name, p.drawing()) == p
     assert not parse_drawing("D", "#.#").is_connected()
+
+
+def test_hexominoes_have_their_published_names_and_keep_the_old_ones():
+    members = piece_set("hexominoes")
+    assert sorted(p.name for p in members) == sorted(HEXOMINO_NAMES) and len(set(HEXOMINO_NAMES)) == 35
+    for i, p in enumerate(members):
+        assert builtin_piece(f"H6_{i:02d}") == p  # the enumeration's names still work
+        assert builtin_piece(p.name.lower()) == p
+    # the shapes the names are known for (Polyform Puzzler's drawings, as tilesat draws them)
+    def shape(drawing):
+        return canonical(parse_drawing("x", drawing).cells)
+    assert canonical(builtin_piece("I06").cells) == shape("######")
+    assert canonical(builtin_piece("O06").cells) == shape("###/###")
+    assert canonical(builtin_piece("L06").cells) == shape("#..../#####")
+    assert canonical(builtin_piece("X06").cells) == shape(".#../####/.#..")
+    assert canonical(builtin_piece("C06").cells) == shape("####/#..#")
+    assert canonical(builtin_piece("X16'").cells) == canonical(builtin_piece("X16").cells)  # free: a mirror image
+    assert builtin_piece("X16'").cells != builtin_piece("X16").cells

@@ -42,7 +42,7 @@ def test_count_text(boards, method, board):
 
 def test_count_text_up_to_symmetry_the_readme_line():
     lines = verdict(tilesat("count", INSTANCES / "pentomino-3x20.txt", "--up-to-symmetry"), COUNTED, status=0)
-    assert lines[0].startswith("count: 8 tilings, 2 up to symmetry (a group of order 4: ") and len(lines) == 1
+    assert lines[0].startswith("count: 8 tilings, 2 up to symmetry (the 4 symmetries of the rectangle)") and len(lines) == 1
 
 
 def test_count_json_certificate_race_stops_a_count_at_zero(boards):

@@ -21,7 +21,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn
 
 from ..running.control import Deadline, check_timeout, process_start, time_limit
 from ..sat.encodings import ENCODINGS
-from ..errors import TilesatError
+from ..errors import TilesatError, did_you_mean
 from ..sat.formula import CARD_ENCODINGS
 from ..model.instance import Instance, load_instance
 from ..questions.solve import SEARCH_METHODS
@@ -45,16 +45,34 @@ def one_of(words) -> str:
 FileArg = Annotated[Path, typer.Argument(help="Instance file (header lines, then a grid of '.' and '#').", show_default=False)]
 PiecesOpt = Annotated[Optional[str], typer.Option("--pieces", help="Override the file's 'pieces:' header, e.g. 'L4' or 'pentominoes:1'.")]
 WrapOpt = Annotated[Optional[str], typer.Option("--wrap", help="Override 'wrap:': none, rows, columns or both.")]
-EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", help=f"Exactly-one encoding: auto (pairwise on tight boards, ladder on open ones, else commander), {', '.join(ENCODINGS)}.")]
-SolverOpt = Annotated[str, typer.Option("--solver", "-s", help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
-MethodOpt = Annotated[str, typer.Option("--method", help=f"{one_of(SEARCH_METHODS)}: auto is dancing links when each piece is used at most once, a sweep on flat boards of 400+ open cells where pieces repeat freely, else SAT; sweep finds tilings by SAT windows moving across the board (SAT proves none/unique); dlx is dancing links (xcover).")]
-CardOpt = Annotated[str, typer.Option("--card", help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
+def completes(names):
+    """A shell-completion callback (typer's ``autocompletion``) offering the names that
+    start with what was typed; ``names`` is called only when the shell asks."""
+    return lambda incomplete: [n for n in names() if n.startswith(incomplete)]
+
+
+def _solver_names():
+    from ..sat.solvers import solver_names
+
+    return solver_names()
+
+
+def _drawings():
+    from ..showing.printing import DRAWINGS
+
+    return DRAWINGS
+
+
+EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", autocompletion=completes(lambda: ["auto", *ENCODINGS]), help=f"Exactly-one encoding: auto (pairwise on tight boards, ladder on open ones, else commander), {', '.join(ENCODINGS)}.")]
+SolverOpt = Annotated[str, typer.Option("--solver", "-s", autocompletion=completes(_solver_names), help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
+MethodOpt = Annotated[str, typer.Option("--method", autocompletion=completes(lambda: SEARCH_METHODS), help=f"{one_of(SEARCH_METHODS)}: auto is dancing links when each piece is used at most once, a sweep on flat boards of 400+ open cells where pieces repeat freely, else SAT; sweep finds tilings by SAT windows moving across the board (SAT proves none/unique); dlx is dancing links (xcover).")]
+CardOpt = Annotated[str, typer.Option("--card", autocompletion=completes(lambda: CARD_ENCODINGS), help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take, whatever the method or solver; then the verdict is 'unknown' (exit 124) with what was found.")]
 SvgOpt = Annotated[Optional[Path], typer.Option("--svg", help="Also draw the tiling(s) as SVG here.")]
 PngOpt = Annotated[Optional[Path], typer.Option("--png", help="Also draw the tiling(s) as PNG here.")]
 PdfOpt = Annotated[Optional[Path], typer.Option("--pdf", help="Also print the puzzle as a PDF: an A4 page with the board unsolved and the pieces to place, and a page with the solution (--draw chooses).")]
-DrawOpt = Annotated[Optional[str], typer.Option("--draw", metavar="WHAT", help="What the pictures show: puzzle (the board unsolved, for printing), solution, or both (the puzzle first). Default: both pages in --pdf; in --svg/--png the solution (generate: the puzzle).")]
+DrawOpt = Annotated[Optional[str], typer.Option("--draw", metavar="WHAT", autocompletion=completes(lambda: _drawings()), help="What the pictures show: puzzle (the board unsolved, for printing), solution, or both (the puzzle first). Default: both pages in --pdf; in --svg/--png the solution (generate: the puzzle).")]
 CellSizeOpt = Annotated[Optional[int], typer.Option("--cell-size", metavar="PX", min=2, max=400, help="Pixels a cell in --svg/--png (default 24; PNGs of big boards use less).")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")]
 JobsOpt = Annotated[str, typer.Option("--jobs", "-j", help="Race N diverse SAT configurations (encodings, CaDiCaL options, seeds, phases), each in its own process: the first verified answer wins; auto: one per core. 1: a single run.")]
@@ -75,6 +93,13 @@ def _out(width: int | None = None) -> Console:
 
 def _err() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def in_colour(console: Console) -> bool:
+    """Whether ``console`` shows colours: a terminal that rich's own detection
+    leaves colour on for (not under ``NO_COLOR``, nor on ``TERM=dumb``).
+    Without colour a tiling is drawn as piped output is, a letter per tile."""
+    return console.is_terminal and console.color_system is not None and not console.no_color
 
 
 def stdout_fails() -> bool:
@@ -227,10 +252,8 @@ KNOWN_ENDINGS = {"--svg": (".svg",), "--png": (".png",), "--pdf": (".pdf",), "--
 
 def check_draw(draw: str | None) -> str | None:
     """--draw's value, checked before any work."""
-    from ..showing.printing import DRAWINGS
-
-    if draw is not None and draw not in DRAWINGS:
-        raise TilesatError(f"--draw {draw!r}: use {one_of(DRAWINGS)}")
+    if draw is not None and draw not in _drawings():
+        raise TilesatError(f"--draw {draw!r}{did_you_mean(draw, _drawings())}: use {one_of(_drawings())}")
     return draw
 
 

@@ -16,7 +16,8 @@ from ..running.control import TimedOut
 from ..questions.count import LIST_METHODS, METHODS, count_tilings, iter_tilings_by
 from ..sat.options import SatOptions
 from ..sat.encodings import DEFAULT_ENCODING
-from ..errors import TilesatError
+from ..errors import TilesatError, plural
+from ..model.symmetry import describe_symmetries
 from ..sat.formula import DEFAULT_CARD
 from ..showing.pictures import save_pictures
 from ..showing.render import plain_rows, rich_tiling
@@ -27,7 +28,7 @@ from .root import app
 from .search import _show_certificate, certificate_mode
 from .common import (
     EXIT_TIMEOUT, CardOpt, CellSizeOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
-    TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit, run_limit,
+    TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly, in_colour, interrupted_exit, run_limit,
 )
 
 
@@ -94,7 +95,7 @@ def count_cmd(
     if as_json:
         print(json.dumps(result.to_json()))
     else:
-        _out().print(_count_text(result), markup=False)
+        _out().print(_count_text(result, instance.board.grid), markup=False)
         if result.certificate is not None:
             _show_certificate(instance, result.certificate)
     if result.interrupted:
@@ -114,23 +115,22 @@ def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int, sp
                            "--checkpoint or --cluster")
 
 
-def _count_text(r) -> str:
+def _count_text(r, grid: str = "square") -> str:
     if r.exact:
-        amount = f"{r.count:,} tilings"
+        amount = plural(r.count, "tiling")
     elif r.estimate and not (r.interrupted or r.timed_out):
-        amount = (f"about {r.count:,} tilings (ApproxMC estimate: within a factor {1 + r.estimate['epsilon']:g} "
+        amount = (f"about {plural(r.count, 'tiling')} (ApproxMC estimate: within a factor {1 + r.estimate['epsilon']:g} "
                   f"of the true count with probability at least {1 - r.estimate['delta']:g})")
     else:
         stopped = "interrupted" if r.interrupted else ("time limit reached" if r.timed_out else "stopped at --limit")
-        amount = f"at least {r.count:,} tilings ({stopped})"
+        amount = f"at least {plural(r.count, 'tiling')} ({stopped})"
     if r.group is not None and r.up_to_symmetry is not None:
         about = "" if r.exact else "about "
-        amount += (f", {about}{r.up_to_symmetry:,} up to symmetry (a group of order {r.group_order}: "
-                   f"{', '.join(r.group)})")
+        amount += f", {about}{r.up_to_symmetry:,} up to symmetry ({describe_symmetries(r.group, grid)})"
     why = f"; {r.reason}" if r.reason else ""
-    split = f", {r.units} units in {r.jobs} processes" if r.jobs > 1 else ""
+    split = f", {plural(r.units, 'unit')} in {r.jobs} processes" if r.jobs > 1 else ""
     if r.cluster:
-        split = f", {r.units} units on a Dask cluster of {r.jobs} workers"
+        split = f", {plural(r.units, 'unit')} on a Dask cluster of {plural(r.jobs, 'worker')}"
     if r.resumed:
         split += f" ({r.resumed} finished before, from the checkpoint)"
     return f"count: {amount}, by {r.method} ({r.why}){split}, {r.seconds:.3f} s{why}"
@@ -184,10 +184,10 @@ def list_cmd(
                         sink.flush()  # each line is complete as soon as it is found
                     else:
                         console.print(f"tiling {len(found)}", markup=False)
-                        console.print(rich_tiling(instance, tiling) if console.is_terminal else "\n".join(plain_rows(instance, tiling)), markup=False)
+                        console.print(rich_tiling(instance, tiling) if in_colour(console) else "\n".join(plain_rows(instance, tiling)), markup=False)
                         console.print()
             except KeyboardInterrupt:
-                _err().print(f"interrupted after {len(found)} tilings", markup=False)
+                _err().print(f"interrupted after {plural(len(found), 'tiling')}", markup=False)
                 raise interrupted_exit() from None
             except TimedOut:
                 complete, timed_out = False, True
@@ -206,7 +206,7 @@ def list_cmd(
         save_pictures(instance, found, [svg, png], cell=cell_size, titles=titles)
     what = "all" if complete else "the first"
     why = f": no tiling exists ({tilings.reason})" if complete and not found and tilings.reason else ""
-    _err().print(f"listed {what} {len(found)} tilings" + (f" to {out}" if out else "") + why
+    _err().print(f"listed {what} {plural(len(found), 'tiling')}" + (f" to {out}" if out else "") + why
                  + (f" (time limit of {options.timeout:g} s reached)" if timed_out else ""), markup=False)
     if timed_out:
         raise typer.Exit(EXIT_TIMEOUT)
@@ -266,7 +266,7 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
                 book.add(i, listing.units[i], tilings=n, offset=sink.tell())
                 n = 0
         except KeyboardInterrupt:
-            err.print(f"interrupted after {listed} tilings ({before} listed before); the same command resumes",
+            err.print(f"interrupted after {plural(listed, 'tiling')} ({before} listed before); the same command resumes",
                       markup=False)
             raise interrupted_exit() from None
         except TimedOut:
@@ -280,7 +280,7 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
     what = "the first" if timed_out else "all"
     why = f": no tiling exists ({listing.reason})" if listing.reason and not listed else ""
     again = f", {before} of them before resuming" if before else ""
-    _err().print(f"listed {what} {listed} tilings to {out}{again}{why}"
+    _err().print(f"listed {what} {plural(listed, 'tiling')} to {out}{again}{why}"
                  + (f" (time limit of {options.timeout:g} s reached; the same command resumes)" if timed_out else ""),
                  markup=False)
     if timed_out:

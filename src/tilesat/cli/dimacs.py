@@ -10,7 +10,7 @@ import typer
 
 from ..sat.dimacs import blocking_clause, decode_answer, open_text, placement_map, read_answer, write_dimacs
 from ..sat.encodings import DEFAULT_ENCODING
-from ..errors import TilesatError
+from ..errors import TilesatError, plural
 from ..running.inputs import read_json, read_text
 from ..sat.formula import DEFAULT_CARD, compile_formula
 from ..model.instance import Instance
@@ -124,7 +124,7 @@ def decode_cmd(
         print(_json(result))
     else:
         _report(instance, result, {
-            "solved": f"solved: a tiling with {{ntiles}} tiles (decoded from {model})",
+            "solved": f"solved: a tiling with {{tiles}} (decoded from {model})",
             "unique": f"unique: no other tiling: the one in {block} is the only one (the solver said UNSATISFIABLE)",
             "multiple": f"multiple: another tiling (decoded from {model}); it differs from the one in {block} at {{ndiff}} cells (marked *)",
         }.get(verdict, ""))
@@ -166,6 +166,6 @@ def export_family_cmd(
                          lambda message: err.print(f"making {message}", markup=False) if err.is_terminal else None)
     for item in index:
         exp = item["expected"]
-        count = f", {exp['tilings']} tilings" if exp["tilings"] is not None else ""
+        count = f", {plural(exp['tilings'], 'tiling')}" if exp["tilings"] is not None else ""
         _out().print(f"{out / item['cnf']}: expected {exp['answer']}{count}", markup=False)
-    err.print(f"wrote {len(index)} instances and {out / INDEX.format(family=name)}", markup=False)
+    err.print(f"wrote {plural(len(index), 'instance')} and {out / INDEX.format(family=name)}", markup=False)

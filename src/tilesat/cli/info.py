@@ -12,10 +12,10 @@ from ..certify.certificate import lp_gate
 from ..certify.checks import area_check, placement_check, region_check
 from ..questions.count import COUNTERS, CertificateRace
 from ..sat.encodings import ENCODINGS
-from ..errors import TilesatError
+from ..errors import TilesatError, did_you_mean
 from ..sat.formula import DEFAULT_CARD, compile_formula, resolve_encoding
 from ..model.grids import GRIDS, get_grid
-from ..model.pieces import (builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set,
+from ..model.pieces import (all_builtin_names, builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set,
                       grid_sets)
 from ..showing.render import pieces_sheet
 from ..model.placements import generate_placements
@@ -152,7 +152,7 @@ def pieces_cmd(
         try:
             items = [grid_builtin_piece(name, lattice)]
         except KeyError:
-            raise TilesatError(f"unknown piece or set {name!r} on the {lattice} grid; sets are {', '.join(sets)}") from None
+            raise TilesatError(f"unknown piece or set {name!r} on the {lattice} grid{did_you_mean(name, all_builtin_names(lattice))}; sets are {', '.join(sets)}") from None
     out = _out()
     if shapes:
         for p in items:

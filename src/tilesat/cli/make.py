@@ -17,7 +17,7 @@ from ..model.board import Board
 from ..running.control import TimedOut, check_timeout
 from ..sat.options import SatOptions
 from ..sat.encodings import DEFAULT_ENCODING
-from ..errors import TilesatError
+from ..errors import TilesatError, plural
 from ..making.generate import DIFFICULTIES, generate_puzzle
 from ..model.grids import GRIDS, get_grid
 from ..model.instance import Instance, format_instance, parse_pieces
@@ -96,12 +96,12 @@ def generate_cmd(
             + f" --pieces '{pieces}' --seed {seed}"
             + (f" --blocked {blocked}" if blocked is not None else "")
             + (f" --difficulty {difficulty}" if difficulty is not None else ""))
-    how = (f"a random packing (empty cells black), then {puzzle.blacked} tiles blacked out until deduction settled it."
+    how = (f"a random packing (empty cells black), then {plural(puzzle.blacked, 'tile')} blacked out until deduction settled it."
            if puzzle.blacked or not any(r.min > 0 for r in rules) else
            f"a random packing (empty cells black), unique at try {puzzle.tries}.")
     text = format_instance(puzzle.instance, [f"{made}: {how}", graded.sentence(), "expect: unique"])
     message = (f"generated a unique {dims}{'' if grid == 'square' else ' ' + grid} board in {seconds:.2f} s (seed {seed}); "
-               f"grade {graded.grade}, {graded.rounds} deduction round{'s' if graded.rounds != 1 else ''}")
+               f"grade {graded.grade}, {plural(graded.rounds, 'deduction round')}")
     if out is not None:
         with writing(out):
             out.write_text(text)

@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..errors import plural
 from ..sat.encodings import DEFAULT_ENCODING
 from ..sat.formula import DEFAULT_CARD
 from ..sat.options import SatOptions
@@ -23,7 +24,8 @@ from .root import app
 from .search import BreakSymmetryOpt
 from .common import (
     EXIT_NONE, EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, PiecesOpt, PngOpt,
-    SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, interrupted_exit, run_limit,
+    SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, in_colour, interrupted_exit,
+    run_limit,
 )
 
 
@@ -90,9 +92,9 @@ def pack_cmd(
             else:
                 out.print(f"at least {result.optimum} {unit} ({_stopped(result)}: not proved optimal)", markup=False)
             used = ", ".join(f"{n} x {name}" for name, n in sorted(Counter(t.piece for t in result.packing).items()))
-            out.print(f"a packing with {len(result.packing)} pieces ({used}), "
+            out.print(f"a packing with {plural(len(result.packing), 'piece')} ({used}), "
                       f"{sum(len(t.cells) for t in result.packing)} of {instance.board.area} cells covered", markup=False)
-            out.print(rich_tiling(instance, result.packing) if out.is_terminal else "\n".join(plain_rows(instance, result.packing)), markup=False)
+            out.print(rich_tiling(instance, result.packing) if in_colour(out) else "\n".join(plain_rows(instance, result.packing)), markup=False)
         s = result.stats
         if out.is_terminal and "variables" in s:
             out.print(f"{s['variables']} variables, {s['clauses']} clauses, {s['encoding']} + {s['solver']}, "

@@ -77,7 +77,8 @@ def _usage_message(e) -> str:
 
 app = typer.Typer(
     cls=TilesatGroup,
-    add_completion=False,
+    add_completion=True,  # typer's --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+    context_settings={"help_option_names": ["-h", "--help"]},  # every command inherits -h
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Polyomino tiling compiled to SAT: solve boards, check that a puzzle's solution is unique.",

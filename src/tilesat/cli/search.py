@@ -16,7 +16,7 @@ from ..showing.render import diff_rows, plain_rows, rich_side_by_side, rich_tili
 from ..sat.options import SatOptions
 from ..running.control import TimedOut
 from ..making.grade import Grade, grade
-from ..errors import TilesatError
+from ..errors import TilesatError, plural
 from ..engines.portfolio import check_jobs
 from ..questions.solve import UNIQUE_REFUSAL, Result, check_unique, solve
 from ..sat.solvers import DEFAULT_SOLVER
@@ -26,7 +26,7 @@ from ..model.tiling import differing_cells
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, CellSizeOpt, DrawOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt,
-    JsonOpt, MethodOpt, PdfOpt, PiecesOpt, PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_draw, check_outputs, _err,
+    JsonOpt, MethodOpt, PdfOpt, PiecesOpt, PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_draw, check_outputs, _err, in_colour,
     _load, _out, _progress, friendly, run_limit,
 )
 
@@ -107,7 +107,7 @@ def _show_certificate(instance: Instance, cert) -> None:
     what = f"cell weights mod {cert.modulus}" if cert.modulus is not None else "cell weights"
     rules = ", ".join(f"{name} {mu:+d}" for name, mu in sorted(cert.rules.items()))
     out.print(f"{what}{'; piece multipliers: ' + rules if rules else ''}:", markup=False)
-    out.print(rich_weights(instance, cert.weights) if out.is_terminal else "\n".join(weight_rows(instance, cert.weights)),
+    out.print(rich_weights(instance, cert.weights) if in_colour(out) else "\n".join(weight_rows(instance, cert.weights)),
               markup=False)
 
 
@@ -121,15 +121,15 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
     elif result.verdict == "unknown":
         out.print(_unknown_text(result), markup=False)
         if tilings:
-            out.print(rich_tiling(instance, tilings[0]) if out.is_terminal else "\n".join(plain_rows(instance, tilings[0])), markup=False)
+            out.print(rich_tiling(instance, tilings[0]) if in_colour(out) else "\n".join(plain_rows(instance, tilings[0])), markup=False)
     elif len(tilings) == 1:
-        out.print(headline.format(ntiles=len(tilings[0])), markup=False)
-        out.print(rich_tiling(instance, tilings[0]) if out.is_terminal else "\n".join(plain_rows(instance, tilings[0])), markup=False)
+        out.print(headline.format(tiles=plural(len(tilings[0]), "tile")), markup=False)
+        out.print(rich_tiling(instance, tilings[0]) if in_colour(out) else "\n".join(plain_rows(instance, tilings[0])), markup=False)
     else:
         diff = differing_cells(tilings[0], tilings[1])
         out.print(headline.format(ndiff=len(diff)), markup=False)
         titles = ["tiling 1", "tiling 2"]
-        if out.is_terminal:
+        if in_colour(out):
             out.print(rich_side_by_side(instance, tilings, titles, diff))
         else:
             blocks = [plain_rows(instance, t) for t in tilings] + [diff_rows(instance, diff)]
@@ -232,7 +232,7 @@ def solve_cmd(
 ):
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
-                     {"solved": "solved: a tiling with {ntiles} tiles"}, svg, png, force, certificate, jobs=jobs,
+                     {"solved": "solved: a tiling with {tiles}"}, svg, png, force, certificate, jobs=jobs,
                      break_symmetry=break_symmetry, pdf=pdf, draw=draw, cell_size=cell_size)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..model.board import Board
 from ..running.control import TimedOut, deadline, time_limit
-from ..errors import TilesatError
+from ..errors import TilesatError, did_you_mean
 from ..sat.formula import compile_formula
 from .grade import GRADES, Contradiction, Deducer, Grade, _Structure, grade
 from ..model.instance import Instance, PieceRule
@@ -280,7 +280,7 @@ def generate_puzzle(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: in
         raise TilesatError(f"layers: only cube boards have them (this one is {grid})")
     shape = (layers, rows, cols) if grid == "cube" else (rows, cols)
     if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise TilesatError(f"unknown difficulty {difficulty!r}; use one of: {', '.join(DIFFICULTIES)}")
+        raise TilesatError(f"unknown difficulty {difficulty!r}{did_you_mean(difficulty, DIFFICULTIES)}; use one of: {', '.join(DIFFICULTIES)}")
     progress = progress or (lambda message, done=None, total=None: None)
     t0 = time.perf_counter()
     with time_limit(timeout):

@@ -37,7 +37,7 @@ import pysolvers
 from pysat.solvers import Solver
 
 from ..running.control import deadline
-from ..errors import TilesatError
+from ..errors import TilesatError, plural
 from ..sat.formula import compile_formula
 from ..model.instance import Instance
 from ..model.placements import Placements, generate_placements
@@ -219,13 +219,13 @@ class Grade:
         if self.grade == "easy":
             how = "propagation alone places every tile"
         elif self.grade == "medium":
-            how = (f"propagation places {self.forced} tiles, then probing rules out {self.ruled_out} placements "
+            how = (f"propagation places {plural(self.forced, 'tile')}, then probing rules out {plural(self.ruled_out, 'placement')} "
                    f"and settles the rest")
         else:
-            how = (f"deduction stops with {self.cells_left} cells open ({self.ruled_out} placements ruled out "
+            how = (f"deduction stops with {plural(self.cells_left, 'cell')} open ({plural(self.ruled_out, 'placement')} ruled out "
                    f"by probing); the rest needs guessing"
-                   + (f" ({self.guesses} solver decisions)" if self.guesses is not None else ""))
-        return f"grade: {self.grade} ({self.rounds} deduction round{'s' if self.rounds != 1 else ''}): {how}"
+                   + (f" ({plural(self.guesses, 'solver decision')})" if self.guesses is not None else ""))
+        return f"grade: {self.grade} ({plural(self.rounds, 'deduction round')}): {how}"
 
 
 def _where(placements: Placements, p: int) -> str:

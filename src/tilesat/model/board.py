@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import TilesatError
+from ..errors import TilesatError, did_you_mean
 from .grids import get_grid
 
 WRAPS = ("none", "rows", "columns", "both")
@@ -33,7 +33,7 @@ class Board:
 
     def __post_init__(self):
         if self.wrap not in WRAPS:
-            raise TilesatError(f"unknown wrap {self.wrap!r}; use one of {', '.join(WRAPS)}")
+            raise TilesatError(f"unknown wrap {self.wrap!r}{did_you_mean(str(self.wrap), WRAPS)}; use one of {', '.join(WRAPS)}")
         lattice = get_grid(self.grid)
         object.__setattr__(self, "grid", lattice.name)
         if self.wrap != "none" and lattice.name != "square":

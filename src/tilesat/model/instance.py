@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from . import footprint
 from ..running import memory
 from .board import WRAPS, Board
-from ..errors import TilesatError
+from ..errors import TilesatError, did_you_mean
 from .grids import GRIDS, get_grid
 from ..running.inputs import read_text
 from .pieces import (
-    SET_ORIENT, Piece, builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set, grid_sets,
+    SET_ORIENT, Piece, all_builtin_names, builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set, grid_sets,
     is_set, parse_drawing, piece_set, set_names,
 )
 
@@ -121,7 +121,7 @@ def resolve_name(name: str, shapes: dict[str, Piece], grid: str = "square") -> l
             custom = f"; shapes of this file: {', '.join(shapes)}" if shapes else ""
             names = grid_builtin_names(grid)
             raise TilesatError(
-                f"unknown piece {name!r} on the {grid} grid: built-in pieces are {names[0]}..{names[-1]}; "
+                f"unknown piece {name!r} on the {grid} grid{did_you_mean(name, all_builtin_names(grid))}: built-in pieces are {names[0]}..{names[-1]}; "
                 f"sets are {', '.join(grid_sets(grid))}{custom}"
             ) from None
     if is_set(name):
@@ -131,8 +131,8 @@ def resolve_name(name: str, shapes: dict[str, Piece], grid: str = "square") -> l
     except KeyError:
         custom = f"; shapes of this file: {', '.join(shapes)}" if shapes else ""
         raise TilesatError(
-            f"unknown piece {name!r}: built-in pieces are {', '.join(builtin_names())}, "
-            f"monomino, domino, H6_00..H6_34, H7_000..H7_107, a chiral piece's mirror image with a prime (F5'); "
+            f"unknown piece {name!r}{did_you_mean(name, all_builtin_names() + list(shapes))}: built-in pieces are "
+            f"{', '.join(builtin_names())}, monomino, domino, the hexominoes A06..Z16 (or H6_00..H6_34), H7_000..H7_107, a chiral piece's mirror image with a prime (F5'); "
             f"sets are {', '.join(set_names())}{custom}"
         ) from None
 
@@ -229,10 +229,10 @@ def parse_instance(
             if key in headers:
                 fail(lineno, f"header {key!r} given twice (first on line {headers[key][0]})")
             if key == "grid" and value not in GRIDS:
-                fail(lineno, f"unknown grid {value!r}; use one of {', '.join(GRIDS)}")
+                fail(lineno, f"unknown grid {value!r}{did_you_mean(value, GRIDS)}; use one of {', '.join(GRIDS)}")
             headers[key] = (lineno, value)
         else:
-            fail(lineno, f"unknown header {key!r}; known headers are grid, pieces, shape, wrap")
+            fail(lineno, f"unknown header {key!r}{did_you_mean(key, ('grid', 'pieces', 'shape', 'wrap'))}; known headers are grid, pieces, shape, wrap")
 
     lattice = headers.get("grid", (0, "square"))[1]
     for name, (lineno, drawing) in shape_lines.items():

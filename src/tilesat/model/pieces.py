@@ -12,6 +12,7 @@ named by matching Golomb's letter shapes against the enumerated ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -182,6 +183,14 @@ _LETTER_DRAWINGS = {
     "Z5": "##./.#./.##",
 }
 ALIASES = {"monomino": "I1", "domino": "I2"}
+#: The hexominoes' published names, in the order of the enumeration (``H6_00`` ... ``H6_34``,
+#: still accepted): Polyform Puzzler's (D. Goodger), after Kadon's Sextillions naming; the
+#: letter is the one the piece resembles, a middle digit tells pieces of one letter apart.
+HEXOMINO_NAMES = (
+    "I06", "L06", "Y06", "Y16", "P06", "U06", "C06", "V06", "D06", "T16", "N16", "O06", "A06", "R06", "G06",
+    "J06", "N06", "H06", "T06", "S06", "F36", "W06", "Z16", "K06", "Q06", "F26", "W26", "M06", "E06", "F06",
+    "W16", "F16", "Z06", "X06", "X16",
+)
 SET_SIZES = {"trominoes": 3, "tetrominoes": 4, "pentominoes": 5, "hexominoes": 6, "heptominoes": 7}
 #: One-sided sets: every free piece of the set, plus the mirror image of each
 #: chiral one, named with a prime (``F5'``); their members turn but do not
@@ -260,6 +269,8 @@ def piece_set(name: str) -> tuple[Piece, ...]:
         if set(by_canon) != set(shapes):  # the letters must cover the enumeration
             raise AssertionError(f"letter shapes do not match the enumerated {name}")
         return tuple(builtin_piece(nm) for nm in _SET_LETTERS[n])
+    if n == 6:
+        return tuple(Piece(name, s) for name, s in zip(HEXOMINO_NAMES, shapes, strict=True))
     width = len(str(len(shapes) - 1))
     return tuple(Piece(f"H{n}_{i:0{width}d}", s) for i, s in enumerate(shapes))
 
@@ -275,6 +286,10 @@ def builtin_piece(name: str) -> Piece:
         return mirror(base)
     if key in _LETTER_DRAWINGS:
         return parse_drawing(key, _LETTER_DRAWINGS[key])
+    if key in HEXOMINO_NAMES:
+        return piece_set("hexominoes")[HEXOMINO_NAMES.index(key)]
+    if re.fullmatch(r"H6_\d\d", key) and int(key[3:]) < len(HEXOMINO_NAMES):  # the enumeration's names
+        return piece_set("hexominoes")[int(key[3:])]
     for set_name, n in SET_SIZES.items():
         if n >= 6 and key.startswith(f"H{n}_"):
             for p in piece_set(set_name):
@@ -285,6 +300,14 @@ def builtin_piece(name: str) -> Piece:
 
 def builtin_names() -> list[str]:
     return list(_LETTER_DRAWINGS)
+
+
+def all_builtin_names(grid: str = "square") -> list[str]:
+    """Every name a piece item may use on a grid: pieces, aliases, sets (for suggestions)."""
+    if grid != "square":
+        return grid_builtin_names(grid) + grid_sets(grid)
+    return (builtin_names() + list(ALIASES) + list(HEXOMINO_NAMES) + [p.name for p in piece_set("heptominoes")]
+            + set_names())
 
 
 # ---------------------------------------------------------------------------

@@ -176,3 +176,45 @@ class _RuleRows:
             else:
                 return None
         return perm
+
+
+#: Whole point groups with a short name: (grid, rotations, reflections) -> the shape they are the symmetries of.
+_SHAPES = {
+    ("square", 4, 4): "the square", ("square", 2, 2): "the rectangle",
+    ("cube", 24, 24): "the cube", ("cube", 8, 8): "a square prism", ("cube", 4, 4): "a box",
+    ("hex", 6, 6): "the hexagon", ("triangle", 6, 6): "the hexagon", ("triangle", 3, 3): "the triangle",
+    ("hex", 3, 3): "the triangle", ("hex", 2, 2): "the rhombus", ("triangle", 2, 2): "the rhombus",
+}
+
+
+def _point_words(names: list[str], grid: str) -> str:
+    rotations = sum(1 for n in names if n == "identity" or n.startswith("rotat"))
+    reflections = len(names) - rotations
+    if len(names) == 1:
+        return "the identity alone"
+    if len(names) == 2:
+        other = next(n for n in names if n != "identity")
+        return f"the identity and {'the half turn' if other in ('rotate 180', 'rotation 3') and grid != 'cube' else other}"
+    shape = _SHAPES.get((grid, rotations, reflections))
+    if shape == "the rectangle" and "flip rows" not in names:
+        shape = None  # the diagonals' reflections: no short name
+    if shape is not None:
+        return f"the {len(names)} symmetries of {shape}"
+    if not reflections:
+        return f"{len(names)} rotations"
+    return f"{len(names)} symmetries: {rotations} rotations (the identity among them) and {reflections} reflections"
+
+
+def describe_symmetries(names: list[str], grid: str = "square") -> str:
+    """A group of symmetries (:attr:`Symmetry.name` of each) in a few words:
+    ``the 8 symmetries of the square``, ``the 48 symmetries of the cube``,
+    ``the identity and the half turn``; on wrapped boards the point
+    symmetries and how many wrap shifts each is combined with."""
+    points = sorted({n.split(" + shift")[0] for n in names}, key=names.index)
+    words = _point_words(points, grid)
+    if len(points) == len(names):
+        return words
+    shifts = len(names) // len(points)
+    if shifts * len(points) == len(names):
+        return f"{len(names)} symmetries: {words}, each with {shifts} wrap shifts"
+    return f"{len(names)} symmetries: {words}, with wrap shifts"

@@ -27,7 +27,7 @@ from pysat.card import CardEnc, EncType
 
 from .encodings import AUTO, DEFAULT_ENCODING, NATIVE_ENCODINGS, choose_encoding, get_encoding
 from .encodings._util import pairs
-from ..errors import TilesatError
+from ..errors import TilesatError, did_you_mean
 from ..model.footprint import check_formula_memory
 from ..model.placements import Placements
 
@@ -212,7 +212,7 @@ def _dedupe_binary(blocks: list[np.ndarray], nplacements: int) -> list[np.ndarra
 
 def check_card_name(card: str) -> str:
     if card not in CARD_ENCODINGS:
-        raise TilesatError(f"unknown cardinality encoding {card!r}; choose one of: {', '.join(CARD_ENCODINGS)}")
+        raise TilesatError(f"unknown cardinality encoding {card!r}{did_you_mean(card, CARD_ENCODINGS)}; choose one of: {', '.join(CARD_ENCODINGS)}")
     return card
 
 

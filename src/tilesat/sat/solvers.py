@@ -32,7 +32,7 @@ from ..running.control import Child, ChildError, TimedOut, deadline, may_start_c
 from .dimacs import check_model, read_answer, write_dimacs
 from . import plugins
 from .encodings import AUTO_LADDER_BAND
-from ..errors import TilesatError
+from ..errors import TilesatError, did_you_mean
 from .plugins import EXTERNAL_PREFIX
 
 DEFAULT_SOLVER = "cadical195"
@@ -540,7 +540,7 @@ def check_solver_name(name: str) -> str:
     if canon is None and plugins.find_solver(name) is not None:
         return name  # an installed package's
     if canon is None or (canon in _pysat_names() and not _works(canon)):
-        raise TilesatError(f"unknown solver {name!r}; choose one of: {', '.join(solver_names())}, or ext:COMMAND, "
+        raise TilesatError(f"unknown solver {name!r}{did_you_mean(name, solver_names())}; choose one of: {', '.join(solver_names())}, or ext:COMMAND, "
                            f"or a plugin MODULE:CLASS or FILE.py:CLASS")
     return canon
 

@@ -28,7 +28,7 @@ What a grid provides (the protocol the rest of tilesat asks):
 
 from __future__ import annotations
 
-from ...errors import TilesatError
+from ...errors import TilesatError, did_you_mean
 from .base import Cell, CellMap, Grid  # noqa: F401
 from .cube import CubeGrid
 from .hex import HexGrid
@@ -50,4 +50,4 @@ def get_grid(name) -> Grid:
     try:
         return GRIDS[name]
     except KeyError:
-        raise TilesatError(f"unknown grid {name!r}; use one of {', '.join(GRIDS)}") from None
+        raise TilesatError(f"unknown grid {name!r}{did_you_mean(str(name), GRIDS)}; use one of {', '.join(GRIDS)}") from None

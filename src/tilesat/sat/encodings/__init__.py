@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plugins
-from ...errors import TilesatError
+from ...errors import TilesatError, did_you_mean
 from . import bitwise, commander, ladder, native, pairwise, product, seqcounter
 
 ENCODINGS = {
@@ -72,7 +72,7 @@ def check_encoding(name: str) -> str:
     if name == AUTO or name in ENCODINGS:
         return name
     if plugins.find_encoding(name) is None:
-        raise TilesatError(f"unknown encoding {name!r}; choose one of: {', '.join([AUTO] + encoding_names())}, "
+        raise TilesatError(f"unknown encoding {name!r}{did_you_mean(name, [AUTO] + encoding_names())}; choose one of: {', '.join([AUTO] + encoding_names())}, "
                            f"or a plugin MODULE:FUNCTION or FILE.py:FUNCTION")
     return name
 
