@@ -16,7 +16,11 @@ from typer.testing import CliRunner
 from tilesat import Board, Instance, PieceRule
 from tilesat.engines import burnside, frontier, pfaffian
 from tilesat.cli import app
-from tilesat.questions.count import Context, choose_method, count_tilings, dlx_problem
+from tilesat.engines.base import Context
+from tilesat.engines.dlx import dlx_problem
+from tilesat.engines.registry import get_engine
+from tilesat.questions.count import choose_method, count_tilings
+from tilesat.sat.options import SatOptions
 from tilesat.model.instance import INF, parse_instance
 from tilesat.model.placements import generate_placements
 from tilesat.model.symmetry import symmetry_group
@@ -217,8 +221,8 @@ def test_tromino_rectangles_up_to_symmetry_by_dancing_links_too():
     square = board("L3, I3", 6, 6)
     placements = generate_placements(square)
     group = symmetry_group(placements)
-    ctx = Context(square, "ganak", "pairwise", "cadical195", "seqcounter", group, 0.8, 0.2, 1, placements=placements)
-    expected = [count_tilings(square, "native").count] + [ctx.model_count(None, g) for g in group[1:]]
+    ctx = Context(square, get_engine("ganak"), SatOptions("pairwise", "cadical195", "seqcounter"), group, placements)
+    expected = [count_tilings(square, "native").count] + [ctx.engine.model_count(ctx, None, g) for g in group[1:]]
     assert burnside.fixed_counts(frontier, placements, group) == expected
     assert len(group) == 8 and min(expected) == 0 < expected[group.index(next(g for g in group if g.name == "rotate 90"))]
 

@@ -250,7 +250,10 @@ def test_every_unit_counting_method_adds_up_over_deep_units(method):
     tilings whichever method counts them: the 12 pentominoes in 3x20 (2
     classes, 8 tilings), raw and up to symmetry, unit by unit against the
     native enumeration."""
-    from tilesat.questions.count import Context, _classes
+    from tilesat.engines.base import Context
+    from tilesat.engines.registry import get_engine
+    from tilesat.questions.count import _classes
+    from tilesat.sat.options import SatOptions
 
     inst = load_instance(ROOT / "instances" / "pentomino-3x20.txt")
     placements = generate_placements(inst)
@@ -259,7 +262,7 @@ def test_every_unit_counting_method_adds_up_over_deep_units(method):
         g = group if up_to_symmetry else None
         units = plan_units(placements, g, split=True, target=12, orbits=None if up_to_symmetry else group)
         assert len(units) >= 12 and max(len(u.forced) for u in units) >= 2
-        ctx = Context(inst, method, "pairwise", "cadical195", "seqcounter", g, 0.8, 0.2, 1, placements=placements)
+        ctx = Context(inst, get_engine(method), SatOptions("pairwise", "cadical195", "seqcounter"), g, placements)
         if method in ("ganak", "blocking"):  # seconds per unit here: the deepest units with tilings only
             deep = sorted((u for u in units if _unit_fixed(inst, placements, g, u)[0]), key=lambda u: -len(u.forced))
             assert len(deep[0].forced) >= 2

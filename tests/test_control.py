@@ -247,7 +247,7 @@ def test_ext_command_that_cannot_be_split():
 def test_a_long_solve_reports_its_conflicts_while_it_runs(monkeypatch):
     """The progress display stays live: CaDiCaL in the child reports its conflicts between slices."""
     monkeypatch.setattr("tilesat.sat.solvers.CHILD_SLICE", 2_000)
-    from tilesat.questions.solve import TilingSearch
+    from tilesat.engines.sat import TilingSearch
 
     messages = []
     with TilingSearch(parse_instance(mutilated(16)), progress=lambda m, done=None, total=None: messages.append(m)) as s:

@@ -232,10 +232,11 @@ from hypothesis import given, reject, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from tilesat.certify.oracle import TooHard, board_maps, brute_force_tilings, orbit_count  # noqa: E402
 
-from tilesat.questions.count import COUNTERS, counter_engine  # noqa: E402
+from tilesat.engines.registry import engines  # noqa: E402
 from test_property import _args, instances  # noqa: E402
 
-from tilesat.questions.count import count_tilings, dlx_problem  # noqa: E402
+from tilesat.engines.dlx import dlx_problem  # noqa: E402
+from tilesat.questions.count import count_tilings  # noqa: E402
 
 
 @settings(max_examples=25)
@@ -258,10 +259,10 @@ def test_every_method_counts_like_the_oracle(instance, encoding):
             assert r.exact and r.count == len(truth), (method, jobs)
             if free:
                 assert r.up_to_symmetry == classes, (method, jobs, r.group)
-    for method in COUNTERS:  # whole-instance engines: raw counts
-        if counter_engine(method).problem(instance) is None:
-            r = count_tilings(instance, method)
-            assert r.exact and r.count == len(truth), method
+    for engine in engines("count").values():  # whole-instance engines: raw counts
+        if engine.whole and engine.problem(instance) is None:
+            r = count_tilings(instance, engine.name)
+            assert r.exact and r.count == len(truth), engine.name
 
 
 # --- honest options (issue 12) -------------------------------------------

@@ -1,6 +1,6 @@
 """count and list with the certificate check of "no tiling" (issue 14).
 
-By default the LP runs in a child beside the count (counting.CertificateRace)
+By default the LP runs in a child beside the count (tilesat.certify.schedule.LpRace)
 and stops it when it proves there is no tiling; --certificate runs it first,
 --no-certificate never.  Whatever the mode, the numbers and the tilings are
 the same, and a certificate is reported only where the brute-force oracle
@@ -22,6 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tilesat.certify import schedule
+from tilesat.engines.dlx import dlx_problem
 from tilesat.questions import count as counting
 from tilesat.certify.certificate import Certificate, check_certificate
 from tilesat.running.control import call_in_child, wait_step, watching
@@ -108,10 +110,10 @@ def test_list_by_blocking_is_stopped_by_the_certificate_too():
 
 def slow_lp(monkeypatch):
     """The LP's turn at once, and an LP that takes a minute."""
-    monkeypatch.setattr(counting, "RACE_HEAD_START", 0.0)
-    monkeypatch.setattr(counting, "LP_LOAD_SECONDS", 0.0)
-    monkeypatch.setattr(counting, "lp_estimate", lambda placements: 0.0)
-    monkeypatch.setattr(counting, "_lp_target", lambda conn, *args: time.sleep(60))
+    monkeypatch.setattr(schedule, "RACE_HEAD_START", 0.0)
+    monkeypatch.setattr(schedule, "LP_LOAD_SECONDS", 0.0)
+    monkeypatch.setattr(schedule, "lp_estimate", lambda placements: 0.0)
+    monkeypatch.setattr(schedule, "_lp_target", lambda conn, *args: time.sleep(60))
 
 
 def test_a_timeout_stops_the_lp_child_too(monkeypatch):
@@ -145,8 +147,8 @@ def test_a_count_that_finds_tilings_stops_the_lp(monkeypatch):
 
 
 def test_a_count_within_the_head_start_never_starts_the_lp(monkeypatch):
-    monkeypatch.setattr(counting, "RACE_HEAD_START", 60.0)
-    monkeypatch.setattr(counting, "Child", None)  # a fork would fail
+    monkeypatch.setattr(schedule, "RACE_HEAD_START", 60.0)
+    monkeypatch.setattr(schedule, "Child", None)  # a fork would fail
     instance = parse_instance((INSTANCES / "pentomino-3x20.txt").read_text())
     r = count_tilings(instance, "native")
     assert r.count == 8 and r.exact
@@ -274,7 +276,7 @@ def test_list_is_the_same_with_and_without_the_check(case):
     grid, wrap, instance = case
 
     def tilings(mode):
-        listing = iter_tilings_by(instance, "dlx" if counting.dlx_problem(instance) is None else "native",
+        listing = iter_tilings_by(instance, "dlx" if dlx_problem(instance) is None else "native",
                                   limit=50, certificates=mode)
         return [json.dumps(t.to_json(), sort_keys=True) for t in listing], listing
 

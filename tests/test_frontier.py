@@ -8,7 +8,8 @@ from tilesat.certify.oracle import TooHard, brute_force_tilings
 from test_property import _args, instances
 
 from tilesat.engines import frontier
-from tilesat.questions.count import count_tilings, dlx_problem
+from tilesat.engines.dlx import dlx_problem
+from tilesat.questions.count import count_tilings
 from tilesat.model.instance import parse_instance
 
 

@@ -15,7 +15,8 @@ from tilesat.certify.oracle import TooHard, brute_force_tilings
 
 from tilesat.engines import pfaffian
 from tilesat.model.board import Board
-from tilesat.questions.count import count_tilings, dlx_problem
+from tilesat.engines.dlx import dlx_problem
+from tilesat.questions.count import count_tilings
 from tilesat.model.instance import INF, Instance, PieceRule, parse_instance
 from tilesat.model.pieces import Piece
 

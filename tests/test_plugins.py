@@ -231,7 +231,7 @@ def test_the_example_solver_runs_and_honours_the_timeout(tmp_path):
     from test_control import mutilated
     from tilesat import parse_instance
     from tilesat.running.control import TimedOut
-    from tilesat.questions.solve import TilingSearch
+    from tilesat.engines.sat import TilingSearch
 
     search = TilingSearch(parse_instance(mutilated(16)), solver=MY_SOLVER, certificates=False, timeout=1.5)
     t0 = time.perf_counter()

@@ -10,7 +10,7 @@ on 3x20 pentominoes gave 64 classes instead of 8, the required placement lost.
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tilesat.model.instance import parse_instance
-from tilesat.questions.solve import TilingSearch
+from tilesat.engines.sat import TilingSearch
 
 
 @st.composite

@@ -64,7 +64,7 @@ def cli(argv, tmp_path, instance_text):
 def _without_times(data):
     """The JSON with the measured times (which differ from run to run) taken
     out, and count's certificate_check: whether its LP race started depends on
-    how long the count took (counting.CertificateRace's head start)."""
+    how long the count took (tilesat.certify.schedule.LpRace's head start)."""
     if isinstance(data, dict):
         return {k: _without_times(v) for k, v in data.items()
                 if not k.endswith("seconds") and k != "certificate_check"}

@@ -24,7 +24,8 @@ from tilesat.model.board import Board
 from tilesat.running.control import TimedOut, time_limit
 from tilesat.errors import TilesatError
 from tilesat.model.placements import generate_placements
-from tilesat.questions.solve import TilingSearch, choose_search_method
+from tilesat.engines.sat import TilingSearch
+from tilesat.questions.solve import choose_search_method
 from tilesat.sat.solvers import PysatSolver
 from tilesat.engines.sweep import Sweep, SweepStats, other_tiling, sweep_problem, sweep_tiling
 from tilesat.model.tiling import Tiling

@@ -57,7 +57,7 @@ def test_blocked_cells_counts_orientation_and_wrap():
 
 
 def test_a_pipeline_bug_crashes_loudly(monkeypatch):
-    import tilesat.questions.solve as search
+    import tilesat.engines.sat as search
 
     real = search.tiling_from_model
 

@@ -31,7 +31,7 @@ _WHERE = {
     "Instance": "model.instance", "PieceRule": "model.instance", "format_instance": "model.instance", "load_instance": "model.instance",
     "parse_instance": "model.instance", "parse_pieces": "model.instance", "Piece": "model.pieces", "builtin_piece": "model.pieces",
     "free_polyominoes": "model.pieces", "piece_set": "model.pieces", "Placements": "model.placements",
-    "generate_placements": "model.placements", "Result": "questions.solve", "TilingSearch": "questions.solve", "check_unique": "questions.solve",
+    "generate_placements": "model.placements", "Result": "questions.solve", "TilingSearch": "engines.sat", "check_unique": "questions.solve",
     "iter_tilings": "questions.solve", "solve": "questions.solve", "make_solver": "sat.solvers", "solver_names": "sat.solvers",
     "Tile": "model.tiling", "Tiling": "model.tiling", "verify_tiling": "certify.verify",
     "native_output": "running.stdout_guard", "reserve_stdout": "running.stdout_guard",

@@ -24,7 +24,8 @@ from ..sat.encodings import ENCODINGS
 from ..errors import TilesatError, did_you_mean
 from ..sat.formula import CARD_ENCODINGS
 from ..model.instance import Instance, load_instance
-from ..questions.solve import SEARCH_METHODS
+from ..engines.auto import method_help
+from ..engines.registry import method_names
 
 EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
@@ -65,7 +66,7 @@ def _drawings():
 
 EncodingOpt = Annotated[str, typer.Option("--encoding", "-e", autocompletion=completes(lambda: ["auto", *ENCODINGS]), help=f"Exactly-one encoding: auto (pairwise on tight boards, ladder on open ones, else commander), {', '.join(ENCODINGS)}.")]
 SolverOpt = Annotated[str, typer.Option("--solver", "-s", autocompletion=completes(_solver_names), help="PySAT solver name (cadical195, glucose4, kissat404, ...).")]
-MethodOpt = Annotated[str, typer.Option("--method", autocompletion=completes(lambda: SEARCH_METHODS), help=f"{one_of(SEARCH_METHODS)}: auto is dancing links when each piece is used at most once, a sweep on flat boards of 400+ open cells where pieces repeat freely, else SAT; sweep finds tilings by SAT windows moving across the board (SAT proves none/unique); dlx is dancing links (xcover).")]
+MethodOpt = Annotated[str, typer.Option("--method", autocompletion=completes(lambda: method_names("find")), help=method_help("find"))]
 CardOpt = Annotated[str, typer.Option("--card", autocompletion=completes(lambda: CARD_ENCODINGS), help=f"Cardinality encoding for piece counts: {', '.join(CARD_ENCODINGS)}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of pictures.")]
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take, whatever the method or solver; then the verdict is 'unknown' (exit 124) with what was found.")]

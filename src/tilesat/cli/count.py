@@ -13,7 +13,8 @@ import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..running.control import TimedOut
-from ..questions.count import LIST_METHODS, METHODS, count_tilings, iter_tilings_by
+from ..engines.auto import method_help
+from ..questions.count import count_tilings, iter_tilings_by
 from ..sat.options import SatOptions
 from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError, plural
@@ -22,7 +23,6 @@ from ..sat.formula import DEFAULT_CARD
 from ..showing.pictures import save_pictures
 from ..showing.render import plain_rows, rich_tiling
 from ..sat.solvers import DEFAULT_SOLVER
-from ..questions.lexleader import count_classes
 from ..model.tiling import Tiling
 from .root import app
 from .search import _show_certificate, certificate_mode
@@ -49,7 +49,7 @@ CheckpointOpt = Annotated[Optional[Path], typer.Option(
 @friendly
 def count_cmd(
     file: FileArg,
-    method: Annotated[str, typer.Option("--method", help=f"{', '.join(METHODS)}: blocking = SAT + blocking clauses, ganak = exact #SAT, approx = ApproxMC estimate, dlx = exact cover (dancing links), native = compiled enumerator, pfaffian = Kasteleyn determinant (dominoes), frontier = transfer-matrix DP; auto picks and says why.")] = "auto",
+    method: Annotated[str, typer.Option("--method", help=method_help("count"))] = "auto",
     up_to_symmetry: Annotated[bool, typer.Option("--up-to-symmetry", help="Also count classes under the board's rotations, reflections (and wrap shifts), by Burnside's lemma.")] = False,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Stop after N tilings and report 'at least N'.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Split the work into independent cubes run in N processes.")] = 1,
@@ -85,13 +85,10 @@ def count_cmd(
             progress.update(task, tilings=tilings, completed=done, total=total,
                             rate=tilings / max(time.perf_counter() - t0, 1e-9))
 
-        if break_symmetry:
-            result = count_classes(instance, progress=report, **vars(options))
-        else:
-            result = count_tilings(instance, method, up_to_symmetry=up_to_symmetry, limit=limit, jobs=jobs,
-                                   epsilon=epsilon, delta=delta, progress=report,
-                                   certificates=certificate_mode(certificate), checkpoint=checkpoint,
-                                   cluster=cluster, address=address, **vars(options))
+        result = count_tilings(instance, "lexleader" if break_symmetry else method, up_to_symmetry=up_to_symmetry,
+                               limit=limit, jobs=jobs, epsilon=epsilon, delta=delta, progress=report,
+                               certificates=certificate_mode(certificate), checkpoint=checkpoint,
+                               cluster=cluster, address=address, **vars(options))
     if as_json:
         print(json.dumps(result.to_json()))
     else:
@@ -141,7 +138,7 @@ def _count_text(r, grid: str = "square") -> str:
 def list_cmd(
     file: FileArg,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
-    method: Annotated[str, typer.Option("--method", help=f"{', '.join(LIST_METHODS)}: native = the compiled enumerator (any piece counts), dlx = exact cover (dancing links), blocking = SAT + blocking clauses; auto = native, or blocking when SAT options are given.")] = "auto",
+    method: Annotated[str, typer.Option("--method", help=method_help("list"))] = "auto",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one JSON tiling per line here instead of pictures.")] = None,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,

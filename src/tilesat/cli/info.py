@@ -10,7 +10,8 @@ from rich.table import Table
 
 from ..certify.certificate import lp_gate
 from ..certify.checks import area_check, placement_check, region_check
-from ..questions.count import COUNTERS, CertificateRace
+from ..certify.schedule import LpRace
+from ..engines.registry import engines
 from ..sat.encodings import ENCODINGS
 from ..errors import TilesatError, did_you_mean
 from ..sat.formula import DEFAULT_CARD, compile_formula, resolve_encoding
@@ -126,10 +127,10 @@ def _breaking(placements) -> dict | None:
 
 def _count_check(instance, placements) -> dict:
     """Whether count's and list's certificate check runs (by default) and why."""
-    race = CertificateRace(instance, placements, True, "auto", "count")
+    race = LpRace(instance, placements, True, "count")
     why = race.report["why"]
     if race.runs:
-        why += f"; not with count --method {' or '.join(COUNTERS)}, which answer 0 as fast"
+        why += f"; not with count --method {' or '.join(e.name for e in engines('count').values() if e.lp_beside())}, which answer 0 as fast"
     return {"runs": race.runs, "why": why}
 
 

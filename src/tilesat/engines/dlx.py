@@ -17,16 +17,25 @@ solutions, so Ctrl-C or a time limit would wait for the next one:
 from __future__ import annotations
 
 import itertools
+import time
 import warnings
 from typing import Iterator
 
 import numpy as np
 
-from ..running.control import deadline, in_child_process, stream_from_child
+from ..running.control import deadline, in_child_process, isolated_stream
 from ..errors import TilesatError
 from ..model.instance import INF, Instance
 from ..model.placements import Placements
 from ..running.stdout_guard import native_output
+from ..certify.checks import obstruction, placement_check
+from ..certify.schedule import LpBudget
+from ..certify.verify import verify_tiling
+from ..model.footprint import check_memory
+from ..model.placements import generate_placements
+from ..model.tiling import Tiling
+from ..sat.options import SatOptions
+from .base import Context, Engine, Job, Progress
 
 
 def dlx_problem(instance: Instance) -> str | None:
@@ -117,20 +126,81 @@ def covers(placements: Placements, forced=None) -> Iterator[np.ndarray]:
 
 def stream_covers(placements: Placements, forced=None, limit: int | None = None) -> Iterator[np.ndarray]:
     """:func:`covers` (up to ``limit``), searched in a forked child and
-    streamed back (:func:`tilesat.running.control.stream_from_child`), so that
+    streamed back (:func:`tilesat.running.control.isolated_stream`), so that
     Ctrl-C, the run's deadline or closing the iterator stops the search at
     once.  In a worker process (whose parent kills it) the search runs here."""
     if in_child_process():
         deadline().check()
-        yield from itertools.islice(covers(placements, forced), limit)
-        return
-    if deadline().at is None:
-        # before the fork: every child inherits the loaded code.  Under a
-        # time limit the (first) child loads it instead: the import takes
-        # 1-2 s of numba that nothing could stop here.
-        load_xcover()
-    yield from stream_from_child(_limited_covers, placements, forced, limit, what="dancing links")
+    yield from isolated_stream(_limited_covers, placements, forced, limit, what="dancing links", preload=load_xcover)
 
 
 def _limited_covers(placements, forced, limit):
     return itertools.islice(covers(placements, forced), limit)
+
+
+class DlxEngine(Engine):
+    """Exact cover by dancing links: the first tilings (solve, check-unique, with the
+    LP's certificate of "no tiling" where it may pay), counts by listing, lists."""
+
+    name = "dlx"
+    questions = frozenset({"find", "count", "list"})
+    enumerates = True
+    summary = "exact cover (dancing links)"
+    instead = {"find": "--method sat", "count": "blocking or ganak", "list": "native or blocking"}
+
+    def problem(self, instance: Instance) -> str | None:
+        return dlx_problem(instance)
+
+    def solver_label(self, options: SatOptions) -> str:
+        return "xcover"
+
+    def preload(self) -> None:
+        load_xcover()
+
+    def tilings(self, ctx: Context, forced: tuple[int, ...] | None, limit: int | None) -> Iterator[np.ndarray]:
+        yield from ctx.checked(stream_covers(ctx.placements, forced), limit, disjoint=True)
+
+    def find(self, job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
+        instance = job.instance
+        t0 = time.perf_counter()
+        check_memory(instance)
+        stats.setdefault("certificate_check", {"ran": False, "why": "a board check answered first"})
+        reason, placements, plan = obstruction(instance), None, None
+        stats.update(placements=None, variables=None, clauses=None, encoding=None, card=None, solver="xcover")
+        if reason is None:
+            progress("generating placements")
+            placements = generate_placements(instance)
+            reason = placement_check(placements)
+            stats["placements"] = len(placements)
+            plan = LpBudget(instance, placements, job.certificates, progress) if reason is None else None
+        t1 = time.perf_counter()
+        try:
+            if reason is None:
+                progress("searching by dancing links (xcover)")
+                covers = stream_covers(placements, limit=count) if not (plan.pending and plan.budget == 0) else None
+                if plan.pending and plan.budget > 0:  # the search first, for as long as the LP would take
+                    finished, first = plan.attempt(lambda: next(covers, None))
+                    if finished:
+                        covers = iter([]) if first is None else itertools.chain([first], covers)
+                    else:
+                        covers.close()
+                        covers = None
+                if plan.pending:
+                    cert = plan.run()
+                    if cert is not None:
+                        stats["_certificate"], reason = cert, cert.sentence()
+                        covers = iter([])
+                    elif covers is None:
+                        progress("searching by dancing links (xcover)")
+                        covers = stream_covers(placements, limit=count)
+                for chosen in covers:
+                    found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen.tolist())))
+        finally:
+            if plan is not None:
+                stats["certificate_check"] = plan.report
+            t2 = time.perf_counter()
+            stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
+        return reason
+
+
+DLX = DlxEngine()

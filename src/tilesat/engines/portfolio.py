@@ -35,14 +35,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..certify.checks import obstruction, placement_check
+from ..model.footprint import check_memory
+from ..model.placements import generate_placements
 from ..running.control import Child, ChildError, wait_step
 from ..sat.encodings import AUTO
 from ..errors import TilesatError
-from ..sat.formula import compile_formula
+from ..sat.formula import compile_formula, resolve_encoding
 from ..sat.objectives import objective_for
 from ..sat.solvers import EXTERNAL_PREFIX, default_options, is_plugin_solver, make_solver
 from ..model.tiling import Tiling
 from ..certify.verify import VerificationError, verify_tiling
+from .base import Engine, Job, Progress
+from .sweep import Sweep, SweepStats, other_tiling, window_encoding, window_solver
 
 #: The options Debian's ``cadical --sat`` sets (CaDiCaL's "satisfiable
 #: instances" configuration): one 60x60 board went from over 240 s to 39 s
@@ -313,6 +318,88 @@ def race_tilings(instance, placements, count: int, configs: list[Config], encodi
     return stats
 
 
+# --- solve and check-unique, as an engine ---------------------------------
+
+#: --break-symmetry with --jobs: the portfolio's members compile their own formulas.
+JOBS_REFUSAL = "--break-symmetry runs one solver on the broken formula: it cannot go with --jobs above 1"
+
+
+class PortfolioEngine(Engine):
+    """solve and check-unique by N SAT configurations racing (``--jobs N``)."""
+
+    name = "portfolio"
+    refuses_break_symmetry = JOBS_REFUSAL
+    questions = frozenset({"find"})
+    uses = ("encoding", "solver", "card")
+    summary = "N diverse SAT configurations racing, each in its own process (--jobs N)"
+
+    def for_jobs(self, jobs: int) -> Engine:
+        return self
+
+    def find(self, job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
+        """The board checks, then ``job.jobs`` configurations racing (:func:`race_tilings`);
+        with ``job.sweep``, first the sweep and the local change here (:mod:`.sweep`),
+        and the race only for what they leave.
+        No LP certificate here: the members are all SAT; --jobs 1 has it."""
+        return _find(job, count, progress, found, stats)
+
+
+def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
+    instance, options = job.instance, job.options
+    stats["jobs"] = job.jobs
+    t0 = time.perf_counter()
+    check_memory(instance)
+    stats["certificate_check"] = {"ran": False, "why": "not with --jobs (the portfolio races SAT configurations)"}
+    stats.update(placements=None, variables=None, clauses=None, encoding=None, card=options.card, solver=options.solver)
+    reason = obstruction(instance)
+    t1 = t0
+    try:
+        if reason is None:
+            progress("generating placements")
+            placements = generate_placements(instance)
+            stats["placements"] = len(placements)
+            reason = placement_check(placements)
+            t1 = time.perf_counter()
+            blocked: list[list[int]] = []
+            if reason is None and job.sweep:
+                blocked = _sweep_first(instance, placements, count, options, progress, found, stats)
+            if reason is None and len(found) < count:
+                configs = configurations(job.jobs, options.encoding, options.solver)
+                stats["portfolio"] = portfolio = {}
+                portfolio.update(race_tilings(instance, placements, count, configs, options.encoding, options.solver,
+                                              options.card, found, progress, blocked))
+                for key in ("variables", "clauses", "encoding", "conflicts"):
+                    if key in portfolio:
+                        stats[key] = portfolio.pop(key)
+    finally:
+        t2 = time.perf_counter()
+        stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
+    return reason
+
+
+def _sweep_first(instance, placements, count, options, progress, found: list, stats: dict) -> list:
+    """The portfolio's prelude with ``sweep``: up to two tilings (appended to
+    ``found``, verified) by the sweep and the local change; their blocking clauses."""
+    encoding = window_encoding(resolve_encoding(options.encoding, placements))
+    solver = window_solver(options.solver)
+    sweep_stats, found_by, blocked = SweepStats(), [], []
+    stats["sweep"] = sweep_stats.to_json()
+    chosen = Sweep(placements, encoding, solver, sweep_stats).run(progress)
+    try:
+        for how in ("sweep", "local change"):
+            if chosen is None or len(found) >= count:
+                break
+            found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen)))
+            found_by.append(how)
+            blocked.append([-(i + 1) for i in chosen])
+            if len(found) < count:
+                progress("looking for a second tiling near the first")
+                chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver)
+    finally:
+        stats["sweep"] = {**sweep_stats.to_json(), "found_by": found_by}
+    return blocked
+
+
 # --- packing ---------------------------------------------------------------
 
 def _pack_member(conn, config: Config, placements, objective: str, encoding, solver_name, card) -> None:
@@ -386,3 +473,6 @@ def race_packings(formula, goal, configs: list[Config], encoding: str, solver: s
         for m in members:
             m.child.kill()
         stats["seconds"] = round(time.perf_counter() - t0, 6)
+
+
+PORTFOLIO = PortfolioEngine()

@@ -30,7 +30,7 @@ the first: :func:`other_tiling` takes the first tiling's placements inside a
 small box and asks for a different tiling of the cells they cover.
 
 Both are heuristics that find tilings, never a proof that there is none
-(or no other): the search that calls them (:class:`tilesat.questions.solve.TilingSearch`)
+(or no other): the search that calls them (:class:`tilesat.engines.sat.TilingSearch`)
 verifies what they find with the independent checker and leaves "none" and
 "unique" to the whole-board SAT run.  Sweeping needs a flat board without
 wrap-around and piece counts that bind nothing (a count constrains the whole

@@ -22,7 +22,7 @@ from ..sat.encodings import ENCODINGS, check_encoding
 from ..errors import TilesatError
 from ..sat.formula import DEFAULT_CARD, check_card_name
 from ..model.instance import Instance
-from ..questions.solve import TilingSearch
+from ..engines.sat import TilingSearch
 from ..sat.solvers import EXTERNAL_PREFIX, check_solver_name
 
 TASKS = ("solve", "unique", "count")

@@ -248,7 +248,7 @@ def check_example(instance: Instance, encodings: list[str], solvers: list[str], 
     from ..engines.dlx import covers, dlx_problem
     from ..certify.oracle import TooHard, brute_force_tilings, tiling_checker
     from ..model.placements import generate_placements
-    from ..questions.solve import TilingSearch
+    from ..engines.sat import TilingSearch
     from ..model.tiling import Tiling
 
     outcome = Outcome()

@@ -1,22 +1,13 @@
-"""Counting tilings, by four methods that must agree.
+"""Counting and listing tilings, by whichever engine ``--method`` names or
+``auto`` picks (:mod:`tilesat.engines.auto`); every method must agree.
 
-- ``blocking``: one incremental SAT solver, a blocking clause over the
-  placement variables after each tiling (each one verified);
-- ``ganak``: exact projected model counting with Ganak (``pyganak``) over
-  the placement variables (auxiliary variables are not always determined by
-  the placements, so the projection matters);
-- ``approx``: an (epsilon, delta) estimate by ApproxMC (``pyapproxmc``);
-- ``dlx``: exact cover by dancing links (``xcover``) over the same
-  placements, for piece counts that exact cover expresses (``*``, ``1``,
-  ``0..1``).
-
-The work is split into *units*: a placement forced into every tiling (a
-cube) or none, and the symmetries whose fixed tilings to count there.
-Units run in one process or in ``jobs`` processes (never more than there
-are units) and their counts add up.  A ``timeout`` bounds the whole count
-(:mod:`tilesat.running.control`): when it passes, or on Ctrl-C, the tilings counted
-so far are a lower bound.  Ganak and ApproxMC run in a forked child, since
-neither returns to Python before it is done.
+The work is split into *units* (:class:`~tilesat.engines.base.Unit`): a
+placement forced into every tiling (a cube) or none, and the symmetries
+whose fixed tilings to count there.  Units run in one process, in ``jobs``
+processes (never more than there are units), or as tasks on a Dask cluster,
+and their counts add up; a checkpoint records each finished one.  A
+``timeout`` bounds the whole count (:mod:`tilesat.running.control`): when it
+passes, or on Ctrl-C, the tilings counted so far are a lower bound.
 
 Up to symmetry, Burnside's lemma: classes = (1/|G|) sum over g of the
 tilings g maps to themselves.  When a piece is used exactly once, fewer
@@ -24,73 +15,50 @@ units suffice: every tiling holds one placement of it, so the units are one
 representative p per orbit of its placements, and the classes are
 sum over orbits of (1/|Stab(p)|) sum over h in Stab(p) of fix_h(tilings with p)
 (orbit-stabiliser), about 1/|G| of the plain enumeration.  The whole-instance
-engines (``COUNTERS``) count fix(identity) themselves and every other fix(g)
-as the exact covers of the quotient by <g>, by the frontier DP
-(:mod:`tilesat.engines.burnside`), in one unit.
+engines count fix(identity) themselves and every other fix(g) as the exact
+covers of the quotient by <g> (:mod:`tilesat.engines.burnside`), in one unit.
+
+The LP's certificate of "no tiling" is raced beside a count or a listing
+(:class:`tilesat.certify.schedule.LpRace`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import multiprocessing
 import os
 import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, Iterator
 
 import numpy as np
 
-from ..certify.certificate import Certificate, CertificateError, check_certificate, load_lp, lp_estimate, lp_gate, quick_check
+from ..certify.certificate import Certificate
 from ..certify.checks import obstruction, placement_check
-from ..running.control import (
-    Child, ChildError, Deadline, TimedOut, call_in_child, deadline, in_child_process, may_start_children, run_watchers,
-    stream_from_child, time_limit, wait_step, watching,
-)
-from ..engines.dlx import dlx_problem, stream_covers
-from ..sat.encodings import DEFAULT_ENCODING
+from ..certify.schedule import CERTIFICATE_MODES, Certified, LpRace, check_mode
+from ..certify.verify import verify_tiling
+from ..engines.auto import choose
+from ..engines.base import Approx, Context, Engine, Job, Unit, refuse_unused
+from ..engines.registry import check_takes, engine_for, engines, method_names
 from ..errors import TilesatError
-from ..sat.formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
-from ..model.instance import INF, Instance
 from ..model.footprint import check_memory
-from ..sat.options import SatOptions
-from ..model.placements import Placements, generate_placements
-from .solve import TilingSearch, iter_tilings
-from ..sat.solvers import DEFAULT_SOLVER
-from ..running.stdout_guard import native_output
+from ..model.instance import Instance
+from ..model.placements import Placements
 from ..model.symmetry import Symmetry, symmetry_group
 from ..model.tiling import Tiling
-from ..certify.verify import verify_tiling
+from ..running.control import (
+    Deadline, TimedOut, in_child_process, load_before_fork, stream_from_child, time_limit, wait_step, watching,
+)
+from ..sat.encodings import DEFAULT_ENCODING
+from ..sat.formula import DEFAULT_CARD, resolve_encoding
+from ..sat.options import SatOptions
+from ..sat.solvers import DEFAULT_SOLVER
 
-# Engines that count a whole instance at once, without listing: a module
-# with ``problem(instance)`` (why it cannot, or None) and ``count(instance,
-# placements)``.  Adding one is a module and a line here.
-COUNTERS = {"pfaffian": "tilesat.engines.pfaffian", "frontier": "tilesat.engines.frontier"}
-# auto takes the frontier engine up to this window (its states grow as 2^width;
-# measured: 6x10 pentominoes, window 24, 2.3-3.4 s against dancing links' 6-7 s)
-FRONTIER_WIDTH = 24
-METHODS = ("auto", "blocking", "ganak", "approx", "dlx", "native") + tuple(COUNTERS)
-ENUMERATORS = ("blocking", "dlx", "native")
-LIST_METHODS = ("auto",) + ENUMERATORS
-# The SAT options each method uses: a method given one it cannot use says so.
-USES = {"blocking": ("encoding", "solver", "card"), "ganak": ("encoding", "card"), "approx": ("encoding", "card"),
-        "dlx": (), "native": (), **{name: () for name in COUNTERS}}
-
-
-def counter_engine(name: str):
-    """The module of a whole-instance counting engine, imported on first use (numba code loads slowly)."""
-    return importlib.import_module(COUNTERS[name])
-
-
-def refuse_unused(options: SatOptions, method: str) -> None:
-    """A usage error naming the methods that can use an option given to one that cannot."""
-    for name in options.asked():
-        if name not in USES[method]:
-            can = [m for m, uses in USES.items() if name in uses]
-            raise TilesatError(f"--{name}: --method {method} does not use it; it is for --method {' or '.join(can)}")
+METHODS = method_names("count")  # the built-ins and the plugins installed; a program may register more
+LIST_METHODS = method_names("list")
 
 
 @dataclass
@@ -137,89 +105,37 @@ class CountResult:
 
 def choose_method(instance: Instance, limit: int | None, options: SatOptions | None = None,
                   up_to_symmetry: bool = False) -> tuple[str, str]:
-    """(method, why) for ``--method auto``: among the methods that can use
-    the SAT options given (``options``), the fastest for the instance."""
-    asked = set(options.asked()) if options else set()
-    if "solver" in asked:
-        return "blocking", "--solver given: blocking is the method that uses a SAT solver"
-    dominoes = all(r.piece.size == 2 for r in instance.rules) and instance.board.wrap == "none"  # before importing numba
-    if (limit is None and not asked and dominoes and counter_engine("pfaffian").problem(instance) is None
-            and (quotients := _quotients_fit(instance, up_to_symmetry)) is not None):
-        return "pfaffian", ("dominoes on a planar board: Kasteleyn's determinant counts them without search"
-                            + quotients)
-    dlx_ok = dlx_problem(instance) is None and not asked
-    if limit is not None:
-        if dlx_ok:
-            return "dlx", "--limit: an enumerator stops at N; exact cover lists fastest"
-        return "blocking", "--limit with SAT options or piece counts exact cover cannot express"
-    bounded = all(r.max != INF for r in instance.rules)
-    if not asked and bounded and instance.board.is_square:  # the compiled enumerator: square boards only
-        return "native", ("every piece has a bounded count: the compiled enumerator (first empty cell, "
-                          "region pruning) lists the tilings fastest")
-    if not asked:
-        frontier = counter_engine("frontier")
-        if (frontier.problem(instance) is None and (width := frontier.make_plan(instance).width) <= FRONTIER_WIDTH
-                and (quotients := _quotients_fit(instance, up_to_symmetry)) is not None):
-            return "frontier", (f"a frontier of {width + 1} cells: dynamic programming over it counts "
-                                "without listing" + quotients)
-    if all(r.max == INF and r.min == 0 for r in instance.rules) and max(r.piece.size for r in instance.rules) <= 3:
-        return "ganak", "unlimited pieces of at most 3 cells: counts grow exponentially, ganak counts without listing"
-    if len(instance.board.regions()) > 1:
-        return "ganak", "the board splits into separate regions: ganak multiplies their counts"
-    if dlx_ok:
-        return "dlx", "an exact-cover puzzle: dancing links lists tilings fastest"
-    if asked:
-        return "blocking", "SAT options given: one SAT call per tiling"
-    return "blocking", "piece counts beyond exact cover: one SAT call per tiling"
+    """(method, why) for ``count --method auto`` (the rules: :mod:`tilesat.engines.auto`)."""
+    engine, why = choose(Job("count", instance, options or SatOptions(), limit=limit, up_to_symmetry=up_to_symmetry))
+    return engine.name, why
 
 
-_CHOSEN: list = []  # [(instance, placements, group)] that choose_method made, for _count to take
+def choose_list_method(instance: Instance, options: SatOptions) -> tuple[str, str]:
+    """(method, why) for ``list --method auto`` (the rules: :mod:`tilesat.engines.auto`)."""
+    engine, why = choose(Job("list", instance, options))
+    return engine.name, why
 
 
-def _placements_and_group(instance: Instance) -> tuple[Placements, list[Symmetry]]:
-    """The placements and the symmetry group: those choose_method just made (once: the
-    reference is dropped, placements can be big), else new ones."""
-    if _CHOSEN and _CHOSEN[0][0] is instance:
-        _, placements, group = _CHOSEN.pop()
-        return placements, group
-    _CHOSEN.clear()
-    placements = generate_placements(instance)
-    return placements, symmetry_group(placements)
-
-
-def _quotients_fit(instance: Instance, up_to_symmetry: bool) -> str | None:
-    """For a whole-instance engine: "" without --up-to-symmetry; with it, the
-    words for the reason when every symmetry's quotient (:mod:`tilesat.engines.burnside`)
-    has a frontier of at most FRONTIER_WIDTH + 1 cells, else None."""
-    if not up_to_symmetry:
-        return ""
-    from ..engines.burnside import widest
-
-    placements, group = _placements_and_group(instance)
-    _CHOSEN[:] = [(instance, placements, group)]  # the count that follows takes them
-    if len(group) == 1:
-        return "; the board has no symmetry but the identity"
-    width = widest(placements, group)
-    if width > FRONTIER_WIDTH:
-        return None
-    return (f"; classes by Burnside, the tilings each symmetry fixes counted by the frontier DP "
-            f"on its quotient (at most {width + 1} cells wide)")
+def _count_engine(job: Job, method: str) -> tuple[Engine, str]:
+    """The engine counting the job, and why; refused in one line where it cannot."""
+    if method == "auto":
+        engine, why = choose(job)
+    else:
+        engine, why = engine_for("count", method, "count method"), "chosen with --method"
+        check_takes(engine, job.instance, "count")
+    refuse_unused(job.options, engine, engines("count"))
+    if job.limit is not None and not engine.enumerates:
+        raise TilesatError(f"--limit stops an enumeration; --method {engine.name} counts without listing")
+    if not engine.plans_units:
+        if not job.up_to_symmetry:
+            raise TilesatError(f"--method {engine.name} counts one tiling per symmetry class: give --up-to-symmetry too")
+        if job.limit is not None or job.jobs > 1:
+            raise TilesatError(f"--method {engine.name} counts in one process, to the end: it cannot go with "
+                               "--limit, --jobs, --checkpoint or --cluster")
+    return engine, why
 
 
 # --- units of work --------------------------------------------------------
-
-@dataclass(frozen=True)
-class Unit:
-    """One independent piece of a count, small and picklable: the same
-    description is a ``--jobs`` task, a Dask task and a checkpoint record."""
-
-    forced: tuple[int, ...] = ()  # placements every tiling of this unit holds (a cube)
-    syms: tuple[int, ...] = (0,)  # indices into the group: count the tilings each fixes
-    weight: int = 1  # raw tilings = weight * fix(identity) (the orbit's size)
-
-    def to_json(self) -> dict:
-        return {"forced": list(self.forced), "syms": list(self.syms), "weight": self.weight}
-
 
 def plan_key(units: list[Unit]) -> str:
     """A short hash of a plan: a checkpoint records it, and refuses a plan that differs."""
@@ -351,321 +267,6 @@ def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool
     return refine(placements, units, target)
 
 
-# --- counting one unit, by method ----------------------------------------
-
-class Context:
-    """What every unit of one count shares (built once per process)."""
-
-    def __init__(self, instance: Instance, method: str, encoding: str, solver: str, card: str,
-                 group: list[Symmetry] | None, epsilon: float, delta: float, seed: int,
-                 placements: Placements | None = None):
-        self.instance = instance
-        self.method = method
-        self.encoding, self.solver, self.card = encoding, solver, card
-        self.placements = placements if placements is not None else generate_placements(instance)
-        self.group = group or [None]
-        self.epsilon, self.delta, self.seed = epsilon, delta, seed
-        self._formula: Formula | None = None
-        self._sizes = np.diff(self.placements.indptr)
-
-    @property
-    def formula(self) -> Formula:
-        if self._formula is None:
-            self._formula = compile_formula(self.placements, self.encoding, self.card)
-        return self._formula
-
-    def run(self, unit: Unit, on_tiling: Callable[[], None] = lambda: None, limit: int | None = None) -> list[int]:
-        """Tilings fixed by each of ``unit.syms`` (the identity: all), in the unit."""
-        if self.method in COUNTERS:  # the whole instance at once (one unit)
-            engine = counter_engine(self.method)
-            syms = [self.group[i] for i in unit.syms]
-            if all(g is None or g.is_identity for g in syms):  # each fixes every tiling
-                return [call_in_child(engine.count, self.instance, self.placements, what=self.method)] * len(syms)
-            from ..engines.burnside import fixed_counts  # the other symmetries by their quotients
-
-            return call_in_child(fixed_counts, engine, self.placements, syms, what=self.method)
-        if self.method == "native" and all(self.group[i] is None or self.group[i].is_identity for i in unit.syms):
-            # counted without listing; each symmetry fixes every tiling (more than one when a
-            # board map moves no placement: the half turn of a 1x2 board, found by tests/test_burnside.py)
-            return [self._native_count(unit.forced or None)] * len(unit.syms)
-        if self.method in ENUMERATORS:
-            fixed = [0] * len(unit.syms)
-            syms = [self.group[i] for i in unit.syms]
-            for chosen in self.enumerate(unit.forced or None, limit):
-                for j, g in enumerate(syms):
-                    if g is None or g.is_identity or g.fixes(chosen):
-                        fixed[j] += 1
-                on_tiling()
-            return fixed
-        return [self.model_count(unit.forced or None, self.group[i]) for i in unit.syms]
-
-    def timed_run(self, unit: Unit) -> tuple[list[int], float]:
-        """:meth:`run`, and the seconds it took (a checkpoint records them: the units' sizes)."""
-        t = time.perf_counter()
-        counts = self.run(unit)
-        return counts, time.perf_counter() - t
-
-    # enumerators yield the chosen placement indices of each tiling
-    def enumerate(self, forced: tuple[int, ...] | None, limit: int | None = None) -> Iterator[np.ndarray]:
-        if self.method == "blocking":
-            yield from self._blocking(forced, limit)
-        else:
-            yield from self._dlx(forced, limit)
-
-    def _covers_once(self, chosen: np.ndarray) -> bool:
-        """Every open cell covered once (the cheap check for every tiling after a unit's first,
-        which went through the full checker): dancing links' options are disjoint by
-        construction, the native enumerator's cells are checked here too."""
-        area = self.instance.board.area
-        if self._sizes[chosen].sum() != area:
-            return False
-        if self.method == "dlx":
-            return True
-        cells = np.concatenate([self.placements.cells_of(int(i)) for i in chosen])
-        return np.unique(cells).size == area
-
-    def _native_count(self, forced: tuple[int, ...] | None) -> int:
-        from ..engines import enumerator
-
-        if in_child_process():
-            return enumerator.count(self.instance, self.placements, forced)
-        _load_before_fork(enumerator.warm_up)
-        return call_in_child(enumerator.count, self.instance, self.placements, forced, what="native")
-
-    def _blocking(self, forced, limit):
-        with TilingSearch(self.instance, self.encoding, self.solver, self.card) as search:
-            for p in forced or ():
-                search.require(p)
-            n = 0
-            while (limit is None or n < limit) and search.next() is not None:
-                n += 1
-                yield np.asarray(search.last_chosen)
-        self.exhausted = search.exhausted
-
-    def _dlx(self, forced, limit):
-        P = self.placements
-        n = 0
-        self.exhausted = True
-        if self.method == "native":
-            from ..engines import enumerator
-
-            if in_child_process():
-                stream = enumerator.tilings(self.instance, P, forced)
-            else:
-                _load_before_fork(enumerator.warm_up)
-                stream = stream_from_child(enumerator.tilings, self.instance, P, forced, what="native")
-        else:
-            stream = stream_covers(P, forced)
-        for chosen in stream:
-            if n == 0:  # the first tiling of each unit through the full checker
-                verify_tiling(self.instance, Tiling.from_placements(P, chosen.tolist()))
-            elif not self._covers_once(chosen):
-                raise AssertionError(f"BUG: {self.method} returned a non-tiling")
-            n += 1
-            yield chosen
-            if limit is not None and n >= limit:
-                self.exhausted = False
-                return
-
-    def model_count(self, forced: tuple[int, ...] | None, g: Symmetry | None) -> int:
-        """Ganak's or ApproxMC's count; in a forked child unless this is already a worker process."""
-        if in_child_process():
-            return self._model_count(forced, g)
-        self.formula  # compiled here, inherited by the child
-        return call_in_child(self._model_count, forced, g, what=self.method)
-
-    def _model_count(self, forced: tuple[int, ...] | None, g: Symmetry | None) -> int:
-        f = self.formula
-        clauses = list(f.clauses())
-        clauses.extend([p + 1] for p in forced or ())
-        if g is not None and not g.is_identity:
-            # tilings g maps to themselves: x_p <-> x_g(p) for every placement p
-            p = np.arange(len(self.placements))
-            q = g.placements
-            moved = p != q
-            a, b = p[moved] + 1, q[moved] + 1
-            clauses.extend(np.stack([-a, b], axis=1).tolist())
-        projection = list(range(1, len(self.placements) + 1))
-        with native_output():  # ganak prints "c o ..." lines on the process's stdout
-            if self.method == "ganak":
-                import pyganak
-
-                counter = pyganak.Counter(seed=self.seed)
-                counter.add_clauses(clauses)
-                counter.set_sampling_set(projection)
-                return int(counter.count())
-            import pyapproxmc
-
-            counter = pyapproxmc.Counter(seed=self.seed, epsilon=self.epsilon, delta=self.delta)
-            counter.add_clauses(clauses)
-            cells, hashes = counter.count(projection)
-            return int(cells) * 2 ** int(hashes)
-
-
-def _load_before_fork(load: Callable[[], None]) -> None:
-    """Load an engine's compiled code here, before forking its children, so
-    that they inherit it; under a time limit the child loads it instead (the
-    import takes 1-2 s of numba that nothing could stop here)."""
-    if deadline().at is None:
-        load()
-
-
-# --- the certificate check, raced beside the count --------------------------
-
-#: ``certificates=``: True (the LP raced beside the count where :func:`lp_gate`
-#: allows it), "always" (the LP first, on any board), False (never).
-CERTIFICATE_MODES = (True, "always", False)
-
-
-class Certified(Exception):
-    """The LP beside the count won: a checked certificate that there is no tiling."""
-
-    def __init__(self, certificate: Certificate):
-        super().__init__(certificate.sentence())
-        self.certificate = certificate
-
-
-#: The count runs alone for this long (at least) before the LP's child is
-#: forked: a count that ends sooner (most of them) never pays for the LP.
-#: Measured on 6x10 pentominoes (0.25-0.45 s, 2 busy cores): the LP started
-#: at once cost 20% (HiGHS's import, 0.2-0.3 s of CPU, beside the count);
-#: a child forked at once that slept through the count still cost 7% (30 ms).
-RACE_HEAD_START = 0.5
-#: HiGHS's import in a fresh child, added to the LP's estimate (lp_estimate leaves it out).
-LP_LOAD_SECONDS = 0.25
-
-
-def _lp_target(conn, instance: Instance, placements: Placements) -> None:
-    """In the LP's child: the certificate check, its answer (a Certificate or None) sent back."""
-    with contextlib.suppress(OSError):
-        os.nice(10)  # where the count and the LP share a core, the count goes first
-    load_lp()
-    conn.send(("ok", quick_check(instance, placements, gated=False)))
-
-
-class CertificateRace:
-    """The certificate check (:mod:`tilesat.certify.certificate`) beside a count or a listing.
-
-    Run before the count, the LP would cost every count it does not answer
-    0.2 s or more (loading HiGHS, then the LP): as much as the whole count of
-    6x10 pentominoes.  So, where :func:`lp_gate` allows it, the LP races
-    beside the count: :meth:`start` starts the clock as the count starts, and
-    :meth:`poll` (a :func:`~tilesat.running.control.watching` hook, run at each of
-    the count's 50 ms polls) forks the LP into its own child once the count
-    has had its head start (``head_start``: what the LP is expected to take,
-    HiGHS's import included, at least RACE_HEAD_START; a count that ends
-    sooner pays nothing), then looks at the LP's pipe without waiting: a
-    certificate that checks here too raises :class:`Certified`, which stops
-    the count like a deadline (its children killed on the way out).  The
-    first tiling found, or the count's end, stops the LP (:meth:`lost`,
-    :meth:`stop`).  ``report`` says what happened (the result's
-    ``certificate_check``)."""
-
-    def __init__(self, instance: Instance, placements: Placements, mode: bool | str, method: str,
-                 what: str = "count"):
-        if mode not in CERTIFICATE_MODES:
-            raise TilesatError(f"certificates={mode!r}: use True (raced beside the {what}), 'always' or False")
-        self.instance, self.placements, self.mode, self.what = instance, placements, mode, what
-        self.child: Child | None = None
-        self.certificate: Certificate | None = None
-        self.head_start = max(RACE_HEAD_START, LP_LOAD_SECONDS + lp_estimate(placements))
-        self.runs, why = False, "turned off"
-        if mode is True:
-            self.runs, why = lp_gate(placements)
-            if method in COUNTERS:
-                self.runs, why = False, (f"the {method} engine counts in polynomial time and answers 0 as fast "
-                                         "as the LP would")
-            elif self.runs and not may_start_children():
-                self.runs, why = False, "already in a child process: no race is started from here"
-            elif self.runs:
-                why = (f"few open cells are forced: the LP runs in a child beside the {what} once it has "
-                       f"run {self.head_start:.2f} s (the LP is expected to take {lp_estimate(placements):.2f} s)")
-        elif mode == "always":
-            why = f"asked for: the LP before the {what}"
-        self.report: dict = {"ran": False, "why": why}
-        self.pending = False  # the LP's child is yet to be forked
-        self._t0 = 0.0
-
-    # -- "always": the LP first, here
-    def first(self) -> Certificate | None:
-        """The LP before anything (``certificates="always"``), under the current deadline."""
-        self._t0 = time.perf_counter()
-        load_lp()
-        cert = quick_check(self.instance, self.placements, gated=False)
-        self._answer(cert)
-        return self.certificate
-
-    # -- True: raced
-    def start(self) -> None:
-        """The count starts now; the LP's turn comes after its head start."""
-        self.pending = self.runs
-        self._t0 = time.perf_counter()
-        self._first_poll = None
-
-    def poll(self) -> None:
-        """The LP forked when the head start is over; its answer if it has
-        come (no waiting); raises :class:`Certified` when it is a certificate."""
-        if self.pending:
-            # the head start counts from the count's first wait: loading an engine
-            # here before it (numba, 1-2 s in a fresh process) is not counting
-            now = time.perf_counter()
-            self._first_poll = self._first_poll or now
-            if now - self._first_poll < self.head_start:
-                return
-            self.pending = False
-            self.child = Child(_lp_target, self.instance, self.placements)
-            self.report["ran"] = True
-            return
-        if self.child is None or not self.child.ready():
-            return
-        child, self.child = self.child, None
-        try:
-            message = child.recv()
-        except ChildError as e:
-            self.report.update(found=False, error=str(e), seconds=self._seconds())
-            return
-        finally:
-            child.kill()
-        self._answer(message[1])
-        if self.certificate is not None:
-            raise Certified(self.certificate)
-
-    def _answer(self, cert: Certificate | None) -> None:
-        self.report.update(ran=True, found=False, seconds=self._seconds())
-        if cert is None:
-            self.report["why"] += "; the LP found no certificate (its relaxation is feasible)"
-            return
-        try:
-            check_certificate(self.instance, cert)  # again, here: nothing unchecked is reported
-        except CertificateError as e:
-            self.report.update(error=f"BUG: the LP's certificate does not check: {e}")
-            return
-        self.certificate = cert
-        self.report.update(found=True, **cert.stats)
-
-    def _seconds(self) -> float:
-        return round(time.perf_counter() - self._t0, 6)
-
-    def lost(self, why: str) -> None:
-        """A tiling exists (or the count is over): the LP can only lose; it is stopped (or never started)."""
-        if self.pending:
-            self.pending = False
-            self.report["why"] += f"; {why} within the head start, so the LP never ran"
-        if self.child is not None:
-            self.child.kill()
-            self.child = None
-            self.report.update(found=False, seconds=self._seconds())
-            self.report["why"] += f"; {why}, so the LP was stopped"
-
-    def stop(self, finished: bool) -> None:
-        """The count is over: a last look at the LP's answer when it ``finished`` (not
-        stopped by a deadline or Ctrl-C), then the LP stopped."""
-        if finished:
-            with contextlib.suppress(Certified, TimedOut):
-                self.poll()
-        self.lost(f"the {self.what} finished first" if finished else f"the {self.what} was stopped")
-
-
 # --- the driver -----------------------------------------------------------
 
 #: Units per worker when a count is shared out (``--jobs``, ``--cluster``):
@@ -677,10 +278,10 @@ CHECKPOINT_UNITS = 64
 _WORKER: Context | None = None
 
 
-def _init_worker(args) -> None:
+def _init_worker(ctx: Context) -> None:
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    _WORKER = Context(*args)
+    _WORKER = ctx
 
 
 def _run_units(ctx: Context, units: list[Unit], todo: list[int]) -> Iterator[tuple[int, list[int], float]]:
@@ -693,14 +294,9 @@ def _run_in_worker(unit: Unit) -> tuple[list[int], float]:
     return _WORKER.timed_run(unit)
 
 
-#: blocking builds a SAT solver per unit (3x20 pentominoes up to symmetry, --jobs 2:
-#: 12 s with 9 units, 18 s with 49): fewer units per worker unless a cluster or a checkpoint asks
-BLOCKING_UNITS_PER_WORKER = 4
-
-
-def split_target(jobs: int, shared: bool, checkpoint: bool, method: str = "native", cluster: bool = False) -> int:
+def split_target(jobs: int, shared: bool, checkpoint: bool, engine: Engine, cluster: bool = False) -> int:
     """How many units to plan: 1 (no further split) for a serial count."""
-    per_worker = BLOCKING_UNITS_PER_WORKER if method == "blocking" and not (cluster or checkpoint) else UNITS_PER_WORKER
+    per_worker = engine.units_per_worker if engine.units_per_worker and not (cluster or checkpoint) else UNITS_PER_WORKER
     target = per_worker * jobs if shared else 1
     return max(target, CHECKPOINT_UNITS) if checkpoint else target
 
@@ -729,7 +325,7 @@ def count_tilings(
 
     ``progress(tilings, units_done, units)`` is called as work advances.
     Ctrl-C returns what was counted so far, as a lower bound.
-    ``certificates`` (:class:`CertificateRace`): True races the LP's check
+    ``certificates`` (:mod:`tilesat.certify.schedule`): True races the LP's check
     of "no tiling" beside the count where it may pay, "always" runs it
     first, False never; a certificate found makes the count an exact 0.
     ``checkpoint``: a file recording each finished unit (:mod:`tilesat.running.checkpoint`);
@@ -738,224 +334,240 @@ def count_tilings(
     (:mod:`tilesat.running.cluster`): a local one of ``jobs`` workers, or the
     scheduler at ``address``."""
     t0 = time.perf_counter()
-    if method not in METHODS:
-        raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(METHODS)}")
+    if method not in (names := method_names("count")):
+        raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(names)}")
     if jobs < 1:
         raise TilesatError("--jobs must be at least 1")
     from ..running.cluster import check_backend
 
     check_backend(cluster, address)
     options = SatOptions(encoding, solver, card, timeout)
-    solver, timeout = options.solver, options.timeout
     check_memory(instance)  # before choosing a method: the region count alone is slow on huge boards
     if limit is not None and (up_to_symmetry or jobs > 1):
         raise TilesatError("--limit counts raw tilings in one process: it cannot go with --up-to-symmetry or --jobs")
     if limit is not None and (checkpoint is not None or cluster is not None):
         raise TilesatError("--limit stops in the middle of a unit: it cannot go with --checkpoint or --cluster")
-    why = "chosen with --method"
-    if method == "auto":
-        method, why = choose_method(instance, limit, options, up_to_symmetry)
-    elif method == "dlx" and (problem := dlx_problem(instance)):
-        raise TilesatError(f"--method dlx: {problem}; use blocking or ganak")
-    elif method in COUNTERS and (problem := counter_engine(method).problem(instance)):
-        raise TilesatError(f"--method {method}: {problem}")
-    elif method == "native" and (problem := _native_problem(instance)):
-        raise TilesatError(f"--method native: {problem}")
-    refuse_unused(options, method)
-    if method == "dlx":
-        solver = "xcover"
-    elif method in ("ganak", "approx") or method in COUNTERS:
-        solver = method
-    if method in COUNTERS:
-        jobs = 1  # one computation, no units to share out
-    if limit is not None and method not in ENUMERATORS:
-        raise TilesatError(f"--limit stops an enumeration; --method {method} counts without listing")
-    if certificates not in CERTIFICATE_MODES:
-        raise TilesatError(f"certificates={certificates!r}: use True (raced beside the count), 'always' or False")
+    job = Job("count", instance, options, limit=limit, up_to_symmetry=up_to_symmetry, jobs=jobs,
+              certificates=certificates)
+    engine, why = _count_engine(job, method)
+    if not engine.plans_units and (checkpoint is not None or cluster is not None):
+        raise TilesatError(f"--method {engine.name} counts in one process, to the end: it cannot go with "
+                           "--limit, --jobs, --checkpoint or --cluster")
+    if engine.whole:
+        job.jobs = jobs = 1  # one computation, no units to share out
+    check_mode(certificates, "raced beside the count")
     if not (0 < epsilon < float("inf") and 0 < delta < 1):
         raise TilesatError("--epsilon must be above 0 and --delta between 0 and 1")
-    estimate = {"epsilon": epsilon, "delta": delta} if method == "approx" else None
-    result = CountResult(0, method != "approx", method, why, estimate=estimate, jobs=jobs,
-                         encoding=encoding, solver=solver)
+    estimate = None if engine.exact else {"epsilon": epsilon, "delta": delta}
+    result = CountResult(0, engine.exact, engine.name, why, estimate=estimate, jobs=jobs,
+                         encoding=encoding, solver=engine.solver_label(options))
     report = progress or (lambda tilings, done, total: None)
+    if not engine.plans_units:
+        with contextlib.suppress(TimedOut), time_limit(options.timeout):
+            engine.count_all(job, result, report)
+        result.seconds = time.perf_counter() - t0
+        return result
     book = None
     if checkpoint is not None:
-        from ..running.checkpoint import Checkpoint, instance_digest
         from ..model.instance import format_instance
+        from ..running.checkpoint import Checkpoint, instance_digest
 
-        identity = {"instance": instance_digest(format_instance(instance)), "method": method,
+        identity = {"instance": instance_digest(format_instance(instance)), "method": engine.name,
                     "up_to_symmetry": up_to_symmetry}
         book = Checkpoint(checkpoint, "count", identity).open()  # refused here, before any work
-
+    run = _Count(job, engine, result, report, Approx(epsilon, delta, seed), t0)
     try:
-        with time_limit(timeout), contextlib.ExitStack() as stack:
-            runner = None
+        with time_limit(options.timeout), contextlib.ExitStack() as stack:
             if cluster is not None:
                 from ..running.cluster import DaskRunner
 
-                runner = stack.enter_context(DaskRunner(jobs, address))
+                run.cluster = stack.enter_context(DaskRunner(jobs, address))
             if book is not None:
                 stack.callback(book.close)
-            return _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
-                          epsilon, delta, seed, t0, certificates, book, runner)
+                run.book = book
+            return run.count()
     except TimedOut:  # before the counting started (placements, symmetry group, the cluster)
         result.timed_out, result.exact = True, False
         result.seconds = time.perf_counter() - t0
         return result
 
 
-def _count(instance, method, result, report, up_to_symmetry, limit, jobs, encoding, solver, card,
-           epsilon, delta, seed, t0, certificates=True, book=None, runner=None) -> CountResult:
-    if up_to_symmetry:
-        placements, group = _placements_and_group(instance)
-    else:
-        placements, group = generate_placements(instance), None
-    result.encoding = encoding = resolve_encoding(encoding, placements)  # what "auto" stands for here
-    reason = obstruction(instance) or placement_check(placements)
-    if group is not None:
-        result.group = [g.name for g in group]
-    result.certificate_check = {"ran": False, "why": "a board check answered first"}
-    race = None
-    if reason is None:
-        race = CertificateRace(instance, placements, certificates, method)
-        result.certificate_check = race.report
-        if certificates == "always" and race.first() is not None:
-            result.certificate, reason = race.certificate, race.certificate.sentence()
-    if reason is not None:
-        result.reason, result.exact = reason, True
-        result.up_to_symmetry = 0 if up_to_symmetry else None
-        result.seconds = time.perf_counter() - t0
-        return result
+class _Count:
+    """One count under way: its units, their counts so far, where they run."""
 
-    if method in COUNTERS:  # one computation: every symmetry's fixed tilings at once (tilesat.engines.burnside)
-        units = [Unit((), tuple(range(len(group))) if group else (0,))]
-        target = 1
-    else:
-        shared = jobs > 1 or runner is not None
-        workers = runner.workers if runner is not None and runner.address is not None else jobs
-        target = split_target(workers, shared, book is not None, method, runner is not None)
-        if book is not None:
-            target = book.param("split", target)  # a resume plans the same units as the run it resumes
-        orbits = symmetry_group(placements) if group is None and target > 1 else None
-        units = plan_units(placements, group, split=shared, target=target, orbits=orbits)
-    result.units = len(units)
-    result.unit_seconds = [None] * len(units)
-    if runner is None:
-        result.jobs = jobs = max(1, min(jobs, len(units)))  # a process per unit at most
-    fixed = [[0] * len(u.syms) for u in units]  # per unit, per symmetry in u.syms
-    done = [False] * len(units)
-    tilings = [0]  # raw tilings of the finished units
-    tilings_now = [0]  # and of the unit running now (one process)
-    # forked workers inherit these, placements included: nothing is generated twice
-    args = (instance, method, encoding, solver, card, group, epsilon, delta, seed, placements)
+    def __init__(self, job: Job, engine: Engine, result: CountResult, report: Callable, approx: Approx, t0: float):
+        self.job, self.engine, self.result, self.report, self.approx, self.t0 = job, engine, result, report, approx, t0
+        self.book = None  # a Checkpoint
+        self.cluster = None  # a DaskRunner
+        self.race: LpRace | None = None
 
-    def finish(i, counts, seconds=None, record=True):
-        fixed[i], done[i] = list(counts), True
+    def count(self) -> CountResult:
+        job, result = self.job, self.result
+        placements = job.placements
+        group = job.group if job.up_to_symmetry else None
+        encoding = resolve_encoding(job.options.encoding, placements)  # what "auto" stands for here
+        result.encoding = encoding
+        reason = obstruction(job.instance) or placement_check(placements)
+        if group is not None:
+            result.group = [g.name for g in group]
+        result.certificate_check = {"ran": False, "why": "a board check answered first"}
+        if reason is None:
+            self.race = LpRace(job.instance, placements, job.certificates, "count", self.engine.lp_beside())
+            result.certificate_check = self.race.report
+            if job.certificates == "always" and self.race.first() is not None:
+                result.certificate, reason = self.race.certificate, self.race.certificate.sentence()
+        if reason is not None:
+            result.reason, result.exact = reason, True
+            result.up_to_symmetry = 0 if job.up_to_symmetry else None
+            result.seconds = time.perf_counter() - self.t0
+            return result
+        self.units = self._plan(placements, group)
+        result.units = len(self.units)
+        result.unit_seconds = [None] * len(self.units)
+        if self.cluster is None:
+            result.jobs = max(1, min(job.jobs, len(self.units)))  # a process per unit at most
+        self.fixed = [[0] * len(u.syms) for u in self.units]  # per unit, per symmetry in u.syms
+        self.done = [False] * len(self.units)
+        self.tilings = 0  # raw tilings of the finished units
+        self.tilings_now = 0  # and of the unit running now (one process)
+        # forked workers inherit the context, placements included: nothing is generated twice
+        self.ctx = Context(job.instance, self.engine, replace(job.options, encoding=encoding), group,
+                           placements, self.approx)
+        self._resume()
+        self._run()
+        return self._end(group)
+
+    def _plan(self, placements: Placements, group: list[Symmetry] | None) -> list[Unit]:
+        if self.engine.whole:  # one computation: every symmetry's fixed tilings at once (tilesat.engines.burnside)
+            self.target = 1
+            return [Unit((), tuple(range(len(group))) if group else (0,))]
+        cluster, jobs = self.cluster, self.job.jobs
+        shared = jobs > 1 or cluster is not None
+        workers = cluster.workers if cluster is not None and cluster.address is not None else jobs
+        self.target = split_target(workers, shared, self.book is not None, self.engine, cluster is not None)
+        if self.book is not None:
+            self.target = self.book.param("split", self.target)  # a resume plans the same units as the run it resumes
+        orbits = symmetry_group(placements) if group is None and self.target > 1 else None
+        return plan_units(placements, group, split=shared, target=self.target, orbits=orbits)
+
+    def finish(self, i: int, counts: list[int], seconds: float | None = None, record: bool = True) -> None:
+        self.fixed[i], self.done[i] = list(counts), True
+        unit = self.units[i]
         if seconds is not None:
-            result.unit_seconds[i] = seconds
-        if record and book is not None:
-            book.add(i, units[i], counts=list(counts), seconds=round(seconds, 6) if seconds is not None else None)
-        tilings[0] += units[i].weight * counts[0]  # syms[0] is the identity: all tilings
-        tilings_now[0] = tilings[0]
-        if tilings[0]:
-            race.lost("the count found tilings")
-        report(tilings[0], sum(done), len(units))
+            self.result.unit_seconds[i] = seconds
+        if record and self.book is not None:
+            self.book.add(i, unit, counts=list(counts), seconds=round(seconds, 6) if seconds is not None else None)
+        self.tilings += unit.weight * counts[0]  # syms[0] is the identity: all tilings
+        self.tilings_now = self.tilings
+        if self.tilings:
+            self.race.lost("the count found tilings")
+        self.report(self.tilings, sum(self.done), len(self.units))
 
-    if book is not None:
-        previous = book.begin(units, plan_key(units), {"split": target})
-        for i, rec in previous.items():
-            counts = rec.get("counts")
-            if not (isinstance(counts, list) and len(counts) == len(units[i].syms)
-                    and all(isinstance(c, int) and c >= 0 for c in counts)):
-                from ..running.checkpoint import CheckpointError
+    def _resume(self) -> None:
+        book, units = self.book, self.units
+        if book is not None:
+            previous = book.begin(units, plan_key(units), {"split": self.target})
+            for i, rec in previous.items():
+                counts = rec.get("counts")
+                if not (isinstance(counts, list) and len(counts) == len(units[i].syms)
+                        and all(isinstance(c, int) and c >= 0 for c in counts)):
+                    from ..running.checkpoint import CheckpointError
 
-                raise CheckpointError(f"checkpoint {book.path}: damaged: unit {i}'s counts are not what it needs")
-            finish(i, counts, rec.get("seconds"), record=False)
-        result.resumed = len(previous)
-    todo = [i for i in range(len(units)) if not done[i]]
-    report(tilings[0], sum(done), len(units))
+                    raise CheckpointError(f"checkpoint {book.path}: damaged: unit {i}'s counts are not what it needs")
+                self.finish(i, counts, rec.get("seconds"), record=False)
+            self.result.resumed = len(previous)
+        self.todo = [i for i in range(len(units)) if not self.done[i]]
+        self.report(self.tilings, sum(self.done), len(units))
 
-    completed = False
-    try:
-        race.start()  # before the count: from here on, the count's waits look at the LP's pipe too
-        with watching(race.poll):
-            if not todo:
-                pass  # every unit came from the checkpoint
-            elif runner is not None:
-                result.cluster = "dask"
-                runner.run(Context, args, units, todo, finish)
-                result.jobs = runner.workers
-            elif jobs == 1 and method == "native" and limit is None and len(units) > 1 and not in_child_process():
-                # every unit in one child, each unit's counts streamed back as it ends: a fork
-                # per unit cost more than the search (6x10 pentominoes up to symmetry, 8 units: 0.43 s -> 0.27 s)
-                ctx = Context(*args)
-                from ..engines import enumerator
+    def _run(self) -> None:
+        result, race = self.result, self.race
+        self.completed = False
+        try:
+            race.start()  # before the count: from here on, the count's waits look at the LP's pipe too
+            with watching(race.poll):
+                if not self.todo:
+                    pass  # every unit came from the checkpoint
+                elif self.cluster is not None:
+                    result.cluster = "dask"
+                    self.cluster.run(self.ctx, self.units, self.todo, self.finish)
+                    result.jobs = self.cluster.workers
+                elif result.jobs == 1 and self.engine.units_in_one_child and self.job.limit is None \
+                        and len(self.units) > 1 and not in_child_process():
+                    self._run_in_one_child()
+                elif result.jobs == 1:
+                    self._run_here()
+                else:
+                    self._run_in_pool()
+            self.completed = True
+        except Certified as e:  # the LP won: there is no tiling
+            result.certificate, result.reason = e.certificate, str(e)
+        except KeyboardInterrupt:
+            result.interrupted = True
+        except TimedOut:
+            result.timed_out = True
+        finally:
+            race.stop(self.completed)
 
-                _load_before_fork(enumerator.warm_up)  # loaded here, inherited by the child
-                for i, counts, seconds in stream_from_child(_run_units, ctx, units, todo, what="native"):
-                    finish(i, counts, seconds)
-            elif jobs == 1:
-                ctx = Context(*args)
-                for i in todo:
-                    unit = units[i]
+    def _run_in_one_child(self) -> None:
+        """Every unit in one child, each unit's counts streamed back as it ends: a fork
+        per unit costs more than the search of a small unit."""
+        load_before_fork(self.engine.preload)  # loaded here, inherited by the child
+        for i, counts, seconds in stream_from_child(_run_units, self.ctx, self.units, self.todo, what=self.engine.name):
+            self.finish(i, counts, seconds)
 
-                    def one_more(weight=unit.weight):
-                        # so far: the finished units, and this one's tilings (each
-                        # stands for ``weight`` tilings, one per orbit member)
-                        tilings_now[0] += weight
-                        race.lost("the count found a tiling")
-                        report(tilings_now[0], sum(done), len(units))
+    def _run_here(self) -> None:
+        for i in self.todo:
+            unit = self.units[i]
 
-                    t = time.perf_counter()
-                    counts = ctx.run(unit, one_more, limit)
-                    finish(i, counts, time.perf_counter() - t)
-                if limit is not None and not ctx.exhausted:
-                    result.limited = True
-            else:
-                if method == "native":
-                    from ..engines import enumerator
+            def one_more(weight=unit.weight):
+                # so far: the finished units, and this one's tilings (each
+                # stands for ``weight`` tilings, one per orbit member)
+                self.tilings_now += weight
+                self.race.lost("the count found a tiling")
+                self.report(self.tilings_now, sum(self.done), len(self.units))
 
-                    _load_before_fork(enumerator.warm_up)  # the workers inherit it
-                context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-                with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(args,)) as pool:
-                    futures = {pool.submit(_run_in_worker, units[i]): i for i in todo}
-                    try:
-                        pending = set(futures)
-                        while pending:
-                            finished, pending = wait(pending, timeout=wait_step(), return_when=FIRST_COMPLETED)
-                            for fut in finished:
-                                finish(futures[fut], *fut.result())
-                    except BaseException:  # Ctrl-C, the deadline, the LP's certificate: the workers go at once
-                        for proc in list(pool._processes.values()):
-                            proc.terminate()
-                        pool.shutdown(wait=False, cancel_futures=True)
-                        raise
-            completed = True
-    except Certified as e:  # the LP won: there is no tiling
-        result.certificate, result.reason = e.certificate, str(e)
-    except KeyboardInterrupt:
-        result.interrupted = True
-    except TimedOut:
-        result.timed_out = True
-    finally:
-        race.stop(completed)
-    if completed and race.certificate is not None:  # it came at the count's end
-        if max(tilings[0], tilings_now[0]):
-            raise AssertionError("BUG: the count found tilings where a checked certificate says there are none")
-        result.certificate, result.reason = race.certificate, race.certificate.sentence()
+            t = time.perf_counter()
+            counts = self.ctx.run(unit, one_more, self.job.limit)
+            self.finish(i, counts, time.perf_counter() - t)
+        if self.job.limit is not None and not self.ctx.exhausted:
+            self.result.limited = True
 
-    if result.certificate is not None:
-        result.exact, result.limited = True, False
-        result.up_to_symmetry = 0 if group is not None else None
-        result.seconds = time.perf_counter() - t0
+    def _run_in_pool(self) -> None:
+        load_before_fork(self.engine.preload)  # the workers inherit it
+        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        with ProcessPoolExecutor(self.result.jobs, mp_context=context, initializer=_init_worker,
+                                 initargs=(self.ctx,)) as pool:
+            futures = {pool.submit(_run_in_worker, self.units[i]): i for i in self.todo}
+            try:
+                pending = set(futures)
+                while pending:
+                    finished, pending = wait(pending, timeout=wait_step(), return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        self.finish(futures[fut], *fut.result())
+            except BaseException:  # Ctrl-C, the deadline, the LP's certificate: the workers go at once
+                for proc in list(pool._processes.values()):
+                    proc.terminate()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+
+    def _end(self, group: list[Symmetry] | None) -> CountResult:
+        result, race = self.result, self.race
+        if self.completed and race.certificate is not None:  # it came at the count's end
+            if max(self.tilings, self.tilings_now):
+                raise AssertionError("BUG: the count found tilings where a checked certificate says there are none")
+            result.certificate, result.reason = race.certificate, race.certificate.sentence()
+        if result.certificate is not None:
+            result.exact, result.limited = True, False
+            result.up_to_symmetry = 0 if group is not None else None
+            result.seconds = time.perf_counter() - self.t0
+            return result
+        result.count = max(self.tilings, self.tilings_now)
+        complete = all(self.done) and not result.interrupted and not result.timed_out and not result.limited
+        result.exact = result.exact and complete
+        if group is not None and complete:
+            result.up_to_symmetry = _classes(self.units, self.fixed, len(group), not self.engine.exact)
+        result.seconds = time.perf_counter() - self.t0
         return result
-    result.count = max(tilings[0], tilings_now[0])
-    complete = all(done) and not result.interrupted and not result.timed_out and not result.limited
-    result.exact = result.exact and complete
-    if group is not None and complete:
-        result.up_to_symmetry = _classes(units, fixed, len(group), method == "approx")
-    result.seconds = time.perf_counter() - t0
-    return result
 
 
 def _classes(units: list[Unit], fixed: list[list[int]], order: int, rounded: bool) -> int:
@@ -970,24 +582,7 @@ def _classes(units: list[Unit], fixed: list[list[int]], order: int, rounded: boo
     return round(classes)
 
 
-def choose_list_method(instance: Instance, options: SatOptions) -> tuple[str, str]:
-    """(method, why) for ``list --method auto``: the compiled enumerator (any
-    piece counts; 20-50x xcover on pentomino rectangles), or blocking clauses
-    when SAT options were given."""
-    if options.asked():
-        return "blocking", "SAT options were given"
-    if not instance.board.is_square:
-        if dlx_problem(instance) is None:
-            return "dlx", "the compiled enumerator takes square boards only; exact cover lists fastest"
-        return "blocking", "the compiled enumerator takes square boards only"
-    return "native", "the compiled enumerator lists tilings fastest"
-
-
-def _native_problem(instance: Instance) -> str | None:
-    from ..engines import enumerator
-
-    return enumerator.problem(instance)
-
+# --- listing ----------------------------------------------------------------
 
 class Listing:
     """The tilings of :func:`iter_tilings_by`, one by one (an iterator with
@@ -1019,28 +614,26 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
     :class:`~tilesat.running.control.TimedOut` ends the iteration when the time is up.
     ``certificates`` as for :func:`count_tilings`: the LP raced beside the
     listing (stopped at the first tiling), first, or never."""
-    if method not in LIST_METHODS:
-        raise TilesatError(f"unknown list method {method!r}; available: {', '.join(LIST_METHODS)}")
-    if certificates not in CERTIFICATE_MODES:
-        raise TilesatError(f"certificates={certificates!r}: use True (raced beside the listing), 'always' or False")
+    if method not in (names := method_names("list")):
+        raise TilesatError(f"unknown list method {method!r}; available: {', '.join(names)}")
+    check_mode(certificates, "raced beside the listing")
     options = SatOptions(encoding, solver, card, timeout)
-    method = _list_method(instance, method, options)
-    return Listing(lambda listing: _listing(listing, instance, method, limit, options, certificates))
+    engine = _list_engine(instance, method, options)
+    return Listing(lambda listing: _listing(listing, Job("list", instance, options, limit=limit,
+                                                         certificates=certificates), engine))
 
 
-def _list_method(instance: Instance, method: str, options: SatOptions) -> str:
-    """The enumerating method a listing uses (``auto`` resolved), refused in one
+def _list_engine(instance: Instance, method: str, options: SatOptions) -> Engine:
+    """The enumerating engine a listing uses (``auto`` resolved), refused in one
     line when it cannot list this instance or cannot use the options given."""
     check_memory(instance)
     if method == "auto":
-        method, _ = choose_list_method(instance, options)
-    if method != "blocking":
-        refuse_unused(options, method)
-        if method == "dlx" and (problem := dlx_problem(instance)) is not None:
-            raise TilesatError(f"--method dlx: {problem}; use native or blocking")
-        if method == "native" and (problem := _native_problem(instance)) is not None:
-            raise TilesatError(f"--method native: {problem}")
-    return method
+        engine, _ = choose(Job("list", instance, options))
+    else:
+        engine = engine_for("list", method, "list method")
+        check_takes(engine, instance, "list")
+    refuse_unused(options, engine, engines("count"))
+    return engine
 
 
 class UnitListing:
@@ -1052,13 +645,13 @@ class UnitListing:
 
     def __init__(self, instance: Instance, method: str = "auto", *, encoding: str = DEFAULT_ENCODING,
                  solver: str = DEFAULT_SOLVER, card: str = DEFAULT_CARD, target: int = CHECKPOINT_UNITS):
-        if method not in LIST_METHODS:
-            raise TilesatError(f"unknown list method {method!r}; available: {', '.join(LIST_METHODS)}")
+        if method not in (names := method_names("list")):
+            raise TilesatError(f"unknown list method {method!r}; available: {', '.join(names)}")
         options = SatOptions(encoding, solver, card, None)
-        method = _list_method(instance, method, options)
-        self.instance, self.method, self.target = instance, method, target
+        self.engine = _list_engine(instance, method, options)
+        self.instance, self.method, self.target = instance, self.engine.name, target
         self.reason = obstruction(instance)
-        self.ctx = Context(instance, method, options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
+        self.ctx = Context(instance, self.engine, options)
         self.reason = self.reason or placement_check(self.ctx.placements)
         self.units = [] if self.reason else plan_units(self.ctx.placements, None, split=True, target=target)
 
@@ -1069,14 +662,7 @@ class UnitListing:
         """(i, tiling) for each tiling of each unit i of ``todo`` in turn, each
         verified, and (i, None) when unit i is over; searched in one forked child
         (stopped at once by Ctrl-C or the deadline)."""
-        if self.method == "native":
-            from ..engines import enumerator
-
-            _load_before_fork(enumerator.warm_up)
-        elif self.method == "dlx":
-            from ..engines.dlx import load_xcover
-
-            _load_before_fork(load_xcover)
+        load_before_fork(self.engine.preload)
         P = self.ctx.placements
         for i, chosen in stream_from_child(_list_units, self.ctx, self.units, todo, what=self.method):
             yield i, None if chosen is None else verify_tiling(
@@ -1090,9 +676,9 @@ def _list_units(ctx: Context, units: list[Unit], todo: list[int]) -> Iterator[tu
         yield i, None
 
 
-def _listing(listing: Listing, instance: Instance, method: str, limit: int | None, options: SatOptions,
-             certificates: bool | str) -> Iterator[Tiling]:
-    limit_at = Deadline(options.timeout)  # held between yields: the consumer's time is not ours to bound
+def _listing(listing: Listing, job: Job, engine: Engine) -> Iterator[Tiling]:
+    instance, certificates = job.instance, job.certificates
+    limit_at = Deadline(job.options.timeout)  # held between yields: the consumer's time is not ours to bound
     listing.certificate_check = {"ran": False, "why": "a board check answered first"}
     race = stream = None
     try:
@@ -1100,18 +686,13 @@ def _listing(listing: Listing, instance: Instance, method: str, limit: int | Non
             listing.reason = obstruction(instance)
             if listing.reason is not None:
                 return
-            if method == "blocking":
-                placements = generate_placements(instance) if certificates else None
-                stream = iter_tilings(instance, limit, **vars(options))  # verified tilings
-            else:
-                ctx = Context(instance, method, options.encoding, options.solver, options.card, None, 0.8, 0.2, 1)
-                placements = ctx.placements
-                stream = ctx.enumerate(None, limit)
+            ctx = Context(instance, engine, job.options)
+            stream = ctx.enumerate(None, job.limit)
             if certificates:
-                listing.reason = placement_check(placements)
+                listing.reason = placement_check(ctx.placements)
                 if listing.reason is not None:
                     return
-                race = CertificateRace(instance, placements, certificates, method, "listing")
+                race = LpRace(instance, ctx.placements, certificates, "listing", engine.lp_beside())
                 listing.certificate_check = race.report
                 if certificates == "always" and race.first() is not None:
                     listing.certificate, listing.reason = race.certificate, race.certificate.sentence()
@@ -1128,8 +709,7 @@ def _listing(listing: Listing, instance: Instance, method: str, limit: int | Non
                     break
                 if race is not None:
                     race.lost("a tiling was found")
-                tiling = item if method == "blocking" else (
-                    verify_tiling(instance, Tiling.from_placements(ctx.placements, item.tolist())))
+                tiling = verify_tiling(instance, Tiling.from_placements(ctx.placements, item.tolist()))
             yield tiling
         if race is not None:
             race.stop(True)

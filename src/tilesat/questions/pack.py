@@ -53,9 +53,8 @@ from ..sat.formula import DEFAULT_CARD, Formula
 from ..model.instance import Instance
 from ..sat.options import SatOptions
 from ..sat.objectives import _compile_broken
-from ..engines.portfolio import check_jobs, configurations, race_packings
-from .solve import JOBS_REFUSAL, load_formula
-from ..sat.solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, make_solver
+from ..engines.portfolio import JOBS_REFUSAL, check_jobs, configurations, race_packings
+from ..sat.solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, load_formula, make_solver
 from ..model.tiling import Tiling, tiling_from_model
 from ..certify.verify import verify_tiling
 
@@ -175,7 +174,7 @@ def pack(
     """The maximum packing of the instance's pieces on its board, proved
     (unless ``timeout`` seconds or Ctrl-C came first: then the best so far).
 
-    ``progress`` as for :class:`~tilesat.questions.solve.TilingSearch`; ``jobs`` above
+    ``progress`` as for :class:`~tilesat.engines.sat.TilingSearch`; ``jobs`` above
     1: that many SAT configurations race, sharing the best packing found
     (:func:`tilesat.engines.portfolio.race_packings`, the incremental method only);
     ``break_symmetry`` adds lex-leader clauses for the board's symmetries (same

@@ -3,7 +3,7 @@
 Dask's ``distributed`` scheduler runs the same code on a local cluster (one
 worker process per job, started here) and on a cluster of many machines
 (``--address`` of a running ``dask scheduler``): each unit
-(:class:`tilesat.questions.count.Unit`) is one task, the count's shared context
+(:class:`tilesat.engines.base.Unit`) is one task, the count's shared context
 (instance, placements, symmetry group) is sent once to every worker, and a
 worker that dies has its tasks rerun elsewhere by the scheduler (up to
 ``distributed.scheduler.allowed-failures`` times per task).  Dask is an
@@ -60,20 +60,19 @@ _CONTEXTS: dict = {}  # token -> Context, per worker process: built once per cou
 
 
 class Shared:
-    """The count's context as one object: how to make it (``make(*args)``, a
-    picklable callable) and its arguments.  Dask scatters a bare tuple element
-    by element, and the placements must arrive with the very instance object
-    they belong to (one pickle keeps that)."""
+    """The count's context (anything with ``timed_run(unit)``), wrapped: Dask
+    would scatter a bare tuple element by element, and the placements must
+    arrive with the very instance object they belong to (one pickle keeps that)."""
 
-    def __init__(self, token: str, make: Callable, args: tuple):
-        self.token, self.make, self.args = token, make, args
+    def __init__(self, token: str, context):
+        self.token, self.context = token, context
 
 
 def _run_unit(shared: Shared, unit):
     ctx = _CONTEXTS.get(shared.token)
     if ctx is None:
         _CONTEXTS.clear()  # one count at a time per worker: drop the previous count's placements
-        ctx = _CONTEXTS[shared.token] = shared.make(*shared.args)
+        ctx = _CONTEXTS[shared.token] = shared.context
     return ctx.timed_run(unit)
 
 
@@ -161,15 +160,15 @@ class DaskRunner:
         threads = sum(self.client.nthreads().values())
         return max(1, threads)
 
-    def run(self, make: Callable, args: tuple, units: list, todo: list[int],
-            finish: Callable[[int, list[int], float], None], started: Callable[[], None] = lambda: None) -> None:
-        """Each unit of ``todo`` as a task, run by the context ``make(*args)`` (made once per
-        worker; its ``timed_run(unit)``); ``finish(i, counts, seconds)`` as each one comes back (in any order)."""
+    def run(self, context, units: list, todo: list[int], finish: Callable[[int, list[int], float], None],
+            started: Callable[[], None] = lambda: None) -> None:
+        """Each unit of ``todo`` as a task, run by ``context.timed_run(unit)`` (the context sent once
+        to each worker); ``finish(i, counts, seconds)`` as each one comes back (in any order)."""
         from distributed import as_completed
 
         self.start(min(self.jobs, max(1, len(todo))))
         token = uuid.uuid4().hex
-        shared = self.client.scatter(Shared(token, make, args), broadcast=True, hash=False)  # once per worker
+        shared = self.client.scatter(Shared(token, context), broadcast=True, hash=False)  # once per worker
         futures = {}
         for i in todo:
             fut = self.client.submit(_run_unit, shared, units[i], key=f"tilesat-unit-{token}-{i}",

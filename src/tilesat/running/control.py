@@ -412,6 +412,37 @@ def _stream_target(conn, fn, args) -> None:
     conn.send(None)
 
 
+def isolated(fn: Callable, *args, what: str = "the engine", preload: Callable[[], None] | None = None):
+    """``fn(*args)`` where its C code can be stopped: here when this process
+    is a child already (its parent stops it), else in a forked child
+    (:func:`call_in_child`).  ``preload`` (an engine's compiled code) is
+    loaded here first so that the child inherits it, unless a time limit is
+    set: the import (1-2 s of numba) could not be stopped here, the child
+    loads it instead."""
+    if in_child_process():
+        return fn(*args)
+    load_before_fork(preload)
+    return call_in_child(fn, *args, what=what)
+
+
+def isolated_stream(fn: Callable, *args, what: str = "the engine",
+                    preload: Callable[[], None] | None = None) -> Iterator:
+    """The items of ``fn(*args)``, as :func:`isolated` runs a call: here in a
+    child, else streamed from a forked one (:func:`stream_from_child`)."""
+    if in_child_process():
+        return iter(fn(*args))
+    load_before_fork(preload)
+    return stream_from_child(fn, *args, what=what)
+
+
+def load_before_fork(load: Callable[[], None] | None) -> None:
+    """Load an engine's compiled code here, before forking its children, so
+    that they inherit it; under a time limit the child loads it instead (the
+    import takes 1-2 s of numba that nothing could stop here)."""
+    if load is not None and deadline().at is None:
+        load()
+
+
 def may_start_children() -> bool:
     """False inside a :class:`Child` or a worker pool's daemonic process:
     code there runs its engines in-process, and the parent that started it

@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import time
 from functools import cache
+from typing import Callable
 
 import numpy as np
 import pysolvers
@@ -33,6 +34,7 @@ from .dimacs import check_model, read_answer, write_dimacs
 from . import plugins
 from .encodings import AUTO_LADDER_BAND
 from ..errors import TilesatError, did_you_mean
+from .formula import Formula
 from .plugins import EXTERNAL_PREFIX
 
 DEFAULT_SOLVER = "cadical195"
@@ -171,6 +173,14 @@ def _serve(conn, solver: Solver, name: str, budgets: bool) -> None:
                                  lambda conflicts: conn.send(("progress", conflicts)), limit)
         model = np.asarray(solver.get_model() or [], dtype=np.int64) if status else None
         conn.send(("done", status, model, _conflicts(solver)))
+
+
+def load_formula(solver, formula: Formula, name: str, progress: Callable) -> None:
+    """Add the formula to the solver, reporting how many clauses are in."""
+    total = formula.nclauses
+    message = f"loading {total:,} clauses into {name}"
+    progress(message, 0, total)
+    solver.add_formula(formula, lambda done: progress(message, done, total))
 
 
 class PysatSolver:

@@ -13,11 +13,11 @@ symmetries added,
 - with the constraints of *every* element of the group, each orbit keeps
   exactly one member (its least), so the models are one per class: the
   number of classes, and the raw count as the sum of the classes' sizes
-  (:func:`tilesat.questions.lexleader.count_classes`).  A generating set alone may keep several members
+  (``count --method lexleader``, :mod:`tilesat.engines.lexleader`).  A generating set alone may keep several members
   of an orbit: right for yes/no and optimum questions, not for counting;
 - uniqueness is lost (a unique answer could hide a symmetric twin):
   ``check-unique`` refuses the option; and the broken formula's models are no
-  longer the tilings (:func:`tilesat.questions.lexleader.count_classes` recovers their number from the
+  longer the tilings (the lexleader count recovers their number from the
   classes' sizes).
 
 Which symmetries: for yes/no and optimum answers, the rotations, reflections

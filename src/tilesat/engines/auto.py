@@ -1,0 +1,195 @@
+"""``--method auto``, decided here and nowhere else: for each question an
+ordered table of rules, the first that applies naming the engine, each with
+the measurement it came from.  The rules' words make the ``--method`` help
+(:func:`method_help`) and the docs' table (:func:`rules_markdown`), so the
+three cannot drift apart.
+
+After the table, engines that estimate their cost (:meth:`Engine.estimate`;
+the built-ins leave it to their rule here, plugins give one) compete: one
+whose estimate is below the chosen engine's (or the chosen engine has none)
+is picked instead.
+
+(The exactly-one encoding's ``auto`` is the formula's own business:
+:func:`tilesat.sat.encodings.choose_encoding`.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..model.instance import INF
+from .base import Engine, Job
+from .dlx import dlx_problem
+from .registry import engines, get_engine, plugins
+from .sweep import SWEEP_MIN_AREA, sweep_problem
+
+#: count: the frontier engine up to this window (its states grow as 2^width).
+FRONTIER_WIDTH = 24
+
+
+@dataclass(frozen=True)
+class Rule:
+    question: str
+    engine: str
+    when: str  # the condition, in words: the help text and the docs
+    reason: Callable[[Job], str | None]  # why, for this job (None: the rule does not apply)
+    measured: str = ""  # what the rule rests on
+
+
+def _only_with_limit(job: Job) -> bool:
+    return job.limit is not None
+
+
+def _dlx_ok(job: Job) -> bool:
+    return dlx_problem(job.instance) is None and not job.asked()
+
+
+def _dominoes(job: Job) -> bool:
+    return all(r.piece.size == 2 for r in job.instance.rules) and job.instance.board.wrap == "none"
+
+
+def _quotients(job: Job) -> str | None:
+    """For a whole-instance engine: "" without --up-to-symmetry; with it, the
+    words for the reason when every symmetry's quotient (:mod:`.burnside`) has
+    a frontier of at most FRONTIER_WIDTH + 1 cells, else None."""
+    if not job.up_to_symmetry:
+        return ""
+    from .burnside import widest
+
+    group = job.group  # made once: the count that follows reuses it
+    if len(group) == 1:
+        return "; the board has no symmetry but the identity"
+    width = widest(job.placements, group)
+    if width > FRONTIER_WIDTH:
+        return None
+    return (f"; classes by Burnside, the tilings each symmetry fixes counted by the frontier DP "
+            f"on its quotient (at most {width + 1} cells wide)")
+
+
+def _pfaffian(job: Job) -> str | None:
+    if job.limit is not None or job.asked() or not _dominoes(job) or get_engine("pfaffian").problem(job.instance):
+        return None
+    quotients = _quotients(job)
+    return None if quotients is None else "dominoes on a planar board: Kasteleyn's determinant counts them without search" + quotients
+
+
+def _frontier(job: Job) -> str | None:
+    if job.asked():
+        return None
+    from .frontier import make_plan
+
+    if get_engine("frontier").problem(job.instance) is not None:
+        return None
+    width = make_plan(job.instance).width
+    if width > FRONTIER_WIDTH or (quotients := _quotients(job)) is None:
+        return None
+    return f"a frontier of {width + 1} cells: dynamic programming over it counts without listing" + quotients
+
+
+def _if(test: Callable[[Job], bool], reason: str) -> Callable[[Job], str | None]:
+    return lambda job: reason if test(job) else None
+
+
+RULES = (
+    # --- solve and check-unique
+    Rule("find", "sat", "with --break-symmetry",
+         _if(lambda job: bool(job.break_symmetry), "--break-symmetry adds clauses: SAT")),
+    Rule("find", "sat", "when a SAT option is given",
+         _if(lambda job: bool(job.asked()), "SAT options were given")),
+    Rule("find", "dlx", "when each piece is used at most once",
+         _if(lambda job: dlx_problem(job.instance) is None and all(r.max <= 1 for r in job.instance.rules),
+             "each piece at most once: an exact-cover puzzle for dancing links"),
+         "check-unique on the 3x20 pentomino rectangle: about 10 ms of search against 2.7 s for CaDiCaL"),
+    Rule("find", "sweep", f"on flat boards of {SWEEP_MIN_AREA}+ open cells where pieces repeat freely",
+         lambda job: (f"a big board ({job.instance.board.area} open cells) and pieces that may repeat: SAT windows "
+                      "swept across it find tilings, one SAT run proves there are no (more)")
+         if job.instance.board.area >= SWEEP_MIN_AREA and sweep_problem(job.instance) is None else None,
+         "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s"),
+    Rule("find", "sat", "otherwise", lambda job: "pieces that may repeat: SAT"),
+    # --- count
+    Rule("count", "blocking", "when --solver is given",
+         _if(lambda job: "solver" in job.asked(), "--solver given: blocking is the method that uses a SAT solver")),
+    Rule("count", "pfaffian", "for dominoes on a board without wrap", _pfaffian,
+         "12x12 dominoes in milliseconds, 40x40 with holes in 0.1 s"),
+    Rule("count", "dlx", "with --limit, for piece counts exact cover expresses",
+         _if(lambda job: _only_with_limit(job) and _dlx_ok(job), "--limit: an enumerator stops at N; exact cover lists fastest")),
+    Rule("count", "blocking", "with --limit otherwise",
+         _if(_only_with_limit, "--limit with SAT options or piece counts exact cover cannot express")),
+    Rule("count", "native", "when every piece count is bounded, on square boards",
+         _if(lambda job: not job.asked() and all(r.max != INF for r in job.instance.rules) and job.instance.board.is_square,
+             "every piece has a bounded count: the compiled enumerator (first empty cell, region pruning) lists "
+             "the tilings fastest"),
+         "20-50x xcover on pentomino rectangles"),
+    Rule("count", "frontier", f"when the frontier is at most {FRONTIER_WIDTH + 1} cells", _frontier,
+         "6x10 pentominoes (window 24): 2.3-3.4 s against dancing links' 6-7 s"),
+    Rule("count", "ganak", "for unlimited pieces of at most 3 cells",
+         _if(lambda job: all(r.max == INF and r.min == 0 for r in job.instance.rules)
+             and max(r.piece.size for r in job.instance.rules) <= 3,
+             "unlimited pieces of at most 3 cells: counts grow exponentially, ganak counts without listing")),
+    Rule("count", "ganak", "when the board splits into separate regions",
+         _if(lambda job: len(job.instance.board.regions()) > 1, "the board splits into separate regions: ganak "
+             "multiplies their counts")),
+    Rule("count", "dlx", "for exact-cover puzzles", _if(_dlx_ok, "an exact-cover puzzle: dancing links lists tilings fastest")),
+    Rule("count", "blocking", "when SAT options are given", _if(lambda job: bool(job.asked()), "SAT options given: one SAT call per tiling")),
+    Rule("count", "blocking", "otherwise", lambda job: "piece counts beyond exact cover: one SAT call per tiling"),
+    # --- list
+    Rule("list", "blocking", "when SAT options are given", _if(lambda job: bool(job.asked()), "SAT options were given")),
+    Rule("list", "dlx", "on boards that are not square, for piece counts exact cover expresses",
+         _if(lambda job: not job.instance.board.is_square and dlx_problem(job.instance) is None,
+             "the compiled enumerator takes square boards only; exact cover lists fastest")),
+    Rule("list", "blocking", "on boards that are not square otherwise",
+         _if(lambda job: not job.instance.board.is_square, "the compiled enumerator takes square boards only")),
+    Rule("list", "native", "otherwise", lambda job: "the compiled enumerator lists tilings fastest",
+         "20-50x xcover on pentomino rectangles"),
+)
+
+
+def choose(job: Job) -> tuple[Engine, str]:
+    """(engine, why) for ``--method auto``: the first rule of the job's question
+    that applies, unless an engine's own estimate wins."""
+    for rule in RULES:
+        if rule.question == job.question and (why := rule.reason(job)) is not None:
+            picked = get_engine(rule.engine)
+            break
+    else:  # every question's table ends with a rule that always applies
+        raise AssertionError(f"BUG: no auto rule for {job.question}")
+    return _estimates(job, picked, why)
+
+
+def _estimates(job: Job, picked: Engine, why: str) -> tuple[Engine, str]:
+    """A plugin engine whose estimate beats the picked engine's (or the picked one has none)."""
+    mine = picked.estimate(job)
+    best = None
+    for engine in plugins().values():
+        if job.question not in engine.questions or engine.problem(job.instance) is not None:
+            continue
+        if set(job.asked()) - set(engine.uses):
+            continue  # it cannot use the SAT options given
+        cost = engine.estimate(job)
+        if cost is not None and (mine is None or cost < mine) and (best is None or cost < best[0]):
+            best = (cost, engine)
+    if best is None:
+        return picked, why
+    cost, engine = best
+    than = f"{picked.name}'s {mine:.3g} s" if mine is not None else f"{picked.name}, which gives no estimate ({why})"
+    return engine, f"its estimate ({cost:.3g} s) beats {than}"
+
+
+def method_help(question: str) -> str:
+    """The ``--method`` help of a question: its engines in a line each, and what ``auto``
+    does, in the rules' own words."""
+    names = {name: e for name, e in engines(question).items()}
+    listed = ", ".join(names)
+    what = "; ".join(f"{name} = {e.summary}" for name, e in names.items())
+    rules = "; ".join(f"{rule.engine} {rule.when}" for rule in RULES if rule.question == question)
+    return f"auto, {listed}: {what}. auto picks the first that applies and says why: {rules}."
+
+
+def rules_markdown() -> str:
+    """The rules as a Markdown table (the docs' page on ``auto``)."""
+    lines = ["| question | rule | engine | measured |", "|---|---|---|---|"]
+    names = {"find": "solve, check-unique", "count": "count", "list": "list"}
+    for rule in RULES:
+        lines.append(f"| {names[rule.question]} | {rule.when} | `{rule.engine}` | {rule.measured} |")
+    return "\n".join(lines)

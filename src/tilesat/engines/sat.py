@@ -1,0 +1,394 @@
+"""The SAT engine: one incremental solver over the whole board.
+
+All three questions are one loop (:class:`TilingSearch`): solve, decode the
+placement variables, verify the tiling with the independent checker, block
+it with a clause over its placement variables only, solve again
+(incrementally, same solver).  ``sat`` finds the first tilings (solve,
+check-unique), optionally after a sweep of SAT windows (``sweep``,
+:mod:`.sweep`); ``blocking`` counts and lists every tiling that way.
+
+A ``timeout`` bounds the whole search, compiling included
+(:mod:`tilesat.running.control`); when it passes the search is spent, with
+the tilings found before it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ..certify.certificate import Certificate
+from ..certify.checks import obstruction, placement_check
+from ..certify.schedule import LpBudget
+from ..certify.verify import verify_tiling
+from ..model.footprint import check_memory
+from ..model.instance import Instance
+from ..model.placements import Placements, generate_placements
+from ..model.symmetry import symmetry_group
+from ..model.tiling import Tiling, tiling_from_model
+from ..running.control import Deadline, TimedOut, time_limit
+from ..sat.encodings import DEFAULT_ENCODING
+from ..sat.formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
+from ..sat.options import SatOptions
+from ..sat.solvers import DEFAULT_SOLVER, default_options, load_formula, make_solver
+from ..sat.symbreak import symmetry_breaking
+from .base import Context, Engine, Job, Progress
+from .portfolio import PORTFOLIO
+from .sweep import GLANCE, TROUBLE_WIDTH, Sweep, SweepStats, other_tiling, sweep_problem, window_encoding, window_solver
+
+
+class TilingSearch:
+    """An incremental search for the tilings of one instance.
+
+    >>> search = TilingSearch(instance)          # doctest: +SKIP
+    >>> first = search.next()                    # a verified Tiling, or None
+    """
+
+    def __init__(
+        self,
+        instance: Instance,
+        encoding: str = DEFAULT_ENCODING,
+        solver: str = DEFAULT_SOLVER,
+        card: str = DEFAULT_CARD,
+        progress: Callable[..., None] | None = None,
+        timeout: float | None = None,
+        certificates: bool | str = False,
+        break_symmetry: bool | str = False,
+        sweep: bool = False,
+    ):
+        t0 = time.perf_counter()
+        # the first tiling by a sweep of SAT windows, the second by a local change of the
+        # first (tilesat.engines.sweep); whatever they do not find, the solver over the whole board
+        self.sweep = sweep
+        # lex-leader constraints (tilesat.sat.symbreak): True breaks generators (or a small
+        # group whole), "full" every element (one model per class, for counting)
+        self.break_symmetry = break_symmetry
+        # the certificate check (tilesat.certify.schedule.LpBudget): off by default here, the
+        # engine; solve and check_unique, the front ends, turn it on
+        self.certificates = certificates
+        # progress(message) names the stage; progress(message, done, total) measures it
+        self._progress = progress or (lambda message, done=None, total=None: None)
+        self.instance = instance
+        options = SatOptions(encoding, solver, card, timeout)  # bad names fail here, before any work
+        self.solver_name = options.solver
+        self.timeout = options.timeout
+        self.limit = Deadline(self.timeout)  # the whole search's, compiling included
+        self.encoding = encoding
+        self.card = card
+        with time_limit(self.limit):
+            self._compile(instance, encoding, card)
+        self.compile_seconds = time.perf_counter() - t0
+        self.exhausted = self.reason is not None
+
+    def _compile(self, instance, encoding, card):
+        check_memory(instance)  # before the board checks too: they alone take 20 s on a 3000x3000 board
+        self.certificate: Certificate | None = None
+        self.certificate_check: dict = {"ran": False, "why": "a board check answered first"}
+        self._lp_plan: LpBudget | None = None
+        self.reason = obstruction(instance)
+        self.placements: Placements | None = None
+        self.formula: Formula | None = None
+        self.group = self.breaking = None  # with break_symmetry: the group and what was broken
+        self._solver = None
+        self._added: list[list[int]] = []  # clauses beyond the formula (required placements, blocked tilings)
+        self.solver_options: dict = {}  # CaDiCaL options given by default (solvers.default_options)
+        self.found = 0
+        self.last_chosen: list[int] = []
+        self._sweeper: Sweep | None = None
+        self.sweep_stats = SweepStats()
+        self.found_by: list[str] = []  # how each tiling was found: "sweep", "local change" or "solver"
+        self._local_tried = False
+        self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
+        self.solve_seconds = 0.0
+        self._conflicts_seen = None
+        if self.reason is None:
+            self._progress("generating placements")
+            self.placements = generate_placements(instance)
+            self.reason = placement_check(self.placements)  # the board checks ran above
+            if self.reason is None:
+                self._lp_plan = LpBudget(instance, self.placements, self.certificates, self._progress)
+                self.certificate_check = self._lp_plan.report
+            # Compile even when a quick check answered, so that info and stats
+            # describe the same formula whatever the verdict.
+            encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
+            self.encoding = encoding
+            self._progress(f"compiling {len(self.placements):,} placements to CNF ({encoding})")
+            self.limit.check()
+            self.formula = compile_formula(self.placements, encoding, card)
+            if self.break_symmetry:
+                self._progress("breaking the board's symmetries (lex-leader)")
+                mode = "full" if self.break_symmetry == "full" else "generators"
+                if mode == "full":  # every element (count's classes); else a few maps, cheaply
+                    self.group = symmetry_group(self.placements)
+                self.formula, self.breaking = symmetry_breaking(self.formula, mode, self.group)
+
+    def _ensure_solver(self):
+        if self._solver is None:
+            self._solver = make_solver(self.solver_name)
+            self.solver_options = default_options(self.solver_name, self.placements.candidates_per_cell())
+            if self.solver_options:
+                self._solver.configure(self.solver_options)  # open boards: CaDiCaL's --sat options (solvers.OPEN_BOARD_OPTIONS)
+            load_formula(self._solver, self.formula, self.solver_name, self._progress)
+            for clause in self._added:  # a solver started again (after the LP's turn) keeps what was asked
+                self._solver.add_clause(clause)
+        return self._solver
+
+    def _add_clause(self, clause: list[int]) -> None:
+        self._added.append(clause)  # a solver started later gets it from here
+        if self._solver is not None:
+            self._solver.add_clause(clause)
+
+    def next(self) -> Tiling | None:
+        """The next tiling (verified), or None when there are no more.
+
+        Raises :class:`~tilesat.running.control.TimedOut` when the search's time
+        limit passes (the search is spent then)."""
+        if self.exhausted:
+            return None
+        with time_limit(self.limit):
+            return self._next()
+
+    def _next(self) -> Tiling | None:
+        plan = self._lp_plan
+        if self.sweep and self.found == 0 and plan is not None and plan.pending and plan.budget > 0:
+            # A sweep goes on while it goes forward: the LP's turn comes when its
+            # window widens past TROUBLE_WIDTH, a sign that there may be no tiling.
+            found = self._without_solver(TROUBLE_WIDTH)
+            if found is not None or self.exhausted:
+                plan.done("the search finished first")
+                return None if found is None else self._accept(*found)
+        if plan is not None and plan.pending and plan.budget > 0:
+            # the search first, for as long as the LP would take; then the LP
+            finished, tiling = plan.attempt(self._solve_next)
+            if finished:
+                return tiling
+        if plan is not None and plan.pending:
+            self.certificate = plan.run()
+            if self.certificate is not None:
+                self.reason = self.certificate.sentence()
+                self.exhausted = True
+                self.close()
+                return None
+            self.close()  # the budgeted solver was stopped: a new one, same formula
+            self.exhausted = False
+        return self._solve_next()
+
+    def _solve_next(self) -> Tiling | None:
+        if self.sweep and self.found < 2:
+            if (found := self._without_solver()) is not None:
+                return self._accept(*found)
+            if self.exhausted:
+                return None
+        solver = self._ensure_solver()
+        stage = f"solving for tiling {self.found + 1}"
+        self._progress(stage)
+        solver.on_conflicts = lambda n: self._progress(f"{stage} · {n:,} conflicts")
+        t0 = time.perf_counter()
+        try:
+            sat = solver.solve()
+        except (TimedOut, KeyboardInterrupt):
+            self.exhausted = True  # the solver is spent
+            raise
+        finally:
+            self.solve_seconds += time.perf_counter() - t0
+        if not sat:
+            self.exhausted = True
+            return None
+        self.found_by.append("solver")
+        return self._accept(*reversed(tiling_from_model(self.placements, solver.model())))
+
+    def _without_solver(self, pause_wider_than: int | None = None) -> tuple[list[int], Tiling | None] | None:
+        """(placements, tiling or None) of the first tiling by the sweep or of the second by a
+        local change, or None: the solver's turn.  Neither repeats a tiling: the sweep
+        runs before any is found, the local change differs from the first.
+
+        The solver over the whole board glances first (:meth:`_glance`) where that
+        is likely to pay: before the sweep, and before the local change when the
+        first tiling was the solver's (a warm solver finds a second one in a few
+        conflicts).  ``exhausted`` is set when a glance proves there is no (other) tiling."""
+        if self.found == 0 or (self.found == 1 and self.found_by[0] == "solver"):
+            if self.found not in self._glanced:
+                self._glanced.add(self.found)
+                sat = self._glance()
+                if sat is False:
+                    self.exhausted = True
+                    return None
+                if sat:
+                    self.found_by.append("solver")
+                    tiling, chosen = tiling_from_model(self.placements, self._solver.model())
+                    return chosen, tiling
+        if self.found == 0:
+            chosen = self._sweep(pause_wider_than)
+            return None if chosen is None else (chosen, None)
+        if self.found == 1 and not self._local_tried:
+            self._local_tried = True
+            self._progress("looking for a second tiling near the first")
+            t0 = time.perf_counter()
+            try:
+                chosen = other_tiling(self.placements, self.last_chosen, window_encoding(self.formula.encoding),
+                                      self.sweep_stats, window_solver(self.solver_name))
+            finally:
+                self.solve_seconds += time.perf_counter() - t0
+            if chosen is not None:
+                self.found_by.append("local change")
+                return chosen, None
+        return None
+
+    def _glance(self) -> bool | None:
+        """The solver over the whole board for GLANCE conflicts only: designed
+        puzzles end within them in milliseconds (propagation does the work),
+        and so do boards that one run tiles easily, before a sweep would have
+        begun.  None: not within them, or a solver without conflict budgets."""
+        solver = self._ensure_solver()
+        if not getattr(solver, "can_budget", False):
+            return None
+        self._progress(f"solving for tiling {self.found + 1}")
+        t0 = time.perf_counter()
+        try:
+            return solver.solve(conflicts=GLANCE)
+        except (TimedOut, KeyboardInterrupt):
+            self.exhausted = True  # the solver is spent
+            raise
+        finally:
+            self.solve_seconds += time.perf_counter() - t0
+
+    def _sweep(self, pause_wider_than: int | None = None) -> list[int] | None:
+        """The sweep's tiling, or None: it gave up, or paused (``pause_wider_than``).
+        It resumes where a pause or a time limit left it."""
+        if self._sweeper is None:
+            self._sweeper = Sweep(self.placements, window_encoding(self.formula.encoding), window_solver(self.solver_name), self.sweep_stats)
+        if self._sweeper.done:
+            return None
+        t0 = time.perf_counter()
+        try:
+            chosen = self._sweeper.run(self._progress, pause_wider_than)
+        finally:
+            self.solve_seconds += time.perf_counter() - t0
+        if chosen is not None:
+            self.found_by.append("sweep")
+        return chosen
+
+    def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
+        """The tiling of these placements, verified, counted and blocked."""
+        if tiling is None:
+            tiling = Tiling.from_placements(self.placements, chosen)
+        verify_tiling(self.instance, tiling)
+        self.found += 1
+        self.last_chosen = chosen  # the placement indices of the tiling just returned
+        # Block this tiling: not all of these placements again.  Only the
+        # placement variables: auxiliaries could differ for the same tiling.
+        self._add_clause([-(i + 1) for i in chosen])
+        return tiling
+
+    def require(self, placement: int) -> None:
+        """Only tilings that use this placement from now on (one cube of a split search)."""
+        if not self.exhausted:
+            with time_limit(self.limit):
+                self._add_clause([placement + 1])
+
+    def __iter__(self) -> Iterator[Tiling]:
+        while (t := self.next()) is not None:
+            yield t
+
+    def conflicts(self) -> int | None:
+        """The solver's conflicts so far (None before it started)."""
+        if self._solver is not None:
+            self._conflicts_seen = self._solver.stats().get("conflicts", self._conflicts_seen)
+        return self._conflicts_seen
+
+    def close(self):
+        if self._solver is not None:
+            self.conflicts()
+            self._solver.close()
+            self._solver = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def stats(self) -> dict:
+        f = self.formula
+        return {
+            "placements": len(self.placements) if self.placements is not None else None,
+            "variables": f.nvars if f else None,
+            "clauses": f.nclauses if f else None,
+            "encoding": self.encoding,
+            "card": self.card,
+            "solver": self.solver_name,
+            "solver_options": self.solver_options,
+            "conflicts": self.conflicts(),
+            "compile_seconds": round(self.compile_seconds, 6),
+            "solve_seconds": round(self.solve_seconds, 6),
+            "seconds": round(self.compile_seconds + self.solve_seconds, 6),
+            "certificate_check": self._lp_plan.report if self._lp_plan is not None else self.certificate_check,
+            **({"symmetry_breaking": self.breaking.to_json()} if self.breaking is not None else {}),
+            **({"sweep": {**self.sweep_stats.to_json(), "found_by": self.found_by}} if self.sweep else {}),
+        }
+
+
+class SatEngine(Engine):
+    """solve and check-unique by one SAT search (``sat``), or a sweep of SAT
+    windows first (``sweep``; :mod:`.sweep`)."""
+
+    questions = frozenset({"find"})
+    uses = ("encoding", "solver", "card")
+    instead = {"find": "--method sat"}
+
+    def __init__(self, name: str, sweeps: bool, summary: str, refuses_break_symmetry: str | None = None):
+        self.name, self.sweeps, self.summary = name, sweeps, summary
+        self.refuses_break_symmetry = refuses_break_symmetry
+
+    def problem(self, instance: Instance) -> str | None:
+        return sweep_problem(instance) if self.sweeps else None
+
+    def for_jobs(self, jobs: int) -> Engine:
+        return PORTFOLIO if jobs > 1 else self  # N configurations of this search racing
+
+    def find(self, job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
+        search = None
+        options = job.options
+        try:
+            search = TilingSearch(job.instance, options.encoding, options.solver, options.card, progress,
+                                  certificates=job.certificates, break_symmetry=job.break_symmetry, sweep=self.sweeps)
+            with search:
+                while len(found) < count and (t := search.next()) is not None:
+                    found.append(t)
+            return search.reason
+        finally:
+            if search is not None:
+                stats.update(search.stats())
+                stats["_certificate"] = search.certificate  # moved to Result.certificate
+
+
+class BlockingEngine(Engine):
+    """count and list by blocking clauses: one incremental solver, each tiling blocked once found."""
+
+    name = "blocking"
+    questions = frozenset({"count", "list"})
+    uses = ("encoding", "solver", "card")
+    enumerates = True
+    summary = "SAT + blocking clauses"
+    # a SAT solver per unit (3x20 pentominoes up to symmetry, --jobs 2: 12 s with 9 units,
+    # 18 s with 49): fewer units per worker unless a cluster or a checkpoint asks
+    units_per_worker = 4
+
+    def tilings(self, ctx: Context, forced: tuple[int, ...] | None, limit: int | None) -> Iterator[np.ndarray]:
+        options = ctx.options
+        with TilingSearch(ctx.instance, options.encoding, options.solver, options.card) as search:
+            for p in forced or ():
+                search.require(p)
+            n = 0
+            while (limit is None or n < limit) and search.next() is not None:
+                n += 1
+                yield np.asarray(search.last_chosen)
+        ctx.exhausted = search.exhausted
+
+
+SAT = SatEngine("sat", False, "one SAT solver over the whole board")
+SWEEP = SatEngine("sweep", True, "SAT windows moving across the board find tilings; one SAT run proves none or unique",
+                  "--break-symmetry adds lex-leader clauses that a sweep's windows do not see: use --method sat (or auto)")
+BLOCKING = BlockingEngine()
