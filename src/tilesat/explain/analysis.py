@@ -218,7 +218,7 @@ class _Run:
     def start(self) -> None:
         """The first tiling, or "none": the quick checks, then the solver; where the LP may
         pay (``lp_gate``), the solver first for as long as the LP is expected to take, then
-        the LP, then the solver again (check-unique's order, ``questions.solve.CertificatePlan``)."""
+        the LP, then the solver again (check-unique's order, ``tilesat.certify.schedule.LpBudget``)."""
         instance, out = self.instance, self.out
         with self._stage("compiling"):
             check_memory(instance)
