@@ -93,7 +93,7 @@ def _if(test: Callable[[Job], bool], reason: str) -> Callable[[Job], str | None]
 
 RULES = (
     # --- solve and check-unique
-    Rule("find", "sat", "with --break-symmetry",
+    Rule("find", "sat", "when lex-leader symmetry breaking is asked for",
          _if(lambda job: bool(job.break_symmetry), "--break-symmetry adds clauses: SAT")),
     Rule("find", "sat", "when a SAT option is given",
          _if(lambda job: bool(job.asked()), "SAT options were given")),
