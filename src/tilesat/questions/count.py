@@ -116,6 +116,12 @@ def choose_list_method(instance: Instance, options: SatOptions) -> tuple[str, st
     return engine.name, why
 
 
+def _suggested() -> dict[str, Engine]:
+    """The methods an unused option's message suggests: those counting unit by unit
+    (lexleader is what --break-symmetry asks for, not a place to send a --solver)."""
+    return {name: e for name, e in engines("count").items() if e.plans_units}
+
+
 def _count_engine(job: Job, method: str) -> tuple[Engine, str]:
     """The engine counting the job, and why; refused in one line where it cannot."""
     if method == "auto":
@@ -123,7 +129,7 @@ def _count_engine(job: Job, method: str) -> tuple[Engine, str]:
     else:
         engine, why = engine_for("count", method, "count method"), "chosen with --method"
         check_takes(engine, job.instance, "count")
-    refuse_unused(job.options, engine, engines("count"))
+    refuse_unused(job.options, engine, _suggested())
     if job.limit is not None and not engine.enumerates:
         raise TilesatError(f"--limit stops an enumeration; --method {engine.name} counts without listing")
     if not engine.plans_units:
@@ -632,7 +638,7 @@ def _list_engine(instance: Instance, method: str, options: SatOptions) -> Engine
     else:
         engine = engine_for("list", method, "list method")
         check_takes(engine, instance, "list")
-    refuse_unused(options, engine, engines("count"))
+    refuse_unused(options, engine, _suggested())
     return engine
 
 
