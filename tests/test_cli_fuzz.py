@@ -208,7 +208,8 @@ SEARCH = {**COMMON, "--method": V(["auto", "sat", "dlx"], ["nosuch", "blocking",
           "--proof": V(["newproof", "adir"], ["proof", "exists.txt", "missing/deeper", "board.txt"]),
           "--svg": outputs(".svg"), "--png": outputs(".png"), "--pdf": outputs(".pdf"),
           "--draw": V(["puzzle", "solution", "both"], ["nosuch", "", "PUZZLE"]),
-          "--cell-size": V(["2", "10", "400"], ["0", "1", "401", "abc", "-3"])}
+          "--cell-size": V(["2", "10", "400"], ["0", "1", "401", "abc", "-3"]),
+          "--out": outputs(".csv", ".tsv", ".txt", ".jsonl"), "-o": outputs(".csv")}
 LIMITS = V(["1", "3", "99999999999999999999"], ["0", "-1", "abc", "1.5", ""])
 OPTIONS = {
     "solve": SEARCH,
@@ -220,7 +221,7 @@ OPTIONS = {
               "--delta": V(["0.2", "0.5", "0.999"], ["0", "1", "2", "nan", "-inf", "abc"])},
     "list": {**{k: v for k, v in COMMON.items() if k != "--json"},
              "--method": V(["auto", "blocking", "dlx"], ["ganak", "approx", "nosuch"]), "--limit": LIMITS,
-             "--out": outputs(".jsonl"), "-o": outputs(".jsonl"), "--svg": outputs(".svg"), "--png": outputs(".png")},
+             "--out": outputs(".jsonl", ".csv", ".tsv"), "-o": outputs(".jsonl"), "--svg": outputs(".svg"), "--png": outputs(".png")},
     "pack": {**COMMON, "--objective": V(["pieces", "cells"], ["nosuch", ""]),
              "--method": V(["incremental", "rc2"], ["nosuch", "dlx"]),
              "--proof": V(["newproof", "adir"], ["proof", "exists.txt", "board.txt"]),

@@ -72,6 +72,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object ins
 TimeoutOpt = Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take, whatever the method or solver; then the verdict is 'unknown' (exit 124) with what was found.")]
 SvgOpt = Annotated[Optional[Path], typer.Option("--svg", help="Also draw the tiling(s) as SVG here.")]
 PngOpt = Annotated[Optional[Path], typer.Option("--png", help="Also draw the tiling(s) as PNG here.")]
+TilingOutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the tiling(s) here, for other tools: .csv (a row per cell: tiling, tile, piece, row, column), .tsv (a grid of tile numbers a spreadsheet shows as the board), .txt (the letters of the piped output), else JSON (a tiling per line).")]
 PdfOpt = Annotated[Optional[Path], typer.Option("--pdf", help="Also print the puzzle as a PDF: an A4 page with the board unsolved and the pieces to place, and a page with the solution (--draw chooses).")]
 DrawOpt = Annotated[Optional[str], typer.Option("--draw", metavar="WHAT", autocompletion=completes(lambda: _drawings()), help="What the pictures show: puzzle (the board unsolved, for printing), solution, or both (the puzzle first). Default: both pages in --pdf; in --svg/--png the solution (generate: the puzzle).")]
 CellSizeOpt = Annotated[Optional[int], typer.Option("--cell-size", metavar="PX", min=2, max=400, help="Pixels a cell in --svg/--png (default 24; PNGs of big boards use less).")]

@@ -22,6 +22,7 @@ from ..model.symmetry import describe_symmetries
 from ..sat.formula import DEFAULT_CARD
 from ..showing.pictures import save_pictures
 from ..showing.render import plain_rows, rich_tiling
+from ..showing.tiling_files import TilingWriter, tiling_format
 from ..sat.solvers import DEFAULT_SOLVER
 from ..model.tiling import Tiling
 from .root import app
@@ -139,7 +140,7 @@ def list_cmd(
     file: FileArg,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
     method: Annotated[str, typer.Option("--method", help=method_help("list"))] = "auto",
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write one JSON tiling per line here instead of pictures.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the tilings here instead of printing them, each as it is found: .csv (a row per cell: tiling, tile, piece, row, column), .tsv (a grid of tile numbers per tiling, for a spreadsheet), .txt (the letters of the piped output), else JSON (a tiling per line).")] = None,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,
     card: CardOpt = DEFAULT_CARD,
@@ -166,19 +167,21 @@ def list_cmd(
         tilings = iter_tilings_by(instance, method, certificates=certificate_mode(certificate), **vars(options))
         console = _out()
         found: list[Tiling] = []
-        sink = None
+        sink = writer = None
         complete, timed_out = True, False
         try:
-            sink = open(out, "w") if out is not None else None
+            if out is not None:
+                sink = open(out, "w", newline="")
+                writer = TilingWriter(instance, sink, tiling_format(out))
             try:
                 for tiling in tilings:
                     if limit is not None and len(found) >= limit:
                         complete = False
                         break
                     found.append(tiling)
-                    if sink is not None:
-                        sink.write(json.dumps(tiling.to_json()) + "\n")
-                        sink.flush()  # each line is complete as soon as it is found
+                    if writer is not None:
+                        writer.write(tiling)
+                        sink.flush()  # each tiling is complete as soon as it is found
                     else:
                         console.print(f"tiling {len(found)}", markup=False)
                         console.print(rich_tiling(instance, tiling) if in_colour(console) else "\n".join(plain_rows(instance, tiling)), markup=False)
@@ -220,6 +223,9 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
 
     if out is None:
         raise TilesatError("--checkpoint needs --out FILE: the tilings are written there, unit by unit")
+    if tiling_format(out) != "json":
+        raise TilesatError(f"--checkpoint lists to JSON lines (a tiling per line, cut back by lines on resume): "
+                           f"--out {out} asks for {tiling_format(out).upper()}; use a name ending in .jsonl")
     if limit is not None or pictures:
         raise TilesatError("--checkpoint lists every tiling to --out: it cannot go with --limit, --svg or --png")
     if method == "auto":

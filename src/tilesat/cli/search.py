@@ -11,6 +11,7 @@ import typer
 from ..model.instance import Instance
 from ..showing.pictures import save_certificate_pictures
 from ..showing.printing import save_drawings
+from ..showing.tiling_files import write_tilings
 from ..sat.proof import check_proof_dir, write_certificate_proof, write_proof
 from ..showing.render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich_weights, side_by_side, weight_rows
 from ..sat.options import SatOptions
@@ -26,8 +27,8 @@ from ..model.tiling import differing_cells
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, CellSizeOpt, DrawOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt,
-    JsonOpt, MethodOpt, PdfOpt, PiecesOpt, PngOpt, ProofOpt, SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_draw, check_outputs, _err, in_colour,
-    _load, _out, _progress, friendly, run_limit,
+    JsonOpt, MethodOpt, PdfOpt, PiecesOpt, PngOpt, ProofOpt, SolverOpt, SvgOpt, TilingOutOpt, TimeoutOpt, WrapOpt, check_draw, check_outputs, _err, in_colour,
+    _load, _out, _progress, friendly, run_limit, writing,
 )
 
 
@@ -143,7 +144,7 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 
 def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
             svg=None, png=None, force=False, certificate=None, grading=False, explain=False, jobs="1",
-            break_symmetry=False, pdf=None, draw=None, cell_size=None) -> Result:
+            break_symmetry=False, pdf=None, draw=None, cell_size=None, out=None) -> Result:
     """What solve and check-unique share: load, search with progress, prove, draw, show."""
     options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
     jobs = check_jobs(jobs)
@@ -151,7 +152,7 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
     instance = _load(file, pieces, wrap)
     if proof is not None:
         check_proof_dir(proof)
-    check_outputs({"--svg": svg, "--png": png, "--pdf": pdf}, force)
+    check_outputs({"--svg": svg, "--png": png, "--pdf": pdf, "--out": out}, force)
     graded = None
     with _progress() as progress, run_limit(options.timeout):
         more = {"break_symmetry": True} if break_symmetry else {}
@@ -182,6 +183,11 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
     notes = [graded.sentence()] if graded is not None else []
     unwritten = save_drawings(instance, result.tilings, svg=svg, png=png, pdf=pdf, draw=draw or "solution",
                               pdf_draw=draw or "both", cell=cell_size, marked=marked, title=Path(file).stem, notes=notes)
+    if out is not None and result.tilings:
+        with writing(out):
+            write_tilings(instance, result.tilings, out)
+    elif out is not None:
+        unwritten.append(out)
     if as_json:
         print(_json(result, graded, explain))
     else:
@@ -192,7 +198,9 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
                 for i, step in enumerate(graded.steps, 1):
                     _out().print(f"  {i}. {step}", markup=False)
     for path in unwritten:
-        _err().print(f"note: {path} not written: there is no tiling to draw (--draw puzzle draws the board)", markup=False)
+        what = "write" if path == out else "draw"
+        hint = "" if path == out else " (--draw puzzle draws the board)"
+        _err().print(f"note: {path} not written: there is no tiling to {what}{hint}", markup=False)
     if proof is not None and "proof" not in result.stats:
         _err().print(f"note: --proof {proof}: nothing written: {NOTHING_TO_PROVE.get(result.verdict, 'nothing to prove')}",
                      markup=False)
@@ -225,6 +233,7 @@ def solve_cmd(
     pdf: PdfOpt = None,
     draw: DrawOpt = None,
     cell_size: CellSizeOpt = None,
+    out: TilingOutOpt = None,
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
     jobs: JobsOpt = "1",
@@ -233,7 +242,7 @@ def solve_cmd(
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
     result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
                      {"solved": "solved: a tiling with {tiles}"}, svg, png, force, certificate, jobs=jobs,
-                     break_symmetry=break_symmetry, pdf=pdf, draw=draw, cell_size=cell_size)
+                     break_symmetry=break_symmetry, pdf=pdf, draw=draw, cell_size=cell_size, out=out)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
@@ -255,6 +264,7 @@ def check_unique_cmd(
     pdf: PdfOpt = None,
     draw: DrawOpt = None,
     cell_size: CellSizeOpt = None,
+    out: TilingOutOpt = None,
     force: ForceOpt = False,
     certificate: CertificateOpt = None,
     grading: Annotated[bool, typer.Option("--grade/--no-grade", help="Grade a unique board: how far deduction goes before any guess (easy, medium, hard).")] = True,
@@ -269,6 +279,6 @@ def check_unique_cmd(
     result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
         "unique": "unique: exactly one tiling",
         "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
-    }, svg, png, force, certificate, grading, explain, jobs, pdf=pdf, draw=draw, cell_size=cell_size)
+    }, svg, png, force, certificate, grading, explain, jobs, pdf=pdf, draw=draw, cell_size=cell_size, out=out)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE,
                       "unknown": EXIT_TIMEOUT}[result.verdict])

@@ -299,8 +299,18 @@ def read_instance_text(path: str | os.PathLike) -> str:
 
 
 def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: str | None = None) -> Instance:
-    """Read and parse an instance file; every problem is a :class:`TilesatError`."""
-    return parse_instance(read_instance_text(path), pieces=pieces, wrap=wrap, source=str(path))
+    """Read and parse an instance file; every problem is a :class:`TilesatError`.
+    A Polyform Puzzler puzzle module (``FILE.py``, or ``FILE.py:Class`` to name
+    its class) is read as the instance it defines (:mod:`tilesat.model.puzzler`)."""
+    name = str(path)
+    m = re.fullmatch(r"(.+\.py):(\w+)", name)
+    if name.lower().endswith(".py") or (m and not os.path.exists(name) and os.path.exists(m.group(1))):
+        from .puzzler import read_puzzler
+
+        file, cls = (m.group(1), m.group(2)) if m and not os.path.exists(name) else (name, None)
+        text = read_puzzler(read_instance_text(file), file, cls)
+        return parse_instance(text, pieces=pieces, wrap=wrap, source=name)
+    return parse_instance(read_instance_text(path), pieces=pieces, wrap=wrap, source=name)
 
 
 def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = ()) -> str:
