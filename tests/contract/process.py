@@ -56,7 +56,7 @@ def tilesat_command() -> list[str]:
     return [sys.executable, "-m", "tilesat"]
 
 
-def _environment(extra: dict | None) -> dict:
+def user_environment(extra: dict | None) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TILESAT_")}
     for name in ("FORCE_COLOR", "CLICOLOR_FORCE", "PYTHONWARNINGS", "PYTHONDEVMODE"):
         env.pop(name, None)  # a user's shell has none of these: what tilesat prints on its own is tested
@@ -125,7 +125,7 @@ def _assert_nothing_left(run: Run, sid: int, wait: float = 5.0) -> None:
 def start(*args, env: dict | None = None, cwd: Path | None = None) -> subprocess.Popen:
     """tilesat ARGS, started as from a shell: a session of its own, stdin empty."""
     return subprocess.Popen(tilesat_command() + [str(a) for a in args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_environment(env), cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=user_environment(env), cwd=cwd,
                             start_new_session=True)
 
 

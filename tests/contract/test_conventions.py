@@ -15,7 +15,7 @@ import pytest
 
 from tilesat.model.symmetry import describe_symmetries
 
-from .process import INSTANCES, _environment, expect, tilesat, tilesat_command, usage_error, verdict
+from .process import INSTANCES, user_environment, expect, tilesat, tilesat_command, usage_error, verdict
 
 
 @pytest.mark.parametrize("args", [["-h"], ["solve", "-h"], ["check-unique", "-h"], ["count", "-h"]])
@@ -135,7 +135,7 @@ def _on_a_terminal(args, env) -> bytes:
     """tilesat ARGS with stdout on a pseudo-terminal (stderr a pipe): what the terminal shows."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(tilesat_command() + [str(a) for a in args], stdin=subprocess.DEVNULL, stdout=slave,
-                            stderr=subprocess.PIPE, env=_environment({"COLUMNS": "100", **env}))
+                            stderr=subprocess.PIPE, env=user_environment({"COLUMNS": "100", **env}))
     os.close(slave)
     shown = b""
     while True:
