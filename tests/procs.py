@@ -89,6 +89,16 @@ def rss(pid: int) -> int:
     return 0
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds ``pid`` has used so far, user and system (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def alive(pid: int) -> bool:
     """Running (not a zombie, not gone)."""
     try:

@@ -62,6 +62,8 @@ from typer.testing import CliRunner
 
 from tilesat.cli import app
 
+from procs import cpu_seconds as _cpu_seconds
+
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCES = ROOT / "instances"
 SMALL = INSTANCES / "lpanel-6x6.txt"
@@ -98,15 +100,6 @@ def _children(pid: int) -> list[str]:
             return f.read().split()
     except OSError:
         return []
-
-
-def _cpu_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def start_busy(args, extra: float = 0.0) -> subprocess.Popen:

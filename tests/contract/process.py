@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from procs import cpu_seconds
+
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 
 #: What a user reads that is not tilesat's: each pattern names where it came from.
@@ -148,22 +150,13 @@ def tilesat(*args, env: dict | None = None, cwd: Path | None = None, timeout: fl
     return finish(start(*args, env=env, cwd=cwd), args, started, timeout)
 
 
-def _cpu_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def interrupted(*args, busy_cpu: float = 1.5, extra: float = 0.3, env: dict | None = None) -> Run:
     """Ctrl-C: SIGINT to tilesat once it is at work (a child of its own started,
     or ``busy_cpu`` s of CPU used: past start-up on any machine), ``extra`` s later."""
     started = time.perf_counter()
     proc = start(*args, env=env)
     give_up = time.monotonic() + 60
-    while len(_session_members(proc.pid)) < 2 and _cpu_seconds(proc.pid) < busy_cpu:
+    while len(_session_members(proc.pid)) < 2 and cpu_seconds(proc.pid) < busy_cpu:
         if proc.poll() is not None or time.monotonic() > give_up:
             run = finish(proc, args, started)
             pytest.fail(f"it ended (or never got to work) before it could be interrupted\n{run.describe()}")
