@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -222,6 +223,34 @@ def usage_error(run: Run, mentions: str | None = None) -> str:
     if mentions is not None:
         assert mentions in lines[0], f"the error does not say {mentions!r}\n{run.describe()}"
     return lines[0]
+
+
+class Prefetch:
+    """Independent short runs started ahead, two at a time: each is mostly a
+    process's start-up, and run one by one they leave a second core idle."""
+
+    def __init__(self, workers: int = 2):
+        self._pool = ThreadPoolExecutor(max_workers=workers)
+        self._runs: dict = {}
+
+    def submit(self, key, fn, *args) -> None:
+        self._runs[key] = self._pool.submit(fn, *args)
+
+    def result(self, key):
+        """The run's result; its failure (a contract check) raised here, in its own test."""
+        return self._runs[key].result()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def selected_cases(request) -> list:
+    """The ``case`` parameters of the tests of ``request``'s module that this session runs."""
+    return [item.callspec.params["case"] for item in request.session.items
+            if item.module is request.module and "case" in getattr(getattr(item, "callspec", None), "params", {})]
 
 
 def has(program: str) -> str | None:

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from .process import INSTANCES, tilesat, usage_error
+from .process import INSTANCES, Prefetch, selected_cases, tilesat, usage_error
 
 L6 = INSTANCES / "lpanel-6x6.txt"
 
@@ -50,48 +50,75 @@ def bad(boards, tmp_path_factory):
     return d
 
 
-@pytest.mark.parametrize("command, block", [("export", name) for name in sorted(BLOCKS)] + [
-    ("decode", "another-board.json"), ("decode", "huge-cells.json"), ("decode", "deeply-nested.json")])
-def test_block_that_is_not_a_tiling_of_the_board(bad, tmp_path, command, block):
+#: --block cases: the command and the file.
+BLOCK_CASES = {f"{command}-{block}": (command, block) for command, block in
+               [("export", name) for name in sorted(BLOCKS)]
+               + [("decode", "another-board.json"), ("decode", "huge-cells.json"), ("decode", "deeply-nested.json")]}
+
+#: Other bad input: the command line ({bad}: the folder of bad files) and what its one line says.
+ERROR_CASES = {
+    "missing-file": (["check-unique", "{bad}/nothere.txt"], "cannot read"),
+    "ragged-grid": (["solve", "{bad}/ragged.txt", "--json"], "grid row has 3 cells"),
+    "unknown-piece": (["solve", "{bad}/unknown-piece.txt"], "unknown piece 'Q7'"),
+    "binary-file": (["info", "{bad}/binary.txt"], "not a text file"),
+    "a-directory": (["solve", str(INSTANCES)], "is a directory"),
+    "bad-count": (["pack", "{bad}/bad-count.txt", "--json"], "bad count 'x'"),
+    "count-method": (["count", L6, "--method", "nope", "--json"], "unknown count method 'nope'"),
+    "option-the-method-cannot-use": (["count", L6, "--method", "dlx", "--solver", "glucose4"],
+                                     "--method dlx does not use it"),
+    "cluster": (["count", L6, "--cluster", "nope"], "--cluster nope"),
+    "encoding": (["check-unique", L6, "--encoding", "nope", "--json"], "unknown encoding 'nope'"),
+    "solver": (["solve", L6, "--solver", "nope"], "unknown solver 'nope'"),
+    "timeout": (["solve", L6, "--timeout", "nan"], "--timeout nan"),
+    "wrap": (["solve", L6, "--wrap", "sideways"], "unknown wrap 'sideways'"),
+    "picture-name": (["solve", L6, "--png", "{bad}/picture.jpg"], "must end in .png"),
+    "checkpoint-without-out": (["list", L6, "--checkpoint", "{bad}/c.jsonl"], "--checkpoint needs --out"),
+    "compare-missing-file": (["compare", "{bad}/nothere.txt"], "cannot read"),
+    "not-a-model": (["decode", L6, "{bad}/not-a-model.txt"], "cannot read line 'hello'"),
+    "output-directory": (["export", L6, "-o", "{bad}/no/such/dir/s.cnf"], "no such directory"),
+    "family": (["export-family", "nope", "--sizes", "4", "--out", "{bad}/fam"], "unknown family 'nope'"),
+    "size": (["generate", "--size", "10"], "--size '10'"),
+    "fuzz-encoding": (["fuzz", "--encodings", "nope"], "unknown encoding 'nope'"),
+    "tromino-size": (["tromino", "20"], "N must be between 1 and 13"),
+    "piece-set": (["pieces", "nope"], "unknown piece or set 'nope'"),
+    "command": (["nope"], "No such command 'nope'"),
+    "max-memory": (["--max-memory", "nope", "solve", L6], "bad size 'nope'"),
+}
+
+
+@pytest.fixture(scope="module")
+def runs(request, bad, tmp_path_factory):
+    """The module's selected cases, started ahead two at a time (each a short process)."""
+    def block_case(command, block):
+        if command == "export":
+            out = tmp_path_factory.mktemp("export") / "s.cnf"
+            return tilesat("export", L6, "-o", out, "--block", bad / block), out
+        return tilesat("decode", L6, bad / "model.txt", "--block", bad / block, "--json"), None
+
+    def error_case(args):
+        return tilesat(*[str(a).replace("{bad}", str(bad)) for a in args])
+
+    with Prefetch() as ahead:
+        for case in selected_cases(request):
+            if case in BLOCK_CASES:
+                ahead.submit(case, block_case, *BLOCK_CASES[case])
+            elif case in ERROR_CASES:
+                ahead.submit(case, error_case, ERROR_CASES[case][0])
+        yield ahead
+
+
+@pytest.mark.parametrize("case", BLOCK_CASES)
+def test_block_that_is_not_a_tiling_of_the_board(runs, bad, case):
     """Was (export): a ValueError traceback from the board's index for another board's tiling,
     RecursionError for deep JSON, an empty clause written for []."""
-    if command == "export":
-        run = tilesat("export", L6, "-o", tmp_path / "s.cnf", "--block", bad / block)
-        assert not (tmp_path / "s.cnf").exists()
-    else:
-        run = tilesat("decode", L6, bad / "model.txt", "--block", bad / block, "--json")
-    usage_error(run, mentions=str(bad / block))
+    run, out = runs.result(case)
+    usage_error(run, mentions=str(bad / BLOCK_CASES[case][1]))
+    assert out is None or not out.exists()
 
 
-@pytest.mark.parametrize("args, mentions", [
-    (["check-unique", "{bad}/nothere.txt"], "cannot read"),
-    (["solve", "{bad}/ragged.txt", "--json"], "grid row has 3 cells"),
-    (["solve", "{bad}/unknown-piece.txt"], "unknown piece 'Q7'"),
-    (["info", "{bad}/binary.txt"], "not a text file"),
-    (["solve", str(INSTANCES)], "is a directory"),
-    (["pack", "{bad}/bad-count.txt", "--json"], "bad count 'x'"),
-    (["count", L6, "--method", "nope", "--json"], "unknown count method 'nope'"),
-    (["count", L6, "--method", "dlx", "--solver", "glucose4"], "--method dlx does not use it"),
-    (["count", L6, "--cluster", "nope"], "--cluster nope"),
-    (["check-unique", L6, "--encoding", "nope", "--json"], "unknown encoding 'nope'"),
-    (["solve", L6, "--solver", "nope"], "unknown solver 'nope'"),
-    (["solve", L6, "--timeout", "nan"], "--timeout nan"),
-    (["solve", L6, "--wrap", "sideways"], "unknown wrap 'sideways'"),
-    (["solve", L6, "--png", "{bad}/picture.jpg"], "must end in .png"),
-    (["list", L6, "--checkpoint", "{bad}/c.jsonl"], "--checkpoint needs --out"),
-    (["compare", "{bad}/nothere.txt"], "cannot read"),
-    (["decode", L6, "{bad}/not-a-model.txt"], "cannot read line 'hello'"),
-    (["export", L6, "-o", "{bad}/no/such/dir/s.cnf"], "no such directory"),
-    (["export-family", "nope", "--sizes", "4", "--out", "{bad}/fam"], "unknown family 'nope'"),
-    (["generate", "--size", "10"], "--size '10'"),
-    (["fuzz", "--encodings", "nope"], "unknown encoding 'nope'"),
-    (["tromino", "20"], "N must be between 1 and 13"),
-    (["pieces", "nope"], "unknown piece or set 'nope'"),
-    (["nope"], "No such command 'nope'"),
-    (["--max-memory", "nope", "solve", L6], "bad size 'nope'"),
-])
-def test_bad_input_is_one_line_and_exit_2(bad, args, mentions):
-    usage_error(tilesat(*[str(a).replace("{bad}", str(bad)) for a in args]), mentions)
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_bad_input_is_one_line_and_exit_2(runs, case):
+    usage_error(runs.result(case), ERROR_CASES[case][1])
 
 
 def test_verify_proof_of_nothing_is_rejected_in_one_line(bad):
