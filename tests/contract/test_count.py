@@ -87,7 +87,7 @@ def test_count_text_on_a_dask_cluster_timeout():
     lines = verdict(run, r"count: at least [\d,]+ tilings? \(time limit reached\), by native .* on a Dask cluster of 2 workers",
                     status=124)
     assert len(lines) == 1
-    assert run.seconds < 5 + 5, run.describe()  # the limit, the close and a loaded machine's slack; not 10 s more
+    assert run.seconds < 5 + 8, run.describe()  # the limit, the close, a loaded machine's slack: not 10 s more
 
 
 def test_count_json_timeout(boards):
