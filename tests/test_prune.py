@@ -1,0 +1,112 @@
+"""The look-ahead (tilesat.engines.prune) and the classic colourings (tilesat.certify.colourings):
+a placement it calls dead is in no tiling the oracle finds, a lost cell means
+the oracle finds none, a forced tiling is the oracle's only one; a colouring
+certificate passes the independent checker and the oracle finds no tiling."""
+
+from pathlib import Path
+
+import numpy as np
+from hypothesis import event, given, settings
+from test_property import as_key, instances, oracle
+from test_sweep import open_boards
+
+from tilesat import Instance, load_instance, parse_pieces
+from tilesat.model.board import Board
+from tilesat.certify.certificate import check_certificate
+from tilesat.certify.colourings import colouring_certificate
+from tilesat.model.placements import generate_placements
+from tilesat.engines.prune import forced_tiling, prune
+from tilesat.model.tiling import Tiling
+
+INSTANCES = Path(__file__).resolve().parent.parent / "instances"
+
+
+def _used(instance, placements, truth) -> set[int]:
+    """The placements (indices) that some oracle tiling uses."""
+    index = {}
+    for p in range(len(placements)):
+        cells = frozenset(placements.instance.board.cells(placements.cells_of(p)))
+        index[(placements.piece_of(p).name, cells)] = p
+    return {index[(name, cells)] for tiling in truth for name, cells in tiling}
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances())
+def test_dead_placements_are_in_no_tiling(instance):
+    truth = oracle(instance)  # at most CAP + 1 tilings: enough to name placements in use
+    placements = generate_placements(instance)
+    pruned = prune(placements)
+    assert pruned.alive.shape == (len(placements),)
+    used = _used(instance, placements, truth)
+    assert all(pruned.alive[p] for p in used)
+    if pruned.lost is not None:
+        assert not truth and instance.board.open.ravel()[pruned.lost]
+    forced = forced_tiling(placements, pruned)
+    if forced is not None:
+        # one candidate tiling: if it keeps the piece counts it is the oracle's only one
+        key = as_key(Tiling.from_placements(placements, forced))
+        assert truth <= {key}
+
+
+def test_a_designed_puzzle_is_settled_by_the_look_ahead():
+    for name in ("lpanel-20x20.txt", "lpanel-gen-40x40.txt"):
+        instance = load_instance(INSTANCES / name)
+        placements = generate_placements(instance)
+        pruned = prune(placements)
+        forced = forced_tiling(placements, pruned)
+        assert forced is not None and pruned.dead > 0
+        assert pruned.stats()["dead"] == pruned.dead
+    # a board with many tilings is not settled, and nothing is lost
+    open_board = generate_placements(Instance(Board.rectangle(6, 6), parse_pieces("L4")))
+    pruned = prune(open_board)
+    assert forced_tiling(open_board, pruned) is None and pruned.lost is None
+
+
+def test_a_cell_lost_by_the_look_ahead():
+    # I3 on an H: each upright covers a middle cell that only the crossbar could also
+    # cover, so both uprights die, and with them the corners' only placements
+    instance = Instance(Board.from_rows([".#.", "...", ".#."]), parse_pieces("I3"))
+    pruned = prune(generate_placements(instance))
+    assert pruned.lost is not None
+
+
+@settings(max_examples=150, deadline=None)
+@given(instances())
+def test_a_colouring_certificate_is_checked_and_right(instance):
+    placements = generate_placements(instance)
+    cert = colouring_certificate(instance, placements)
+    event("a colouring proves no tiling" if cert is not None else "no colouring certificate")
+    if cert is None:
+        return
+    check_certificate(instance, cert)  # the independent checker accepts it
+    assert not oracle(instance, cap=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(open_boards())
+def test_no_colouring_certificate_where_the_oracle_tiles(instance):
+    truth = oracle(instance, cap=1)
+    if truth:
+        assert colouring_certificate(instance, generate_placements(instance)) is None
+
+
+def test_the_classic_colourings():
+    # L4 on an 8x8 board with four more white cells than black: the checkerboard
+    board = np.ones((8, 8), dtype=bool)
+    board[0, 0] = board[0, 2] = board[1, 1] = board[2, 2] = False  # four black cells
+    cert = colouring_certificate(*_with_placements(Instance(Board(board), parse_pieces("L4"))))
+    assert cert is not None and cert.modulus is None and cert.stats["colouring"] == "checkerboard"
+    # the 6x6 L-tetromino board: rows mod 4 (each L covers 1 or 3 cells of the odd rows)
+    cert = colouring_certificate(*_with_placements(load_instance(INSTANCES / "lpanel-6x6-none.txt")))
+    assert cert is not None and cert.modulus == 4
+    # T4 on a balanced board with an odd number of pieces: the checkerboard mod 4
+    # (2x6: three Ts, each covering +-2 of the checkerboard, so 2 mod 4 each, 6 in all)
+    cert = colouring_certificate(*_with_placements(Instance(Board.rectangle(2, 6), parse_pieces("T4"))))
+    assert cert is not None and cert.modulus == 4 and cert.stats["colouring"] == "checkerboard"
+    assert not oracle(Instance(Board.rectangle(2, 6), parse_pieces("T4")), cap=1)
+    tiles = _with_placements(Instance(Board.rectangle(4, 4), parse_pieces("T4")))
+    assert colouring_certificate(*tiles) is None  # 4x4 is tiled by four Ts
+
+
+def _with_placements(instance):
+    return instance, generate_placements(instance)
