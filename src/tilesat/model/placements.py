@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TilesatError
+from ..running.control import deadline
 from .instance import Instance
 from .footprint import check_memory
 
@@ -99,6 +100,7 @@ def generate_placements(instance: Instance) -> Placements:
             continue  # a piece that may not be used has no placements
         seen_rows = []
         for shape in rule.piece.orientations(rule.orient):
+            deadline().check()
             dr, dc = _offsets(shape)
             h, w = int(dr.max()) + 1, int(dc.max()) + 1
             # Anchor ranges: everywhere on a wrapped axis, else where it fits.
@@ -168,6 +170,7 @@ def _generate_on_grid(instance: Instance) -> Placements:
             continue
         blocks = []
         for orientation in rule.piece.orientations(rule.orient):
+            deadline().check()
             off = np.array(orientation, dtype=np.int64)  # (cells, dims)
             # anchors a with 0 <= a + off < shape (a triangle shape may start at column 1)
             low = -off.min(axis=0)

@@ -30,6 +30,7 @@ from .encodings._util import pairs
 from ..errors import TilesatError, did_you_mean
 from ..model.footprint import check_formula_memory
 from ..model.placements import Placements
+from ..running.control import deadline
 
 #: Cardinality encodings of ``pysat.card`` usable for any bound (``--card``).
 CARD_ENCODINGS = ("seqcounter", "sortnetwrk", "cardnetwrk", "totalizer", "mtotalizer", "kmtotalizer")
@@ -150,8 +151,10 @@ class Formula:
         if self.native and add_atmost is None:
             raise NeedsCnf()
         done = 0
+        limit = deadline()
         for b in self.blocks:
             for start in range(0, b.shape[0], chunk):
+                limit.check()
                 part = b[start : start + chunk]
                 deque(map(add_clause, part.tolist()), maxlen=0)
                 done += part.shape[0]
@@ -274,6 +277,11 @@ def resolve_encoding(encoding: str, placements: Placements) -> str:
     return choose_encoding(placements.candidates_per_cell())
 
 
+#: Cells encoded in one call: small enough that a deadline is checked every few
+#: tenths of a second on a large board, large enough that numpy does the work.
+ENCODE_ROWS = 4096
+
+
 def compile_formula(
     placements: Placements, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD,
     allow_empty: bool = False,
@@ -289,12 +297,15 @@ def compile_formula(
     extra: list[list[int]] = []
     if encoding in NATIVE_ENCODINGS:
         return _compile_native(placements, encoding, card, allow_empty)
+    limit = deadline()
     for lits in cell_constraints(placements, allow_empty):
         if lits.shape[1] == 0:
             extra.append([])  # an open cell no placement covers
             continue
-        more, top = encode(lits, top)
-        blocks.extend(more)
+        for start in range(0, lits.shape[0], ENCODE_ROWS):  # slices: a --timeout acts between them
+            limit.check()
+            more, top = encode(lits[start : start + ENCODE_ROWS], top)
+            blocks.extend(more)
     blocks = _dedupe_binary(blocks, P)
     counts, top = count_clauses(placements, top, card)
     extra.extend(counts)
