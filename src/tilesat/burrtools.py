@@ -1,0 +1,219 @@
+"""BurrTools problems as exact covers, counted as BurrTools counts them.
+
+A BurrTools problem (:mod:`tilesat.xmpuzzle`) becomes a :class:`tilesat.xcc.Cover`:
+the result shape's voxels are the cells (``#`` fixed: filled exactly once,
+``+`` optional: at most once, ``_`` none), each piece (a shape with a count or
+a range) is a shape of the cover, and its placements are every rotation of
+it at every translation inside the result whose voxel colours the problem
+pairs with the result's (the default colour fits anything).
+
+BurrTools' counting conventions (its user guide and its solver's source):
+
+- Assemblies that are rotations of one another inside the result, by a
+  rotation that maps the result onto itself (voxel states and colours
+  included), count once.
+- A mirror image counts as the same assembly only when the result has a
+  mirror symmetry and each piece is its own mirror image or has its mirror
+  partner in the problem (a later piece whose shape is the mirror image,
+  colours included; pieces are paired in order); the pieces are swapped with
+  their partners to compare, and an image that breaks a piece's count range
+  is no assembly.  When some piece has no partner, mirror images count apart,
+  unless some piece has a range (min < max): then only the assemblies using
+  an unpartnered piece count apart.  ``keep_mirror`` (BurrTools' "keep
+  mirror solutions") counts mirror images apart always.
+- Copies of one shape (``count="k"``) are interchangeable; two shapes with
+  identical voxels are different pieces.
+- ``maxHoles`` limits the optional cells left empty when the pieces' total
+  volume can vary (BurrTools ignores it otherwise).
+- A piece's variable voxels are left out: ``burrTxt`` places only its filled
+  voxels (BurrTools' graphical program refuses to solve such a problem).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import TilesatError
+from .xcc import Cover, Element, make_cover, with_symmetry
+from .xmpuzzle import FILLED, GRID_NAMES, BurrPuzzle, BurrShape
+
+
+def _cube_maps() -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The 24 rotations and the 24 reflections of the cube grid as 3x3 matrices, identity first."""
+    rotations, mirrors = [], []
+    for perm in itertools.permutations(range(3)):
+        for signs in itertools.product((1, -1), repeat=3):
+            m = np.zeros((3, 3), np.int64)
+            for i in range(3):
+                m[i, perm[i]] = signs[i]
+            (rotations if round(np.linalg.det(m)) == 1 else mirrors).append(m)
+    return rotations, mirrors
+
+
+ROTATIONS, MIRRORS = _cube_maps()
+
+
+def _normal(coords: np.ndarray, colours: np.ndarray) -> tuple:
+    """Voxels (coordinates and colours) moved to the origin, as a sorted tuple: equal iff
+    the two are the same up to translation."""
+    low = coords.min(axis=0)
+    return tuple(sorted(zip(map(tuple, (coords - low).tolist()), colours.tolist())))
+
+
+@dataclass(frozen=True, eq=False)
+class BurrCover:
+    """A BurrTools problem as a cover, and what is needed to show its assemblies."""
+
+    cover: Cover
+    cells: list[tuple[int, int, int]]  # cell i of the cover is this voxel of the result (x, y, z)
+    pieces: list[str]  # cover shape k: its name
+    parts: list[int]  # cover shape k: its shape id in the file
+    mirror: str  # how mirror images count: "same", "apart" (keep_mirror or no mirror symmetry), "partial"
+    rotations: int  # the result's rotations (its symmetry group without reflections)
+    reflections: int  # the result's reflections used (0 when mirror images count apart)
+
+
+def _voxels(shape: BurrShape) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    cells = shape.cells()
+    coords = np.array(list(cells), np.int64).reshape(-1, 3)
+    states = np.array([s for s, _ in cells.values()], np.int64)
+    colours = np.array([c for _, c in cells.values()], np.int64)
+    return coords, states, colours
+
+
+def burr_cover(puzzle: BurrPuzzle, which: int | str | None = None, keep_mirror: bool = False,
+               keep_rotations: bool = False) -> BurrCover:
+    """Problem ``which`` (index or name) of a BurrTools puzzle as a cover that
+    counts as BurrTools does (``keep_rotations``: every assembly counts)."""
+    index, problem = puzzle.problem(which)
+    where = f"{puzzle.source}: {problem.label(index)}"
+    if puzzle.grid_type != 0:
+        raise TilesatError(f"{puzzle.source}: BurrTools grid type {puzzle.grid_type} "
+                           f"({GRID_NAMES.get(puzzle.grid_type, '?')}) is not a grid tilesat counts; "
+                           "it counts the cube grid (type 0)")
+    ncol = len(puzzle.colours)
+    result = puzzle.shapes[problem.result]
+    rc, rs, rcol = _voxels(result)
+    if not rc.size:
+        raise TilesatError(f"{where}: the result shape (shape {problem.result}) has no voxels")
+    for c in np.concatenate([rcol, *[_voxels(puzzle.shapes[p.shape])[2] for p in problem.parts]]).tolist():
+        if c > ncol:
+            raise TilesatError(f"{where}: a voxel has colour {c} but the file defines {ncol} colours")
+    cells = [tuple(int(v) for v in c) for c in rc.tolist()]
+    low, high = rc.min(axis=0), rc.max(axis=0)
+    box = high - low + 1
+    lookup = np.full(tuple(box), -1, np.int64)
+    lookup[tuple((rc - low).T)] = np.arange(len(cells))
+    allowed = np.ones((64, 64), bool)
+    if ncol:
+        allowed[1:, 1:] = False
+        for a, b in problem.pairs:
+            if a < 63 and b < 63:
+                allowed[a + 1, b + 1] = True
+
+    options: list[tuple[int, list[int], list[int]]] = []
+    lo, hi, names, parts, orients = [], [], [], [], []
+    for k, part in enumerate(problem.parts):
+        shape = puzzle.shapes[part.shape]
+        pc, ps, pcol = _voxels(shape)
+        # a piece's variable voxels: burrTxt places only its filled ones (the GUI refuses to solve)
+        pc, pcol = pc[ps == FILLED], pcol[ps == FILLED]
+        if not pc.size:
+            raise TilesatError(f"{where}: piece shape {part.shape} has no filled voxels")
+        lo.append(part.min)
+        hi.append(part.max)
+        names.append(shape.name or f"S{part.shape + 1}")
+        parts.append(part.shape)
+        seen: dict[tuple, None] = {}
+        for m in ROTATIONS:
+            seen.setdefault(_normal(pc @ m.T, pcol), None)
+        orients.append(set(seen))
+        if part.max == 0:
+            continue
+        placed: set[tuple] = set()
+        for orient in seen:
+            offs = np.array([c for c, _ in orient], np.int64)
+            cols = np.array([c for _, c in orient], np.int64)
+            room = box - offs.max(axis=0)
+            if (room <= 0).any():
+                continue
+            anchors = np.indices(tuple(room)).reshape(3, -1).T
+            where_ = anchors[:, None, :] + offs[None, :, :]
+            idx = lookup[tuple(np.moveaxis(where_, -1, 0))]
+            ok = (idx >= 0).all(axis=1)
+            idx = idx[ok]
+            if idx.size:
+                ok2 = allowed[cols[None, :], rcol[idx]].all(axis=1)
+                idx = idx[ok2]
+            for row in idx.tolist():
+                key = tuple(sorted(zip(row, cols.tolist())))
+                if key in placed:
+                    continue
+                placed.add(key)
+                options.append((k, [c for c, _ in key], [c for _, c in key]))
+    fixed = (rs == FILLED).astype(np.uint8)
+    volume = [len(next(iter(o))) for o in orients]
+    min_vol = sum(v * p.min for v, p in zip(volume, problem.parts))
+    max_vol = sum(v * p.max for v, p in zip(volume, problem.parts))
+    max_holes = problem.max_holes if (problem.max_holes is not None and min_vol != max_vol) else -1
+    cover = make_cover(fixed, options, lo, hi, max_holes)
+
+    # the result's symmetries: maps of the grid that lay it on itself, states and colours included
+    key = _normal(rc, rs * 64 + rcol)
+    rot_maps, mirror_maps = [], []
+    for maps, out in ((ROTATIONS, rot_maps), (MIRRORS, mirror_maps)):
+        for m in maps:
+            image = rc @ m.T
+            if _normal(image, rs * 64 + rcol) != key:
+                continue
+            moved = image - image.min(axis=0)
+            out.append(lookup[tuple(moved.T)])
+    used = [k for k, p in enumerate(problem.parts) if p.max > 0]
+    partner = _partners(puzzle, problem, orients, used)
+    chiral_unpaired = any(partner[k] is None for k in used)
+    ranges = any(p.min != p.max for p in problem.parts)
+    mirror = "apart"
+    elements: list[Element] = []
+    if not keep_rotations:
+        elements = [Element(c) for c in rot_maps]
+        if mirror_maps and not keep_mirror and (not chiral_unpaired or ranges):
+            shapes = np.array([(-1 if partner[k] is None else partner[k]) if k in used else k
+                               for k in range(len(problem.parts))], np.int64)
+            always = not chiral_unpaired and all(
+                (problem.parts[k].min, problem.parts[k].max) == (problem.parts[j].min, problem.parts[j].max)
+                for k in used for j in [partner[k]] if j is not None)
+            elements += [Element(c, shapes, always, not always) for c in mirror_maps]
+            mirror = "same" if always else "partial"
+    cover = with_symmetry(cover, elements)
+    reflections = len(mirror_maps) if mirror != "apart" else 0
+    return BurrCover(cover, cells, names, parts, mirror, len(rot_maps) if not keep_rotations else 1, reflections)
+
+
+def _partners(puzzle: BurrPuzzle, problem, orients: list[set], used: list[int]) -> list[int | None]:
+    """Each piece's mirror partner: itself when it is its own mirror image, else
+    the first later unpaired piece whose shape is its mirror image (colours
+    included), else None (BurrTools pairs the pieces in this order)."""
+    partner: list[int | None] = [None] * len(problem.parts)
+    mirrored = []
+    for k in range(len(problem.parts)):
+        pc, ps, pcol = _voxels(puzzle.shapes[problem.parts[k].shape])
+        mirrored.append(_normal(pc[ps == FILLED] @ MIRRORS[0].T, pcol[ps == FILLED]))
+    for k in used:
+        if mirrored[k] in orients[k]:
+            partner[k] = k
+    for k in used:
+        if partner[k] is not None:
+            continue
+        for j in used:
+            if j > k and partner[j] is None and mirrored[k] in orients[j]:
+                partner[k], partner[j] = j, k
+                break
+    return partner
+
+
+def problem_names(puzzle: BurrPuzzle) -> list[str]:
+    return [p.label(k) for k, p in enumerate(puzzle.problems)]
+

@@ -1,0 +1,374 @@
+"""BurrTools puzzle files (``.xmpuzzle``): read and write.
+
+A ``.xmpuzzle`` file is gzip'd XML (plain XML is read too)::
+
+    <puzzle version="2">
+      <gridType type="0"/>                      0 cubes, 1 triangular prisms, 2 spheres,
+                                                3 rhombic dodecahedra, 4 tetrahedra-octahedra
+      <colors><color red=".." green=".." blue=".."/>...</colors>
+      <shapes>
+        <voxel x="3" y="2" z="1" name="L" type="0">###_#1+</voxel>   one character per voxel,
+        ...                                     x fastest, then y, then z: '_' empty,
+      </shapes>                                 '#' filled, '+' variable (may stay empty);
+      <problems>                                digits after '#'/'+': the voxel's colour (1..63)
+        <problem name="P" maxHoles="..">
+          <shapes><shape id="0" count="2"/><shape id="1" min="0" max="3"/></shapes>
+          <result id="4"/>
+          <bitmap><pair piece="0" result="1"/></bitmap>   piece colour 1 may sit on result colour 2
+          <solutions>...</solutions>            (found assemblies: not kept here)
+        </problem>
+      </problems>
+      <comment>...</comment>
+    </puzzle>
+
+:func:`read_xmpuzzle` gives a :class:`BurrPuzzle`; :func:`write_xmpuzzle` writes one
+back (gzip'd) in the layout BurrTools writes, so BurrTools reads it.  What is kept:
+the grid, the colours, every shape (size, voxels, colours, name, weight, hotspot),
+every problem (name, pieces and their counts or ranges and disassembly groups, the
+result, the colour pairs, ``maxHoles``, the solver's recorded state and counts) and
+the comment.  Found solutions and a paused solver's state are dropped: a written
+file's problems say how many assemblies BurrTools recorded, not which.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from . import limits
+from .errors import TilesatError
+
+EMPTY, FILLED, VARIABLE = 0, 1, 2
+STATE_CHARS = "_#+"
+GRID_NAMES = {0: "cubes", 1: "triangular prisms", 2: "spheres", 3: "rhombic dodecahedra",
+              4: "tetrahedra-octahedra"}
+MAX_COLOUR = 63  # BurrTools' limit on a voxel's colour number
+
+
+@dataclass(frozen=True)
+class BurrShape:
+    """A voxel space: ``voxels[i]`` is (state, colour) of voxel ``i = x + X*(y + Y*z)``."""
+
+    x: int
+    y: int
+    z: int
+    voxels: tuple[tuple[int, int], ...]
+    name: str = ""
+    weight: int = 1
+    hotspot: tuple[int, int, int] = (0, 0, 0)
+
+    def index(self, x: int, y: int, z: int) -> int:
+        return x + self.x * (y + self.y * z)
+
+    def cells(self) -> dict[tuple[int, int, int], tuple[int, int]]:
+        """The non-empty voxels: (x, y, z) -> (state, colour)."""
+        out = {}
+        for i, (state, colour) in enumerate(self.voxels):
+            if state != EMPTY:
+                x = i % self.x
+                y = (i // self.x) % self.y
+                out[(x, y, i // (self.x * self.y))] = (state, colour)
+        return out
+
+    def count(self, state: int) -> int:
+        return sum(1 for s, _ in self.voxels if s == state)
+
+    def text(self) -> str:
+        """The voxel string as BurrTools writes it."""
+        return "".join(STATE_CHARS[s] + (str(c) if c and s != EMPTY else "") for s, c in self.voxels)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A shape used as a piece of a problem: between ``min`` and ``max`` copies."""
+
+    shape: int
+    min: int = 1
+    max: int = 1
+    group: int = 0  # all copies in one disassembly group
+    groups: tuple[tuple[int, int], ...] = ()  # or (group, count) per group
+
+
+@dataclass(frozen=True)
+class BurrProblem:
+    parts: tuple[Part, ...]
+    result: int
+    name: str = ""
+    pairs: frozenset[tuple[int, int]] = frozenset()  # (piece colour - 1, result colour - 1)
+    max_holes: int | None = None
+    state: int = 0  # BurrTools' solver state: 0 unsolved, 1 solving, 2 solved
+    assemblies: int | None = None  # what BurrTools recorded, when it recorded something
+    solutions: int | None = None
+    time: int | None = None
+
+    def allowed(self, piece_colour: int, result_colour: int, colours: int) -> bool:
+        """May a piece voxel of this colour sit on a result voxel of that one?
+        The default colour (0) fits anything; without colours defined, everything fits."""
+        return (colours == 0 or piece_colour == 0 or result_colour == 0
+                or (piece_colour - 1, result_colour - 1) in self.pairs)
+
+    def label(self, index: int) -> str:
+        return f"problem {index}" + (f" ({self.name})" if self.name else "")
+
+
+@dataclass(frozen=True)
+class BurrPuzzle:
+    grid_type: int = 0
+    colours: tuple[tuple[int, int, int], ...] = ()
+    shapes: tuple[BurrShape, ...] = ()
+    problems: tuple[BurrProblem, ...] = ()
+    comment: str = ""
+    comment_popup: bool = False
+    source: str = field(default="<xmpuzzle>", compare=False)
+
+    def problem(self, which: int | str | None) -> tuple[int, BurrProblem]:
+        """(index, problem) by index or by name; ``None``: the only (or first) one."""
+        if not self.problems:
+            raise TilesatError(f"{self.source}: the file has no problem")
+        if which is None:
+            return 0, self.problems[0]
+        if isinstance(which, int) or (isinstance(which, str) and which.strip().isdigit()):
+            k = int(which)
+            if not 0 <= k < len(self.problems):
+                raise TilesatError(f"{self.source}: no problem {k}; the file has problems 0..{len(self.problems) - 1}")
+            return k, self.problems[k]
+        found = [k for k, p in enumerate(self.problems) if p.name == which]
+        if not found:
+            names = ", ".join(repr(p.name) for p in self.problems if p.name) or "none has a name"
+            raise TilesatError(f"{self.source}: no problem named {which!r}; names: {names}")
+        return found[0], self.problems[found[0]]
+
+
+# --- reading ---------------------------------------------------------------
+
+def _int(el: ET.Element, name: str, where: str, default: int | None = None) -> int:
+    text = el.get(name)
+    if text is None or text.strip() == "":
+        if default is not None:
+            return default
+        raise TilesatError(f"{where}: <{el.tag}> needs a '{name}' attribute")
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise TilesatError(f"{where}: <{el.tag}> {name}={text!r} is not a whole number") from None
+
+
+def _parse_voxels(text: str, size: int, where: str) -> tuple[tuple[int, int], ...]:
+    states: list[int] = []
+    colours: list[int] = []
+    for ch in text:
+        k = STATE_CHARS.find(ch)
+        if k >= 0:
+            states.append(k)
+            colours.append(0)
+        elif ch.isdigit() and ch.isascii():
+            if not states:
+                raise TilesatError(f"{where}: a colour number before the first voxel")
+            colours[-1] = colours[-1] * 10 + int(ch)
+            if colours[-1] > MAX_COLOUR:
+                raise TilesatError(f"{where}: colour {colours[-1]} is too big (at most {MAX_COLOUR})")
+        else:
+            raise TilesatError(f"{where}: unexpected {ch!r} in a voxel string; use '_', '#', '+' and colour digits")
+        if len(states) > size:
+            raise TilesatError(f"{where}: more voxels than its size ({size})")
+    if not states:
+        return ((EMPTY, 0),) * size
+    if len(states) < size:
+        raise TilesatError(f"{where}: {len(states)} voxels but its size is {size}")
+    return tuple((s, c if s != EMPTY else 0) for s, c in zip(states, colours))
+
+
+def _parse_shape(el: ET.Element, where: str) -> BurrShape:
+    x, y, z = (_int(el, a, where) for a in "xyz")
+    if min(x, y, z) < 0 or x * y * z > limits.MAX_INSTANCE_BYTES:
+        raise TilesatError(f"{where}: bad size {x} x {y} x {z}")
+    if _int(el, "type", where) != 0:
+        raise TilesatError(f"{where}: unknown voxel type {el.get('type')!r} (BurrTools writes type 0)")
+    voxels = _parse_voxels((el.text or "").strip(), x * y * z, where)
+    return BurrShape(x, y, z, voxels, el.get("name", ""), _int(el, "weight", where, 1),
+                     (_int(el, "hx", where, 0), _int(el, "hy", where, 0), _int(el, "hz", where, 0)))
+
+
+def _parse_problem(el: ET.Element, shapes: int, where: str) -> BurrProblem:
+    parts: list[Part] = []
+    result = None
+    pairs = set()
+    for child in el:
+        if child.tag == "shapes":
+            for s in child:
+                if s.tag != "shape":
+                    continue
+                sid = _int(s, "id", where)
+                if not 0 <= sid < shapes:
+                    raise TilesatError(f"{where}: piece shape id {sid} is not a shape of the file (0..{shapes - 1})")
+                if s.get("count") is not None:
+                    lo = hi = _int(s, "count", where)
+                elif s.get("min") is not None and s.get("max") is not None:
+                    lo, hi = _int(s, "min", where), _int(s, "max", where)
+                    if lo > hi:
+                        raise TilesatError(f"{where}: shape {sid} has min {lo} > max {hi}")
+                else:
+                    lo = hi = 1
+                if lo < 0:
+                    raise TilesatError(f"{where}: shape {sid} has a negative count")
+                groups = tuple((_int(g, "group", where), _int(g, "count", where)) for g in s if g.tag == "group")
+                parts.append(Part(sid, lo, hi, _int(s, "group", where, 0), groups))
+        elif child.tag == "result":
+            result = _int(child, "id", where)
+        elif child.tag == "bitmap":
+            for pair in child:
+                if pair.tag == "pair":
+                    pairs.add((_int(pair, "piece", where), _int(pair, "result", where)))
+    if result is None:
+        raise TilesatError(f"{where}: no <result> shape")
+    if not 0 <= result < shapes:
+        raise TilesatError(f"{where}: result shape id {result} is not a shape of the file (0..{shapes - 1})")
+    state = _int(el, "state", where, 0)
+    recorded = {k: (_int(el, k, where) if state != 0 and el.get(k) is not None else None)
+                for k in ("assemblies", "solutions", "time")}
+    max_holes = _int(el, "maxHoles", where) if el.get("maxHoles") is not None else None
+    return BurrProblem(tuple(parts), result, el.get("name", ""), frozenset(pairs), max_holes, state, **recorded)
+
+
+def parse_xmpuzzle(data: bytes, source: str = "<xmpuzzle>") -> BurrPuzzle:
+    """A puzzle from the bytes of a ``.xmpuzzle`` file (gzip'd or plain XML)."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+                data = f.read(limits.MAX_INSTANCE_BYTES + 1)
+        except (OSError, EOFError) as e:
+            raise TilesatError(f"{source}: not a readable gzip file: {e}") from None
+        if len(data) > limits.MAX_INSTANCE_BYTES:
+            raise TilesatError(f"{source}: unpacks to more than {limits.format_size(limits.MAX_INSTANCE_BYTES)}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # BurrTools writes its strings' bytes as they are: old files are Latin-1
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise TilesatError(f"{source}: not BurrTools XML: {e}") from None
+    if root.tag != "puzzle":
+        raise TilesatError(f"{source}: the XML's root is <{root.tag}>, not <puzzle>: not a BurrTools file")
+    if root.get("version") not in ("1", "2"):
+        raise TilesatError(f"{source}: puzzle version {root.get('version')!r}; BurrTools files are version 1 or 2")
+    grid = 0
+    colours: list[tuple[int, int, int]] = []
+    shapes: list[BurrShape] = []
+    problem_nodes: list[ET.Element] = []
+    comment, popup = "", False
+    for child in root:
+        if child.tag == "gridType":
+            grid = _int(child, "type", source)
+            if grid not in GRID_NAMES:
+                raise TilesatError(f"{source}: unknown grid type {grid}")
+        elif child.tag == "colors":
+            colours = [tuple(_int(c, k, source, 0) & 0xFF for k in ("red", "green", "blue"))
+                       for c in child if c.tag == "color"]
+        elif child.tag == "shapes":
+            for v in child:
+                if v.tag == "voxel":
+                    shapes.append(_parse_shape(v, f"{source}: shape {len(shapes)}"))
+        elif child.tag == "problems":
+            problem_nodes += [p for p in child if p.tag == "problem"]
+        elif child.tag == "comment":
+            comment = child.text or ""
+            popup = "popup" in child.attrib
+    problems = tuple(_parse_problem(p, len(shapes), f"{source}: problem {k}") for k, p in enumerate(problem_nodes))
+    return BurrPuzzle(grid, tuple(colours), tuple(shapes), problems, comment, popup, source)
+
+
+def read_xmpuzzle(path: str | os.PathLike) -> BurrPuzzle:
+    """Read a ``.xmpuzzle`` file; every problem with it is a :class:`TilesatError`."""
+    try:
+        if Path(path).is_dir():
+            raise TilesatError(f"{path}: is a directory, not a BurrTools file")
+        with open(path, "rb") as f:
+            data = f.read(limits.MAX_INSTANCE_BYTES + 1)
+    except OSError as e:
+        raise TilesatError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > limits.MAX_INSTANCE_BYTES:
+        raise TilesatError(f"{path}: larger than {limits.format_size(limits.MAX_INSTANCE_BYTES)}")
+    return parse_xmpuzzle(data, str(path))
+
+
+def is_xmpuzzle(path: str | os.PathLike) -> bool:
+    """Does this path name a BurrTools file (by its extension)?"""
+    return str(path).lower().endswith((".xmpuzzle", ".xmpuzzle.xml"))
+
+
+# --- writing ---------------------------------------------------------------
+
+def _attr(text: str) -> str:
+    return '"' + escape(text, {'"': "&quot;", "'": "&apos;"}) + '"'
+
+
+def format_xmpuzzle(puzzle: BurrPuzzle) -> str:
+    """The XML text of a puzzle, laid out as BurrTools writes it."""
+    out = ['<?xml version="1.0"?>', '<puzzle version="2">', f' <gridType type="{puzzle.grid_type}"/>']
+    if puzzle.colours:
+        out.append(" <colors>")
+        out += [f'  <color red="{r}" green="{g}" blue="{b}"/>' for r, g, b in puzzle.colours]
+        out.append(" </colors>")
+    else:
+        out.append(" <colors/>")
+    out.append(" <shapes>")
+    for s in puzzle.shapes:
+        attrs = f'x="{s.x}" y="{s.y}" z="{s.z}"'
+        for k, v in zip(("hx", "hy", "hz"), s.hotspot):
+            if v:
+                attrs += f' {k}="{v}"'
+        if s.weight != 1:
+            attrs += f' weight="{s.weight}"'
+        if s.name:
+            attrs += f" name={_attr(s.name)}"
+        out.append(f'  <voxel {attrs} type="0">{s.text()}</voxel>')
+    out.append(" </shapes>")
+    if puzzle.problems:
+        out.append(" <problems>")
+        for p in puzzle.problems:
+            attrs = (f" name={_attr(p.name)}" if p.name else "") + f' state="{p.state}"'
+            if p.state != 0:
+                attrs += "".join(f' {k}="{v}"' for k, v in (("assemblies", p.assemblies), ("solutions", p.solutions),
+                                                               ("time", p.time)) if v is not None)
+            if p.max_holes is not None:
+                attrs += f' maxHoles="{p.max_holes}"'
+            out.append(f"  <problem{attrs}>")
+            out.append("   <shapes>")
+            for part in p.parts:
+                count = f'count="{part.min}"' if part.min == part.max else f'min="{part.min}" max="{part.max}"'
+                group = f' group="{part.group}"' if part.group else ""
+                if part.groups:
+                    out.append(f'    <shape id="{part.shape}" {count}{group}>')
+                    out += [f'     <group group="{g}" count="{c}"/>' for g, c in part.groups]
+                    out.append("    </shape>")
+                else:
+                    out.append(f'    <shape id="{part.shape}" {count}{group}/>')
+            out.append("   </shapes>")
+            out.append(f'   <result id="{p.result}"/>')
+            if p.pairs:
+                out.append("   <bitmap>")
+                out += [f'    <pair piece="{a}" result="{b}"/>' for a, b in sorted(p.pairs)]
+                out.append("   </bitmap>")
+            else:
+                out.append("   <bitmap/>")
+            out.append("  </problem>")
+        out.append(" </problems>")
+    else:
+        out.append(" <problems/>")
+    popup = ' popup=""' if puzzle.comment_popup else ""
+    out.append(f" <comment{popup}>{escape(puzzle.comment)}</comment>" if puzzle.comment else f" <comment{popup}/>")
+    out.append("</puzzle>")
+    return "\n".join(out) + "\n"
+
+
+def write_xmpuzzle(puzzle: BurrPuzzle, path: str | os.PathLike) -> None:
+    """Write a puzzle as a gzip'd ``.xmpuzzle`` file (BurrTools reads it back)."""
+    data = gzip.compress(format_xmpuzzle(puzzle).encode("utf-8"), mtime=0)
+    with open(path, "wb") as f:
+        f.write(data)

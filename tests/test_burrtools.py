@@ -1,0 +1,156 @@
+"""BurrTools problems counted as BurrTools counts them (docs/burrtools.md).
+
+The shipped files' counts are BurrTools' own (burrTxt, burrTxt2 -m; listed in
+instances/burrtools/README.md) and, for tilesat's small files, the brute force
+of burrtools_oracle; random small puzzles compare the engine with that brute
+force under every convention."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import burrtools_oracle
+from tilesat.burrtools import burr_cover
+from tilesat.errors import TilesatError
+from tilesat.xcc import count
+from tilesat.xmpuzzle import BurrProblem, BurrPuzzle, BurrShape, Part, parse_xmpuzzle, read_xmpuzzle
+
+FILES = Path(__file__).resolve().parent.parent / "instances" / "burrtools"
+
+# file, problem, default, keep mirror, every assembly; ours: the oracle counts them too
+SHIPPED = [
+    ("SolidSixPieceBurrs", 0, 588, 1063, 12597, False),
+    ("DemoMirrorParadox", 0, 1, 2, 2, False),
+    ("DemoMirrorParadox", 1, 1, 2, 48, False),
+    ("DemoPieceGenerator", 0, 928, 1760, 1760, False),
+    ("rotations", 0, 1, 1, 4, True),
+    ("copies-and-twins", 0, 1, 1, 1, True),
+    ("copies-and-twins", 1, 3, 3, 6, True),
+    ("colours", 0, 1, 1, 1, True),
+    ("colours", 1, 0, 0, 0, True),
+    ("colours", 2, 1, 1, 1, True),
+    ("holes", 0, 2, 2, 2, True),
+    ("holes", 1, 1, 1, 1, True),
+    ("mirror-partners", 0, 2, 3, 25, True),
+    ("mirror-unpaired", 0, 3, 3, 19, True),
+    ("twins-no-partner", 0, 1, 1, 12, True),
+]
+
+
+def counts(puzzle, problem):
+    return [count(burr_cover(puzzle, problem, keep_mirror=m, keep_rotations=r).cover).count
+            for m, r in ((False, False), (True, False), (True, True))]
+
+
+@pytest.mark.parametrize("name, problem, default, mirror, every, ours", SHIPPED)
+def test_shipped_files(name, problem, default, mirror, every, ours):
+    puzzle = read_xmpuzzle(FILES / f"{name}.xmpuzzle")
+    assert counts(puzzle, problem) == [default, mirror, every]
+    if ours:
+        assert [burrtools_oracle.count(puzzle, problem, m, r) for m, r in ((0, 0), (1, 0), (1, 1))] == \
+            [default, mirror, every]
+
+
+def test_recorded_count_is_with_mirrors_kept():
+    # SolidSixPieceBurrs records 1,063 assemblies: its author solved it keeping mirror solutions
+    puzzle = read_xmpuzzle(FILES / "SolidSixPieceBurrs.xmpuzzle")
+    assert puzzle.problems[0].assemblies == count(burr_cover(puzzle, 0, keep_mirror=True).cover).count == 1063
+
+
+def test_every_file_is_listed():
+    assert {p.stem for p in FILES.glob("*.xmpuzzle")} == {name for name, *_ in SHIPPED}
+    readme = (FILES / "README.md").read_text()
+    assert all(f"{name}.xmpuzzle" in readme for name, *_ in SHIPPED)
+
+
+# --- random small puzzles -------------------------------------------------------
+
+def _shape(cells: dict, name="") -> BurrShape:
+    X, Y, Z = (1 + max(c[i] for c in cells) for i in range(3))
+    voxels = [(0, 0)] * (X * Y * Z)
+    for (x, y, z), v in cells.items():
+        voxels[x + X * (y + Y * z)] = v
+    return BurrShape(X, Y, Z, tuple(voxels), name)
+
+
+STEPS = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
+
+
+@st.composite
+def polycube(draw, size, colours):
+    cells = [(0, 0, 0)]
+    while len(cells) < size:
+        base = draw(st.sampled_from(cells))
+        step = draw(st.sampled_from(STEPS))
+        new = tuple(a + b for a, b in zip(base, step))
+        if new not in cells:
+            cells.append(new)
+    low = [min(c[i] for c in cells) for i in range(3)]
+    return {tuple(a - b for a, b in zip(c, low)): (1, draw(st.integers(0, colours))) for c in cells}
+
+
+@st.composite
+def small_puzzles(draw):
+    colours = draw(st.integers(0, 2))
+    X, Y, Z = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    result = {}
+    for x in range(X):
+        for y in range(Y):
+            for z in range(Z):
+                state = draw(st.sampled_from([1, 1, 1, 2, 0]))
+                if state:
+                    result[(x, y, z)] = (state, draw(st.integers(0, colours)) if draw(st.booleans()) else 0)
+    if not result:
+        result[(0, 0, 0)] = (1, 0)
+    pieces = []
+    for k in range(draw(st.integers(1, 3))):
+        if pieces and draw(st.booleans()):
+            # the mirror image of an earlier piece, or a twin (same voxels)
+            src = draw(st.sampled_from(pieces)).cells()
+            flip = draw(st.booleans())
+            cells = {((-x if flip else x), y, z): v for (x, y, z), v in src.items()}
+            low = [min(c[i] for c in cells) for i in range(3)]
+            pieces.append(_shape({tuple(a - b for a, b in zip(c, low)): v for c, v in cells.items()}))
+        else:
+            pieces.append(_shape(draw(polycube(draw(st.integers(1, 3)), colours))))
+    parts = []
+    for k in range(len(pieces)):
+        lo = draw(st.integers(0, 2))
+        parts.append(Part(k, lo, lo if draw(st.booleans()) else lo + draw(st.integers(1, 2))))
+    pairs = frozenset(draw(st.lists(st.tuples(st.integers(0, colours - 1), st.integers(0, colours - 1)),
+                                    max_size=3))) if colours else frozenset()
+    problem = BurrProblem(tuple(parts), len(pieces), pairs=pairs, max_holes=draw(st.none() | st.integers(0, 2)))
+    return BurrPuzzle(0, ((9, 9, 9),) * colours, tuple(pieces) + (_shape(result),), (problem,))
+
+
+@settings(max_examples=150)
+@given(small_puzzles(), st.booleans(), st.booleans())
+def test_engine_counts_as_the_oracle(puzzle, keep_mirror, keep_rotations):
+    want = burrtools_oracle.count(puzzle, 0, keep_mirror, keep_rotations)
+    assert count(burr_cover(puzzle, 0, keep_mirror, keep_rotations).cover).count == want
+
+
+# --- what tilesat refuses ----------------------------------------------------------
+
+def _file(grid=0, result="#", piece="#", colours=0):
+    return parse_xmpuzzle((
+        f'<puzzle version="2"><gridType type="{grid}"/><colors>'
+        + '<color red="1" green="1" blue="1"/>' * colours
+        + f'</colors><shapes><voxel x="{len(piece.rstrip("0123456789"))}" y="1" z="1" type="0">{piece}</voxel>'
+        f'<voxel x="1" y="1" z="1" type="0">{result}</voxel></shapes>'
+        '<problems><problem><shapes><shape id="0"/></shapes><result id="1"/></problem></problems></puzzle>'
+    ).encode(), "f.xmpuzzle")
+
+
+@pytest.mark.parametrize("puzzle, message", [
+    (_file(grid=2), "grid type 2 \\(spheres\\)"),
+    (_file(piece="+"), "no filled voxels"),
+    (_file(result="_"), "result shape .* has no voxels"),
+    (_file(piece="#3", colours=1), "colour 3 but the file defines 1"),
+])
+def test_refused(puzzle, message):
+    with pytest.raises(TilesatError, match=message) as e:
+        burr_cover(puzzle, 0)
+    assert "\n" not in str(e.value)
