@@ -37,11 +37,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
-#include <stdio.h>
-#include <stdlib.h>
 static double now(void);
 static void *zalloc(size_t n, size_t item);
-static int getenv_int(const char *k, int d) { const char *v = getenv(k); return v ? atoi(v) : d; }
 
 typedef int32_t i32;
 
@@ -438,7 +435,7 @@ static i32 drop_dominated(Search *s) {
 /* Kill for good the options that no assembly holds; repeat until none is
  * left (an option in no assembly changes no count). */
 static i32 drop_dead(Search *s) {
-    i32 dropped = 0, doomed_passes = 0;
+    i32 dropped = 0;
     s->words = (s->n_cols + 63) / 64;
     s->obits = zalloc((size_t)s->n_opts * s->words, 8);
     s->witness = zalloc((size_t)s->n_cols, 4);
@@ -452,26 +449,20 @@ static i32 drop_dead(Search *s) {
             s->obits[(size_t)q * s->words + (e >> 6)] |= (uint64_t)1 << (e & 63);
         }
     for (;;) {
-        double t0 = now();
         i32 d = drop_dominated(s);
         dropped += d;
-        double t1 = now();
         i32 live = 0, killed = 0;
-        if (doomed_passes < getenv_int("XCC_PASSES", 1000)) {
-            doomed_passes++;
-            for (i32 p = 0; p < s->n_opts; p++) {
-                if (!option_live(s, p))
-                    continue;
-                live++;
-                if (!doomed(s, p))
-                    continue;
-                kill_option(s, p);
-                s->trail_len = 0;
-                killed++;
-            }
+        for (i32 p = 0; p < s->n_opts; p++) {
+            if (!option_live(s, p))
+                continue;
+            live++;
+            if (!doomed(s, p))
+                continue;
+            kill_option(s, p);
+            s->trail_len = 0;
+            killed++;
         }
         dropped += killed;
-        if (getenv("XCC_DEBUG")) fprintf(stderr, "pass: dominated %d (%.3fs) doomed %d of %d (%.3fs)\n", d, t1 - t0, killed, live, now() - t1);
         /* another look pays while the last one killed a good share */
         if (!d && killed * 10 <= live)
             break;
