@@ -1,7 +1,7 @@
 """A slow, independent count of a BurrTools problem, as BurrTools counts it.
 
 Written from BurrTools' rules (docs/burrtools.md), sharing no code with
-tilesat.burrtools or the compiled engine: the rotations come from composing
+tilesat.questions.burrtools or the compiled engine: the rotations come from composing
 quarter turns, every assembly is listed by trying each placement in or out,
 and the assemblies that count as one are joined explicitly (a union-find over
 the images of every assembly), so a count here says nothing about the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from tilesat.xmpuzzle import FILLED, VARIABLE, BurrPuzzle
+from tilesat.model.xmpuzzle import FILLED, VARIABLE, BurrPuzzle
 
 
 def _turn_x(p):

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import burrtools_oracle
-from tilesat.burrtools import burr_cover
+from tilesat.questions.burrtools import burr_cover
 from tilesat.errors import TilesatError
-from tilesat.xcc import count
-from tilesat.xmpuzzle import BurrProblem, BurrPuzzle, BurrShape, Part, parse_xmpuzzle, read_xmpuzzle
+from tilesat.engines.xcc import count
+from tilesat.model.xmpuzzle import BurrProblem, BurrPuzzle, BurrShape, Part, parse_xmpuzzle, read_xmpuzzle
 
 FILES = Path(__file__).resolve().parent.parent / "instances" / "burrtools"
 

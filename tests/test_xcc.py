@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tilesat.xcc import count, count_unit, make_cover, solutions, units
+from tilesat.engines.xcc import count, count_unit, make_cover, solutions, units
 
 
 def brute(fixed, options, lo, hi, max_holes=-1):

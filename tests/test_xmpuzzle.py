@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tilesat.errors import TilesatError
-from tilesat.xmpuzzle import (
+from tilesat.model.xmpuzzle import (
     EMPTY, FILLED, VARIABLE, BurrProblem, BurrPuzzle, BurrShape, Part, format_xmpuzzle, parse_xmpuzzle,
     read_xmpuzzle, write_xmpuzzle,
 )

@@ -37,11 +37,11 @@ import io
 import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from pathlib import Path
 from xml.sax.saxutils import escape
 
-from . import limits
-from .errors import TilesatError
+from ..errors import TilesatError
+from ..running.inputs import read_bytes
+from ..running.memory import MAX_INSTANCE_BYTES, format_size
 
 EMPTY, FILLED, VARIABLE = 0, 1, 2
 STATE_CHARS = "_#+"
@@ -185,7 +185,7 @@ def _parse_voxels(text: str, size: int, where: str) -> tuple[tuple[int, int], ..
 
 def _parse_shape(el: ET.Element, where: str) -> BurrShape:
     x, y, z = (_int(el, a, where) for a in "xyz")
-    if min(x, y, z) < 0 or x * y * z > limits.MAX_INSTANCE_BYTES:
+    if min(x, y, z) < 0 or x * y * z > MAX_INSTANCE_BYTES:
         raise TilesatError(f"{where}: bad size {x} x {y} x {z}")
     if _int(el, "type", where) != 0:
         raise TilesatError(f"{where}: unknown voxel type {el.get('type')!r} (BurrTools writes type 0)")
@@ -240,11 +240,11 @@ def parse_xmpuzzle(data: bytes, source: str = "<xmpuzzle>") -> BurrPuzzle:
     if data[:2] == b"\x1f\x8b":
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
-                data = f.read(limits.MAX_INSTANCE_BYTES + 1)
+                data = f.read(MAX_INSTANCE_BYTES + 1)
         except (OSError, EOFError) as e:
             raise TilesatError(f"{source}: not a readable gzip file: {e}") from None
-        if len(data) > limits.MAX_INSTANCE_BYTES:
-            raise TilesatError(f"{source}: unpacks to more than {limits.format_size(limits.MAX_INSTANCE_BYTES)}")
+        if len(data) > MAX_INSTANCE_BYTES:
+            raise TilesatError(f"{source}: unpacks to more than {format_size(MAX_INSTANCE_BYTES)}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -285,16 +285,8 @@ def parse_xmpuzzle(data: bytes, source: str = "<xmpuzzle>") -> BurrPuzzle:
 
 def read_xmpuzzle(path: str | os.PathLike) -> BurrPuzzle:
     """Read a ``.xmpuzzle`` file; every problem with it is a :class:`TilesatError`."""
-    try:
-        if Path(path).is_dir():
-            raise TilesatError(f"{path}: is a directory, not a BurrTools file")
-        with open(path, "rb") as f:
-            data = f.read(limits.MAX_INSTANCE_BYTES + 1)
-    except OSError as e:
-        raise TilesatError(f"{path}: cannot read: {e.strerror or e}") from None
-    if len(data) > limits.MAX_INSTANCE_BYTES:
-        raise TilesatError(f"{path}: larger than {limits.format_size(limits.MAX_INSTANCE_BYTES)}")
-    return parse_xmpuzzle(data, str(path))
+    data = read_bytes(path, MAX_INSTANCE_BYTES, what="BurrTools file")
+    return parse_xmpuzzle(bytes(data), str(path))
 
 
 def is_xmpuzzle(path: str | os.PathLike) -> bool:

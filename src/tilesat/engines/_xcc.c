@@ -1167,7 +1167,7 @@ static PyMemberDef Search_members[] = {
 
 static PyTypeObject SearchType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tilesat._xcc.Search",
+    .tp_name = "tilesat.engines._xcc.Search",
     .tp_basicsize = sizeof(Search),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "An exact cover search with piece counts, optional cells and symmetry (see _xcc.c)",

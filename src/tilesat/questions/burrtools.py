@@ -1,6 +1,6 @@
 """BurrTools problems as exact covers, counted as BurrTools counts them.
 
-A BurrTools problem (:mod:`tilesat.xmpuzzle`) becomes a :class:`tilesat.xcc.Cover`:
+A BurrTools problem (:mod:`tilesat.model.xmpuzzle`) becomes a :class:`tilesat.engines.xcc.Cover`:
 the result shape's voxels are the cells (``#`` fixed: filled exactly once,
 ``+`` optional: at most once, ``_`` none), each piece (a shape with a count or
 a range) is a shape of the cover, and its placements are every rotation of
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import TilesatError
-from .xcc import Cover, Element, make_cover, with_symmetry
-from .xmpuzzle import FILLED, GRID_NAMES, BurrPuzzle, BurrShape
+from ..engines.xcc import Cover, Element, make_cover, with_symmetry
+from ..errors import TilesatError
+from ..model.xmpuzzle import FILLED, GRID_NAMES, BurrPuzzle, BurrShape
 
 
 def _cube_maps() -> tuple[list[np.ndarray], list[np.ndarray]]:
