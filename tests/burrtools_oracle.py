@@ -1,6 +1,6 @@
 """A slow, independent count of a BurrTools problem, as BurrTools counts it.
 
-Written from BurrTools' rules (docs/burrtools.md), sharing no code with
+Written from BurrTools' rules (docs/guide/burrtools.md), sharing no code with
 tilesat.questions.burrtools or the compiled engine: the rotations come from composing
 quarter turns, every assembly is listed by trying each placement in or out,
 and the assemblies that count as one are joined explicitly (a union-find over

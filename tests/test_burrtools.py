@@ -1,4 +1,4 @@
-"""BurrTools problems counted as BurrTools counts them (docs/burrtools.md).
+"""BurrTools problems counted as BurrTools counts them (docs/guide/burrtools.md).
 
 The shipped files' counts are BurrTools' own (burrTxt, burrTxt2 -m; listed in
 instances/burrtools/README.md) and, for tilesat's small files, the brute force
