@@ -87,6 +87,7 @@ typedef struct {
     i32 *sol, *img;
     /* units */
     i32 *path, path_len;
+    int probing;                 /* branches() is walking a path: levels in canonical order */
     /* results */
     unsigned long long count, found, nodes;
     i32 dropped;
@@ -226,7 +227,13 @@ static int push_branch(Search *s, i32 b) {
 
 /* Decide the node at level L: returns 1 to branch (L filled in), 0 for an
  * assembly, -1 for a dead end, -2 when out of memory. */
+static void sort_ids(i32 *a, i32 n);
+
 static int decide(Search *s, Level *L) {
+    /* The levels a unit's path names are decided in a canonical order (the
+     * item: fewest options, then lowest number; its branches by option
+     * number), since the sparse sets' order depends on the runs before. */
+    int canon = s->depth < s->path_len || s->probing;
     /* volume: what the minima need must fit, what the cells need must be allowed */
     /* optional cells nothing can cover any more stay empty */
     i32 dead = 0;
@@ -249,10 +256,10 @@ static int decide(Search *s, Level *L) {
     } else {
         for (i32 j = 0; j < s->n_act; j++) {
             i32 c = s->act[j], l = s->len[c];
-            if (l < best) {
+            if (l < best || (canon && l == best && c < item)) {
                 best = l;
                 item = c;
-                if (l <= 1)
+                if (l <= 1 && !canon)
                     break;
             }
         }
@@ -301,6 +308,8 @@ static int decide(Search *s, Level *L) {
     }
     L->b1 = s->bbuf_len;
     L->next = L->b0;
+    if (canon && !(s->depth == 0 && s->pivot >= 0))
+        sort_ids(s->bbuf + L->b0, L->b1 - L->b0); /* NO_MORE (-1) stays first */
     if (s->depth < s->path_len) {
         i32 k = s->path[s->depth];
         if (k < 0 || k >= L->b1 - L->b0) {
@@ -660,7 +669,16 @@ done:
 
 /* --- symmetry ------------------------------------------------------------ */
 
+static int cmp_ids(const void *a, const void *b) {
+    i32 x = *(const i32 *)a, y = *(const i32 *)b;
+    return (x > y) - (x < y);
+}
+
 static void sort_ids(i32 *a, i32 n) {
+    if (n > 32) {
+        qsort(a, (size_t)n, sizeof(i32), cmp_ids);
+        return;
+    }
     for (i32 i = 1; i < n; i++) {
         i32 v = a[i], j = i - 1;
         while (j >= 0 && a[j] > v) {
@@ -1083,6 +1101,7 @@ static PyObject *Search_branches(Search *s, PyObject *args) {
     i32 n = (i32)(path.len / 4), *p = (i32 *)path.buf;
     reset_state(s);
     s->path_len = 0;
+    s->probing = 1;
     long result = 0;
     int dead = 0;
     for (i32 d = 0; d <= n; d++) {
@@ -1090,6 +1109,7 @@ static PyObject *Search_branches(Search *s, PyObject *args) {
         int r = decide(s, L);
         if (r == -2) {
             reset_state(s);
+            s->probing = 0;
             PyBuffer_Release(&path);
             return PyErr_NoMemory();
         }
@@ -1111,6 +1131,7 @@ static PyObject *Search_branches(Search *s, PyObject *args) {
         s->lv[s->depth].applied = 0;
     }
     reset_state(s);
+    s->probing = 0;
     PyBuffer_Release(&path);
     return PyLong_FromLong(dead ? 0 : result);
 }
