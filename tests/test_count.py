@@ -27,7 +27,7 @@ def fib(n):
     return a
 
 
-EXACT = ["blocking", "ganak", "dlx", "native"]
+EXACT = ["blocking", "ganak", "dlx", "native", "xcc"]
 
 
 @pytest.mark.parametrize("method", EXACT)
@@ -71,9 +71,11 @@ def test_auto_says_which_method_and_why(tmp_path):
     # a window of 26 cells (the shape W spans the row): past the frontier's reach
     text = "shape: W #" + "." * 25 + "#\npieces: I2:2..3, W\n" + "." * 27 + "\n"
     data = json.loads(count(tmp_path, text, "--up-to-symmetry").output)
-    assert data["method"] == "blocking" and "exact cover" in data["why"]
+    assert data["method"] == "xcc" and "exact cover" in data["why"]
     res = runner.invoke(app, ["count", str(tmp_path / "b.txt"), "--up-to-symmetry"])
-    assert res.output.startswith("count: ") and "by blocking (piece counts beyond exact cover" in res.output
+    assert res.output.startswith("count: ") and "by xcc (exact cover with piece count ranges" in res.output
+    by_blocking = json.loads(count(tmp_path, text, "--up-to-symmetry", "--method", "blocking").output)
+    assert (by_blocking["count"], by_blocking["up_to_symmetry"]) == (data["count"], data["up_to_symmetry"])
 
 
 @pytest.mark.parametrize("rows,cols,raw,classes", [(3, 20, 8, 2), (4, 15, 1472, 368), (5, 12, 4040, 1010), (6, 10, 9356, 2339)])
@@ -251,9 +253,9 @@ def test_every_method_counts_like_the_oracle(instance, encoding):
         reject()  # blocking makes one SAT call per tiling: keep the suite quick
     free = all(r.orient == "free" for r in instance.rules)
     classes = orbit_count(truth, board_maps(grid, wrap, pieces)) if free else None
-    methods = ["blocking", "ganak", "native"] + (["dlx"] if dlx_problem(instance) is None else [])
+    methods = ["blocking", "ganak", "native", "xcc"] + (["dlx"] if dlx_problem(instance) is None else [])
     for method in methods:
-        for jobs in (1, 2) if method in ("dlx", "native") else (1,):
+        for jobs in (1, 2) if method in ("dlx", "native", "xcc") else (1,):
             sat = {"encoding": encoding} if method in ("blocking", "ganak") else {}  # the enumerators take none
             r = count_tilings(instance, method, up_to_symmetry=free, jobs=jobs, **sat)
             assert r.exact and r.count == len(truth), (method, jobs)

@@ -62,11 +62,15 @@ def _check(inst):
     if all(r.max in (1, INF) and r.min in (0, r.max) for r in inst.rules):  # exact cover, another method
         assert count_tilings(inst, "dlx", certificates=False).count == len(truth)
     assert result.up_to_symmetry == orbit_count(truth, board_maps(grid_rows, wrap, pieces, lattice=lattice))
-    listed = set()
-    for tiling in iter_tilings_by(inst, "blocking", certificates=False):
-        assert not problems(inst, tiling)
-        listed.add(frozenset((t.piece, frozenset(t.cells)) for t in tiling))
-    assert listed == truth
+    # the compiled exact cover takes every piece count on every grid
+    by_xcc = count_tilings(inst, "xcc", up_to_symmetry=True, certificates=False)
+    assert (by_xcc.count, by_xcc.up_to_symmetry) == (result.count, result.up_to_symmetry)
+    for method in ("blocking", "xcc"):
+        listed = set()
+        for tiling in iter_tilings_by(inst, method, certificates=False):
+            assert not problems(inst, tiling)
+            listed.add(frozenset((t.piece, frozenset(t.cells)) for t in tiling))
+        assert listed == truth, method
     covering, _ = brute_force_tilings(grid_rows, wrap, pieces, cap="check", lattice=lattice)
     assert len(generate_placements(inst)) == len(set().union(*covering.values()) if covering else set())
     try:

@@ -104,3 +104,16 @@ def test_stop_from_another_thread():
     before = search.count
     assert search.run(0, time.monotonic() + 0.2) in ("timeout", "done")
     assert search.count > before
+
+
+def test_the_engine_stops_at_the_timeout_with_a_lower_bound():
+    from pathlib import Path
+
+    from tilesat.model.instance import load_instance
+    from tilesat.questions.count import count_tilings
+
+    instance = load_instance(Path(__file__).parent.parent / "instances" / "pentomino-6x10.txt")
+    t = time.perf_counter()
+    result = count_tilings(instance, "xcc", timeout=0.5, jobs=2)  # 9,356 tilings take it several seconds
+    assert time.perf_counter() - t < 3
+    assert not result.exact and result.method == "xcc" and result.count < 9356

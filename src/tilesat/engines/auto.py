@@ -130,16 +130,17 @@ RULES = (
     Rule("count", "ganak", "when the board splits into separate regions",
          _if(lambda job: len(job.instance.board.regions()) > 1, "the board splits into separate regions: ganak "
              "multiplies their counts")),
-    Rule("count", "dlx", "for exact-cover puzzles", _if(_dlx_ok, "an exact-cover puzzle: dancing links lists tilings fastest")),
-    Rule("count", "blocking", "when SAT options are given", _if(lambda job: bool(job.asked()), "SAT options given: one SAT call per tiling")),
-    Rule("count", "blocking", "otherwise", lambda job: "piece counts beyond exact cover: one SAT call per tiling"),
+    Rule("count", "xcc", "when no SAT option is given",
+         _if(lambda job: not job.asked(), "exact cover with piece count ranges: the compiled search counts without "
+             "listing, on every grid"),
+         "Soma cube 2.2 s against dancing links' 4.9 s, 6x6 hexiamond rhombus 4.4 s against 5.9 s (whole commands); "
+         "tricubes 0..3 in a 2x2x3 box 0.03 s against 1.0 s of blocking clauses"),
+    Rule("count", "blocking", "otherwise", lambda job: "SAT options given: one SAT call per tiling"),
     # --- list
     Rule("list", "blocking", "when SAT options are given", _if(lambda job: bool(job.asked()), "SAT options were given")),
-    Rule("list", "dlx", "on boards that are not square, for piece counts exact cover expresses",
-         _if(lambda job: not job.instance.board.is_square and dlx_problem(job.instance) is None,
-             "the compiled enumerator takes square boards only; exact cover lists fastest")),
-    Rule("list", "blocking", "on boards that are not square otherwise",
-         _if(lambda job: not job.instance.board.is_square, "the compiled enumerator takes square boards only")),
+    Rule("list", "xcc", "on boards that are not square",
+         _if(lambda job: not job.instance.board.is_square,
+             "the compiled enumerator takes square boards only; the compiled exact cover lists on every grid")),
     Rule("list", "native", "otherwise", lambda job: "the compiled enumerator lists tilings fastest",
          "20-50x xcover on pentomino rectangles"),
 )

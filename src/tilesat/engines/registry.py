@@ -27,6 +27,7 @@ BUILTIN = {
     "native": "tilesat.engines.compiled:NATIVE",
     "pfaffian": "tilesat.engines.compiled:PFAFFIAN",
     "frontier": "tilesat.engines.compiled:FRONTIER",
+    "xcc": "tilesat.engines.xcc:XCC",
     "portfolio": "tilesat.engines.portfolio:PORTFOLIO",
     "lexleader": "tilesat.engines.lexleader:LEXLEADER",
 }
