@@ -290,10 +290,11 @@ def test_solver_option_is_used_by_auto(tmp_path):
     assert data["method"] == "blocking" and data["solver"] == "glucose4" and data["count"] == 4
 
 
-def test_dlx_reports_its_own_engine(tmp_path):
+def test_dlx_reports_its_own_engine_and_no_sat_solver(tmp_path):
+    """Was: dancing links' count reported the SAT solver it never ran (then "xcover" as a solver)."""
     data = json.loads(count(tmp_path, "pieces: pentominoes:1\n" + "." * 20 + "\n" + ("." * 20 + "\n") * 2,
                             "--method", "dlx").output)
-    assert data["solver"] == "xcover"
+    assert data["method"] == "dlx" and data["solver"] is None and data["encoding"] is None
 
 
 def test_jobs_are_capped_by_the_units(tmp_path):

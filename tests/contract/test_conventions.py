@@ -15,7 +15,7 @@ import pytest
 
 from tilesat.model.symmetry import describe_symmetries
 
-from .process import INSTANCES, user_environment, expect, tilesat, tilesat_command, usage_error, verdict
+from .process import INSTANCES, user_environment, document, expect, tilesat, tilesat_command, usage_error, verdict
 
 
 @pytest.mark.parametrize("args", [["-h"], ["solve", "-h"], ["check-unique", "-h"], ["count", "-h"]])
@@ -167,3 +167,17 @@ def test_solve_on_a_colourless_terminal_shows_a_letter_per_tile(env):
 def test_solve_on_a_colour_terminal_still_draws_colours():
     shown = _on_a_terminal(["solve", INSTANCES / "lpanel-6x6.txt"], {"TERM": "xterm-256color"}).decode()
     assert re.search(r"\x1b\[[0-9;]*4\dm", shown)  # tiles on coloured backgrounds
+
+
+@pytest.mark.parametrize("pieces, method, encoding, solver", [
+    ("I2", "auto", False, False),  # pfaffian: a determinant, no formula
+    ("L3", "native", False, False),
+    ("L3", "ganak", True, False),  # a model counter: the CNF's encoding, no SAT solver
+    ("L3", "blocking", True, True),
+])
+def test_count_json_names_only_the_sat_options_the_method_uses(tmp_path, pieces, method, encoding, solver):
+    (tmp_path / "b.txt").write_text(f"pieces: {pieces}\n" + "......\n" * 4)
+    data = document(tilesat("count", tmp_path / "b.txt", "--method", method, "--json"), status=0)
+    assert (data["encoding"] is not None, data["solver"] is not None) == (encoding, solver), data
+    if solver:
+        assert data["solver"] == "cadical195"

@@ -210,7 +210,7 @@ class Engine:
         return None
 
     def solver_label(self, options: SatOptions) -> str:
-        """What a count reports as its "solver"."""
+        """What a count reports as its "solver" (asked only of engines whose ``uses`` name it)."""
         return options.solver
 
     def preload(self) -> None:

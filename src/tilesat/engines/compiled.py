@@ -18,7 +18,6 @@ import numpy as np
 
 from ..model.instance import Instance
 from ..running.control import call_in_child, isolated, isolated_stream
-from ..sat.options import SatOptions
 from .base import Context, Engine, Unit
 
 
@@ -72,9 +71,6 @@ class WholeCounter(Engine):
 
     def problem(self, instance: Instance) -> str | None:
         return _module(self.name).problem(instance)
-
-    def solver_label(self, options: SatOptions) -> str:
-        return self.name
 
     def lp_beside(self) -> str | None:
         return f"the {self.name} engine counts in polynomial time and answers 0 as fast as the LP would"

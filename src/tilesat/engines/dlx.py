@@ -34,7 +34,6 @@ from ..certify.verify import verify_tiling
 from ..model.footprint import check_memory
 from ..model.placements import generate_placements
 from ..model.tiling import Tiling
-from ..sat.options import SatOptions
 from .base import Context, Engine, Job, Progress
 
 
@@ -150,9 +149,6 @@ class DlxEngine(Engine):
 
     def problem(self, instance: Instance) -> str | None:
         return dlx_problem(instance)
-
-    def solver_label(self, options: SatOptions) -> str:
-        return "xcover"
 
     def preload(self) -> None:
         load_xcover()

@@ -28,7 +28,6 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..sat.options import SatOptions
 from . import _xcc
 from .base import Context, Engine, Unit
 
@@ -352,9 +351,6 @@ class XccEngine(Engine):
     questions = frozenset({"count", "list"})
     enumerates = True
     summary = "the compiled exact cover (piece count ranges, every grid)"
-
-    def solver_label(self, options: SatOptions) -> str:
-        return "xcc"
 
     def count_unit(self, ctx: Context, unit: Unit, on_tiling: Callable[[], None] = lambda: None,
                    limit: int | None = None) -> list[int]:

@@ -365,8 +365,10 @@ def count_tilings(
     if not (0 < epsilon < float("inf") and 0 < delta < 1):
         raise TilesatError("--epsilon must be above 0 and --delta between 0 and 1")
     estimate = None if engine.exact else {"epsilon": epsilon, "delta": delta}
+    # the SAT options in the answer only where the engine uses them (a determinant has no solver)
     result = CountResult(0, engine.exact, engine.name, why, estimate=estimate, jobs=jobs,
-                         encoding=encoding, solver=engine.solver_label(options))
+                         encoding=encoding if "encoding" in engine.uses else None,
+                         solver=engine.solver_label(options) if "solver" in engine.uses else None)
     report = progress or (lambda tilings, done, total: None)
     if not engine.plans_units:
         with contextlib.suppress(TimedOut), time_limit(options.timeout):
@@ -412,7 +414,8 @@ class _Count:
         placements = job.placements
         group = job.group if job.up_to_symmetry else None
         encoding = resolve_encoding(job.options.encoding, placements)  # what "auto" stands for here
-        result.encoding = encoding
+        if "encoding" in self.engine.uses:
+            result.encoding = encoding
         reason = obstruction(job.instance) or placement_check(placements)
         if group is not None:
             result.group = [g.name for g in group]
