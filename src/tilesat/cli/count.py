@@ -18,10 +18,9 @@ from ..questions.count import count_tilings, iter_tilings_by
 from ..sat.options import SatOptions
 from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError, plural
-from ..model.symmetry import describe_symmetries
 from ..sat.formula import DEFAULT_CARD
 from ..showing.pictures import save_pictures
-from ..showing.render import plain_rows, rich_tiling
+from ..showing.render import count_text, plain_rows, rich_tiling
 from ..showing.tiling_files import TilingWriter, tiling_format
 from ..sat.solvers import DEFAULT_SOLVER
 from ..model.tiling import Tiling
@@ -93,7 +92,7 @@ def count_cmd(
     if as_json:
         print(json.dumps(result.to_json()))
     else:
-        _out().print(_count_text(result, instance.board.grid), markup=False)
+        _out().print(count_text(result), markup=False)
         if result.certificate is not None:
             _show_certificate(instance, result.certificate)
     if result.interrupted:
@@ -111,27 +110,6 @@ def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int, sp
     if limit is not None or jobs > 1 or split:
         raise TilesatError("--break-symmetry counts in one process, to the end: it cannot go with --limit, --jobs, "
                            "--checkpoint or --cluster")
-
-
-def _count_text(r, grid: str = "square") -> str:
-    if r.exact:
-        amount = plural(r.count, "tiling")
-    elif r.estimate and not (r.interrupted or r.timed_out):
-        amount = (f"about {plural(r.count, 'tiling')} (ApproxMC estimate: within a factor {1 + r.estimate['epsilon']:g} "
-                  f"of the true count with probability at least {1 - r.estimate['delta']:g})")
-    else:
-        stopped = "interrupted" if r.interrupted else ("time limit reached" if r.timed_out else "stopped at --limit")
-        amount = f"at least {plural(r.count, 'tiling')} ({stopped})"
-    if r.group is not None and r.up_to_symmetry is not None:
-        about = "" if r.exact else "about "
-        amount += f", {about}{r.up_to_symmetry:,} up to symmetry ({describe_symmetries(r.group, grid)})"
-    why = f"; {r.reason}" if r.reason else ""
-    split = f", {plural(r.units, 'unit')} in {r.jobs} processes" if r.jobs > 1 else ""
-    if r.cluster:
-        split = f", {plural(r.units, 'unit')} on a Dask cluster of {plural(r.jobs, 'worker')}"
-    if r.resumed:
-        split += f" ({r.resumed} finished before, from the checkpoint)"
-    return f"count: {amount}, by {r.method} ({r.why}){split}, {r.seconds:.3f} s{why}"
 
 
 @app.command("list")

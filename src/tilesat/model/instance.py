@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from . import footprint
 from ..running import memory
 from .board import WRAPS, Board
+from .display import show
 from ..errors import TilesatError, did_you_mean
 from .grids import GRIDS, get_grid
 from ..running.inputs import read_text
@@ -83,6 +84,14 @@ class Instance:
 
     def with_rules(self, rules) -> "Instance":
         return Instance(self.board, tuple(rules), self.shapes, self.source)
+
+    def _repr_svg_(self) -> str:
+        """The board unsolved (a notebook shows it): :mod:`tilesat.model.display`."""
+        return show("instance_svg", self)
+
+    def _repr_html_(self) -> str:
+        """The pieces and the board unsolved (a notebook shows it)."""
+        return show("instance_html", self)
 
 
 _ITEM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*'?)(?:/(?P<orient>[a-z-]+))?(?::(?P<count>.+))?$")

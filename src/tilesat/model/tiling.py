@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from .display import show
 from .placements import Placements
 
 
@@ -18,6 +19,8 @@ class Tile:
 @dataclass(frozen=True)
 class Tiling:
     tiles: tuple[Tile, ...]
+    #: The grid the cells are of (for drawing the tiling on its own); not part of what the tiling is.
+    grid: str = field(default="square", compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.tiles)
@@ -32,6 +35,10 @@ class Tiling:
     def owner(self) -> dict[tuple[int, int], int]:
         """Cell -> index of the tile covering it."""
         return {cell: i for i, t in enumerate(self.tiles) for cell in t.cells}
+
+    def _repr_svg_(self) -> str:
+        """The tiles on their own, as an SVG picture (a notebook shows it): :mod:`tilesat.model.display`."""
+        return show("tiling_repr_svg", self)
 
     def to_json(self) -> list[dict]:
         return [{"piece": t.piece, "cells": [list(c) for c in t.cells]} for t in self.tiles]
@@ -54,7 +61,7 @@ class Tiling:
         names = [rule.piece.name for rule in placements.instance.rules]
         tiles = [Tile(names[k], tuple(cells[b - n : b]))
                  for k, b, n in zip(placements.rule[chosen].tolist(), bounds.tolist(), sizes.tolist())]
-        return cls(tuple(sorted(tiles, key=_order)))
+        return cls(tuple(sorted(tiles, key=_order)), placements.instance.board.grid)
 
 
 def _order(tile: Tile) -> tuple:

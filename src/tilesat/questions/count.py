@@ -45,6 +45,7 @@ from ..engines.base import Approx, Context, Engine, Job, Unit, refuse_unused
 from ..engines.registry import check_takes, engine_for, engines, method_names
 from ..errors import TilesatError
 from ..model.footprint import check_memory
+from ..model.display import show
 from ..model.instance import Instance
 from ..model.placements import Placements
 from ..model.symmetry import Symmetry, symmetry_group
@@ -77,13 +78,18 @@ class CountResult:
     units: int = 1
     jobs: int = 1
     reason: str | None = None  # a quick check that answered 0
-    encoding: str = DEFAULT_ENCODING
-    solver: str = DEFAULT_SOLVER
+    encoding: str | None = DEFAULT_ENCODING  # None: the method uses no formula
+    solver: str | None = DEFAULT_SOLVER  # None: the method uses no SAT solver
     certificate: Certificate | None = None  # checked: why the count is 0
     certificate_check: dict | None = None  # whether the LP ran, and what it found
     cluster: str | None = None  # "dask": the units ran as tasks on a Dask cluster of ``jobs`` workers
     resumed: int = 0  # units whose counts came from a checkpoint
     unit_seconds: list | None = None  # per unit: the seconds it took (None: not run)
+    grid: str = "square"  # the board's grid (the symmetry group's words)
+
+    def _repr_html_(self) -> str:
+        """The count in a sentence (a notebook shows it): :mod:`tilesat.model.display`."""
+        return show("count_html", self)
 
     @property
     def group_order(self) -> int | None:
@@ -368,7 +374,8 @@ def count_tilings(
     # the SAT options in the answer only where the engine uses them (a determinant has no solver)
     result = CountResult(0, engine.exact, engine.name, why, estimate=estimate, jobs=jobs,
                          encoding=encoding if "encoding" in engine.uses else None,
-                         solver=engine.solver_label(options) if "solver" in engine.uses else None)
+                         solver=engine.solver_label(options) if "solver" in engine.uses else None,
+                         grid=instance.board.grid)
     report = progress or (lambda tilings, done, total: None)
     if not engine.plans_units:
         with contextlib.suppress(TimedOut), time_limit(options.timeout):

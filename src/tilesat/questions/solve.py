@@ -20,6 +20,7 @@ from ..engines.portfolio import check_jobs
 from ..engines.registry import check_takes, engine_for, method_names
 from ..engines.sat import TilingSearch
 from ..errors import TilesatError
+from ..model.display import show
 from ..model.instance import Instance
 from ..model.tiling import Tiling
 from ..running.control import TimedOut, time_limit
@@ -44,6 +45,11 @@ class Result:
     reason: str | None = None
     stats: dict = field(default_factory=dict)
     certificate: Certificate | None = None
+    instance: Instance | None = field(default=None, repr=False, compare=False)  # what was asked, for drawing
+
+    def _repr_html_(self) -> str:
+        """The verdict and the tilings drawn (a notebook shows it): :mod:`tilesat.model.display`."""
+        return show("result_html", self)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -102,9 +108,9 @@ def _first(instance: Instance, count: int, method: str = "auto", progress: Calla
     return found, reason, stats
 
 
-def _result(verdict: str, found: list, reason: str | None, stats: dict) -> Result:
+def _result(verdict: str, found: list, reason: str | None, stats: dict, instance: Instance | None = None) -> Result:
     cert = stats.pop("_certificate", None)
-    return Result(verdict, found, reason, stats, cert if verdict == "none" else None)
+    return Result(verdict, found, reason, stats, cert if verdict == "none" else None, instance)
 
 
 #: check-unique's one line for --break-symmetry.
@@ -122,8 +128,8 @@ def solve(instance: Instance, method: str = "auto", **options) -> Result:
     still a real one."""
     found, reason, stats = _first(instance, 1, method, **options)
     if stats.get("stopped"):
-        return _result("unknown", found, None, stats)
-    return _result("solved" if found else "none", found, reason, stats)
+        return _result("unknown", found, None, stats, instance)
+    return _result("solved" if found else "none", found, reason, stats, instance)
 
 
 def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
@@ -135,9 +141,9 @@ def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
         raise TilesatError(UNIQUE_REFUSAL)
     found, reason, stats = _first(instance, 2, method, **options)
     if stats.get("stopped") and len(found) < 2:
-        return _result("unknown", found, None, stats)
+        return _result("unknown", found, None, stats, instance)
     verdict = {0: "none", 1: "unique", 2: "multiple"}[len(found)]
-    return _result(verdict, found, reason, stats)
+    return _result(verdict, found, reason, stats, instance)
 
 
 def iter_tilings(instance: Instance, limit: int | None = None, **options) -> Iterator[Tiling]:
