@@ -154,3 +154,59 @@ def test_refused(puzzle, message):
     with pytest.raises(TilesatError, match=message) as e:
         burr_cover(puzzle, 0)
     assert "\n" not in str(e.value)
+
+
+# --- a problem as a tilesat instance (the commands' route) --------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(small_puzzles())
+def test_the_instance_counts_every_assembly(puzzle):
+    """tilesat's own count of a problem (no variable voxels, no colours) is BurrTools'
+    count with every rotation kept apart, by the engine and by blocking clauses."""
+    from tilesat.model.instance import parse_instance
+    from tilesat.model.xmpuzzle import VARIABLE, burr_instance_text
+    from tilesat.questions.count import count_tilings
+
+    try:
+        instance = parse_instance(burr_instance_text(puzzle, 0))
+    except TilesatError as e:
+        assert "\n" not in str(e)
+        if "every count is 0" in str(e):
+            assert all(p.max == 0 for p in puzzle.problems[0].parts)
+            return
+        assert "cannot say yet" in str(e)
+        shapes = [puzzle.shapes[-1]] + [puzzle.shapes[p.shape] for p in puzzle.problems[0].parts if p.max > 0]
+        assert any(s.count(VARIABLE) for s in shapes) or any(c for s in shapes for _, c in s.voxels)
+        return
+    want = burrtools_oracle.count(puzzle, 0, True, True)
+    for method in ("xcc", "blocking"):
+        assert count_tilings(instance, method, certificates=False).count == want, method
+
+
+@pytest.mark.parametrize("name, problem, every", [(n, p, e) for n, p, _, _, e, _ in SHIPPED
+                                                   if n not in ("colours", "holes", "DemoPieceGenerator")])
+def test_shipped_files_as_instances(name, problem, every):
+    from tilesat.model.instance import load_instance
+    from tilesat.questions.count import count_tilings
+
+    instance = load_instance(f"{FILES / name}.xmpuzzle:{problem}")
+    assert count_tilings(instance, "xcc").count == every
+
+
+def test_the_commands_read_a_burrtools_file(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    def tilesat(*args):
+        return subprocess.run([sys.executable, "-m", "tilesat", *args], capture_output=True, cwd=tmp_path)
+
+    run = tilesat("count", str(FILES / "copies-and-twins.xmpuzzle:three different shapes"), "--json")
+    assert run.returncode == 0 and json.loads(run.stdout)["count"] == 6
+    run = tilesat("solve", str(FILES / "rotations.xmpuzzle"), "--json")
+    assert run.returncode == 0 and json.loads(run.stdout)["verdict"] == "solved"
+    run = tilesat("count", str(FILES / "holes.xmpuzzle"))
+    assert run.returncode == 2 and run.stdout == b""
+    assert run.stderr.decode().startswith("error: ") and run.stderr.count(b"\n") == 1 and b"variable voxel" in run.stderr
+    run = tilesat("count", str(FILES / "rotations.xmpuzzle:7"))
+    assert run.returncode == 2 and b"no problem 7" in run.stderr

@@ -310,8 +310,17 @@ def read_instance_text(path: str | os.PathLike) -> str:
 def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: str | None = None) -> Instance:
     """Read and parse an instance file; every problem is a :class:`TilesatError`.
     A Polyform Puzzler puzzle module (``FILE.py``, or ``FILE.py:Class`` to name
-    its class) is read as the instance it defines (:mod:`tilesat.model.puzzler`)."""
+    its class) is read as the instance it defines (:mod:`tilesat.model.puzzler`),
+    a BurrTools file (``FILE.xmpuzzle``, ``FILE.xmpuzzle:PROBLEM`` by number or
+    name) as its problem's instance (:func:`tilesat.model.xmpuzzle.burr_instance_text`)."""
     name = str(path)
+    from .xmpuzzle import xmpuzzle_path
+
+    if (burr := xmpuzzle_path(name)) is not None:  # a BurrTools file, FILE.xmpuzzle[:PROBLEM]
+        from .xmpuzzle import burr_instance_text, read_xmpuzzle
+
+        text = burr_instance_text(read_xmpuzzle(burr[0]), burr[1])
+        return parse_instance(text, pieces=pieces, wrap=wrap, source=name)
     m = re.fullmatch(r"(.+\.py):(\w+)", name)
     if name.lower().endswith(".py") or (m and not os.path.exists(name) and os.path.exists(m.group(1))):
         from .puzzler import read_puzzler

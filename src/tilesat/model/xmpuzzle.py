@@ -35,11 +35,14 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
-from ..errors import TilesatError
+import numpy as np
+
+from ..errors import TilesatError, plural
 from ..running.inputs import read_bytes
 from ..running.memory import MAX_INSTANCE_BYTES, format_size
 
@@ -364,3 +367,89 @@ def write_xmpuzzle(puzzle: BurrPuzzle, path: str | os.PathLike) -> None:
     data = gzip.compress(format_xmpuzzle(puzzle).encode("utf-8"), mtime=0)
     with open(path, "wb") as f:
         f.write(data)
+
+
+# --- as a tilesat instance ------------------------------------------------
+
+def _shape_name(shape: BurrShape, index: int, taken: set[str], lattice: str) -> str:
+    """The shape's own name where tilesat's ``shape:`` header takes it (letters,
+    digits, ``_``; not a built-in piece or set, not taken), else ``S<number>``
+    (BurrTools' own way of naming a shape by its number, from 1)."""
+    from .pieces import grid_builtin_piece, grid_sets, is_set
+
+    name = re.sub(r"\W+", "_", shape.name.strip()).strip("_")
+    if name and name[0].isalpha() and name not in taken and not is_set(name) and name.lower() not in grid_sets(lattice):
+        try:
+            grid_builtin_piece(name, lattice)
+        except KeyError:
+            return name
+    name = f"S{index + 1}"
+    while name in taken:
+        name += "_"
+    return name
+
+
+def burr_instance_text(puzzle: BurrPuzzle, which: int | str | None = None) -> str:
+    """Problem ``which`` (index or name; None: the first) as a tilesat instance
+    file: the cube grid, the result's filled voxels the board, each piece a
+    shape of its own (turned by the 24 rotations, as BurrTools turns pieces)
+    with its count or range.  tilesat's own counts of it are every assembly
+    (BurrTools counts one per rotation of the result:
+    ``tilesat.questions.burrtools``); variable voxels and colours, which
+    tilesat's instances cannot say yet, are one line each."""
+    from .board import Board
+    from .pieces import Piece
+
+    index, problem = puzzle.problem(which)
+    where = f"{puzzle.source}: {problem.label(index)}"
+    if puzzle.grid_type != 0:
+        raise TilesatError(f"{puzzle.source}: BurrTools grid type {puzzle.grid_type} "
+                           f"({GRID_NAMES.get(puzzle.grid_type, '?')}): tilesat reads the cube grid (type 0)")
+    result = puzzle.shapes[problem.result]
+    parts = [p for p in problem.parts if p.max > 0]
+    used = [result] + [puzzle.shapes[p.shape] for p in parts]
+    if result.count(VARIABLE):
+        raise TilesatError(f"{where}: the result has {plural(result.count(VARIABLE), 'variable voxel')} (+), "
+                           "cells that may stay empty, which tilesat's instances cannot say yet")
+    if any(s.count(VARIABLE) for s in used[1:]):
+        raise TilesatError(f"{where}: a piece has variable voxels (+), which tilesat's instances cannot say yet")
+    if puzzle.colours and any(c for s in used for st, c in s.voxels if st != EMPTY):
+        raise TilesatError(f"{where}: voxels have colours, which tilesat's instances cannot say yet")
+    cells = result.cells()
+    if not cells:
+        raise TilesatError(f"{where}: the result shape (shape {problem.result}) has no voxels")
+    if not parts:
+        raise TilesatError(f"{where}: no piece may be used (every count is 0)")
+    lo = [min(c[k] for c in cells) for k in range(3)]
+    size = [max(c[k] for c in cells) - lo[k] + 1 for k in range(3)]
+    mask = np.zeros((size[2], size[1], size[0]), bool)  # layers (z), rows (y), columns (x)
+    for x, y, z in cells:
+        mask[z - lo[2], y - lo[1], x - lo[0]] = True
+    lines = [f"; {where} (BurrTools), read by tilesat", "grid: cube"]
+    taken: set[str] = set()
+    counts = []
+    for part in parts:
+        shape = puzzle.shapes[part.shape]
+        voxels = shape.cells()
+        if not voxels:
+            raise TilesatError(f"{where}: piece shape {part.shape} has no voxels")
+        name = _shape_name(shape, part.shape, taken, "cube")
+        taken.add(name)
+        piece = Piece(name, tuple(sorted((z, y, x) for x, y, z in voxels)), "cube")
+        lines.append(f"shape: {name} {piece.drawing()}")
+        counts.append(f"{name}:{part.min}" if part.min == part.max else f"{name}:{part.min}..{part.max}")
+    lines.append("pieces: " + ", ".join(counts))
+    lines += Board(mask, "none", "cube").rows_text()
+    return "\n".join(lines) + "\n"
+
+
+def xmpuzzle_path(path: str | os.PathLike) -> tuple[str, str | None] | None:
+    """``FILE.xmpuzzle`` or ``FILE.xmpuzzle:PROBLEM`` (a number or a name): (file,
+    problem); None when the path names no BurrTools file."""
+    name = str(path)
+    if is_xmpuzzle(name):
+        return name, None
+    m = re.fullmatch(r"(.+\.xmpuzzle(?:\.xml)?):([^:/]+)", name, re.IGNORECASE)
+    if m and not os.path.exists(name):
+        return m.group(1), m.group(2)
+    return None
