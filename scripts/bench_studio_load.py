@@ -45,6 +45,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_table  # noqa: E402
+from tilesat.running.processes import descendants  # noqa: E402
 
 ENDLESS = "pieces: L4\n" + ("." * 12 + "\n") * 12
 BIG = "pieces: pentominoes\n" + ("." * 100 + "\n") * 100
@@ -62,24 +63,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _tree(pid: int) -> list[int]:
-    """``pid`` and every process below it."""
-    parents: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    parents.setdefault(int(f.read().rsplit(")", 1)[1].split()[1]), []).append(int(name))
-            except (OSError, ValueError, IndexError):
-                pass
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        todo.extend(parents.get(p, ()))
-    return found
 
 
 def _memory(pid: int) -> tuple[int, int]:
@@ -110,7 +93,7 @@ def watch(url: str, server: int, stop, out) -> None:
             except (httpx.HTTPError, ValueError):
                 failures += 1
             rss = pss = 0
-            for pid in _tree(server):
+            for pid in [server, *descendants(server)]:
                 a, b = _memory(pid)
                 rss, pss = rss + a, pss + b
             peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)

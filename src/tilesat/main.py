@@ -5,8 +5,9 @@ arguments take about half a second.  A KeyboardInterrupt raised in the
 middle of imports can come out as another error (or as a death by SIGINT
 when the interpreter finalises half-imported modules: both seen), so until
 a command starts (``cli.common.friendly`` puts Python's handler back)
-SIGINT ends the process straight away: one line, exit 130.  Nothing was
-done yet, so there is nothing to clean up.
+SIGINT ends the process straight away: one line, exit 130 (SIGTERM and
+SIGHUP alike: 143, 129).  Nothing was done yet, so there is nothing to
+clean up.
 """
 
 import os
@@ -16,11 +17,12 @@ import sys
 
 def _stop_while_starting(signum, frame):
     os.write(2, b"interrupted: stopped while starting; nothing was done\n")
-    os._exit(130)
+    os._exit(128 + signum)
 
 
 def main() -> None:
-    signal.signal(signal.SIGINT, _stop_while_starting)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _stop_while_starting)
     from .running.stdout_guard import reserve_stdout
 
     reserve_stdout()  # before any native library loads: fd 1 is tilesat's document alone

@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+from ..running import processes
 from ..running.control import Deadline, check_timeout, process_start, time_limit
 from ..sat.encodings import ENCODINGS
 from ..errors import TilesatError, did_you_mean
@@ -173,30 +174,34 @@ def begin_run() -> None:
     _RUNS["count"] += 1
     STARTED = max(STARTED, start)
     _STARTED_COMMAND.clear()
+    processes.forget_interrupts()
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _ignore_more_interrupts() -> None:
-    """After the first Ctrl-C, further ones must not cut the report short."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """After the first Ctrl-C (or SIGTERM, SIGHUP), further ones must not cut the report short."""
+    processes.ignore_interrupts()
 
 
 def interrupted_exit() -> typer.Exit:
-    """Exit 130 for a command that has said what it had when interrupted."""
+    """Exit 130 (Ctrl-C), 143 (SIGTERM) or 129 (SIGHUP) for a command that has said what it had when interrupted."""
     _ignore_more_interrupts()
-    return typer.Exit(EXIT_INTERRUPTED)
+    return typer.Exit(processes.interrupted_status())
+
+
+def is_interrupted(status) -> bool:
+    """Whether ``status`` is an interrupted run's: 128 + SIGINT, SIGTERM or SIGHUP."""
+    return status in {128 + s for s in processes.INTERRUPTING}
 
 
 def friendly(fn):
-    """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130;
-    a failing stdout -> ``stdout_failed``."""
+    """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130 (SIGTERM 143,
+    SIGHUP 129: handled alike); a failing stdout -> ``stdout_failed``."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # from here Ctrl-C says what the command had
+        restore = processes.handle_interrupts()  # from here Ctrl-C, SIGTERM and SIGHUP say what the command had
         _STARTED_COMMAND.append(True)
         try:
             return fn(*args, **kwargs)
@@ -211,11 +216,13 @@ def friendly(fn):
             found = len(getattr(e, "tilings", []))
             had = f"found {found} tiling{'s' if found != 1 else ''} before stopping" if found else "no tiling found yet"
             _err().print(f"interrupted: {had}; no verdict", markup=False)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(processes.interrupted_status()) from None
         except OSError as e:
             if not stdout_fails():  # another file or pipe (a solver's): not ours to explain
                 raise
             raise typer.Exit(stdout_failed(e)) from None
+        finally:
+            restore()
 
     return wrapper
 

@@ -13,7 +13,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..running import memory
 from ..errors import TilesatError
-from .common import EXIT_INTERRUPTED, EXIT_USAGE, _err, begin_run, interrupt_reported, stdout_failed
+from .common import EXIT_USAGE, _err, begin_run, interrupt_reported, is_interrupted, stdout_failed
 
 # typer's public BadParameter derives from the (vendored, in typer >= 0.26)
 # click's ClickException, the base of every usage error: found this way, no
@@ -54,7 +54,7 @@ class TilesatGroup(TyperGroup):
                 status = EXIT_USAGE
             else:
                 status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-            if status == EXIT_INTERRUPTED and not interrupt_reported():
+            if is_interrupted(status) and not interrupt_reported():
                 # Ctrl-C while typer was still reading the arguments: typer says nothing
                 _err().print("interrupted: stopped while starting; nothing was done", markup=False)
             sys.stdout.flush()  # a closed pipe or a full disk shows here, not in Python's exit

@@ -30,7 +30,6 @@ and leaving :func:`race` kills every child it started.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -38,7 +37,9 @@ from typing import Callable
 from ..certify.checks import obstruction, placement_check
 from ..model.footprint import check_memory
 from ..model.placements import generate_placements
+from ..running import processes
 from ..running.control import Child, ChildError, wait_step
+from ..running.processes import cores
 from ..sat.encodings import AUTO
 from ..errors import TilesatError
 from ..sat.formula import compile_formula, resolve_encoding
@@ -109,14 +110,7 @@ def check_jobs(jobs) -> int:
         raise TilesatError(f"--jobs {jobs!r}: give a whole number of processes from 1, or auto") from None
     if value < 1:
         raise TilesatError(f"--jobs {jobs}: give a whole number of processes from 1, or auto")
-    return value
-
-
-def cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    return processes.check_jobs(value)
 
 
 def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:

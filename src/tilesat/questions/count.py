@@ -25,11 +25,10 @@ The LP's certificate of "no tiling" is raced beside a count or a listing
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, Iterator
@@ -48,6 +47,7 @@ from ..model.footprint import check_memory
 from ..model.display import show
 from ..model.instance import Instance
 from ..model.placements import Placements
+from ..running.processes import check_jobs, process_pool
 from ..model.symmetry import Symmetry, symmetry_group
 from ..model.tiling import Tiling
 from ..running.control import (
@@ -350,6 +350,8 @@ def count_tilings(
         raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(names)}")
     if jobs < 1:
         raise TilesatError("--jobs must be at least 1")
+    if address is None:
+        check_jobs(jobs)  # before any unit is planned (20 a job)
     from ..running.cluster import check_backend
 
     check_backend(cluster, address)
@@ -550,9 +552,7 @@ class _Count:
 
     def _run_in_pool(self) -> None:
         load_before_fork(self.engine.preload)  # the workers inherit it
-        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ProcessPoolExecutor(self.result.jobs, mp_context=context, initializer=_init_worker,
-                                 initargs=(self.ctx,)) as pool:
+        with process_pool(self.result.jobs, _init_worker, (self.ctx,)) as pool:
             futures = {pool.submit(_run_in_worker, self.units[i]): i for i in self.todo}
             try:
                 pending = set(futures)

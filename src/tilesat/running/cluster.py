@@ -27,6 +27,7 @@ import uuid
 from typing import Callable
 
 from .control import sigint_held, wait_step
+from .processes import INTERRUPTING, adopt, disown, make_folder, remove_folder
 from ..errors import TilesatError
 from .stdout_guard import native_output
 
@@ -93,6 +94,8 @@ class DaskRunner:
         self._saved_levels: dict[str, int] = {}
         self._starting: threading.Thread | None = None
         self._abandoned = False
+        self._adopted: list[int] = []
+        self._scratch: str | None = None
 
     def __enter__(self):
         return self
@@ -109,9 +112,9 @@ class DaskRunner:
     def start(self, workers: int | None = None) -> None:
         """Connect to ``address``, or start a local cluster of ``workers`` (default ``jobs``) processes.
 
-        In a thread, with SIGINT blocked there: the cluster's processes (and
-        the thread running its event loop) inherit the mask, so a terminal's
-        Ctrl-C reaches this process alone; and this thread waits in polls, so
+        In a thread, with SIGINT, SIGTERM and SIGHUP blocked there: the
+        cluster's processes (and the thread running its event loop) inherit
+        the mask, so a terminal's Ctrl-C reaches this process alone; and this thread waits in polls, so
         Ctrl-C or the deadline stop the wait at once (a local cluster takes
         seconds to start; the thread closes it when it is up)."""
         if self.client is not None:
@@ -133,19 +136,25 @@ class DaskRunner:
         import dask
         from distributed import Client, LocalCluster
 
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(INTERRUPTING))
         client = cluster = None
         try:
             # the workers inherit fd 1 as it is now: the sink, not the user's stdout
-            with dask.config.set({"distributed.worker.daemon": True, "distributed.scheduler.worker-ttl": None}), \
-                    native_output():
+            # the cluster's scratch space: a folder of ours (removed even if this process is killed), not $TMPDIR's
+            self._scratch = make_folder("tilesat-dask-") if self.address is None else None
+            with dask.config.set({"distributed.worker.daemon": True, "distributed.scheduler.worker-ttl": None,
+                                  "temporary-directory": self._scratch}), native_output():
                 if self.address is None:
                     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           local_directory=self._scratch,
                                            silence_logs=logging.CRITICAL + 10, dashboard_address=None,
                                            # its HTTP server (health, metrics) on a free port, not 8787
                                            # (another cluster there made it warn)
                                            scheduler_kwargs={"dashboard_address": ":0"})
                     client = Client(cluster, set_as_default=False)
+                    # its nannies and workers: killed by the watchdog should this process die first
+                    self._adopted = [proc.pid for proc in _worker_processes()]
+                    adopt(self._adopted)
                 else:
                     client = Client(self.address, set_as_default=False, timeout=10)
         except Exception as e:  # noqa: BLE001 - reported in one line by start()
@@ -153,6 +162,8 @@ class DaskRunner:
         box["client"], box["cluster"] = client, cluster
         if self._abandoned:  # stopped while starting: nobody else will close it
             self._close(client, cluster)
+            if self._scratch is not None:
+                remove_folder(self._scratch)
 
     @property
     def workers(self) -> int:
@@ -195,7 +206,12 @@ class DaskRunner:
         client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
         if self._starting is not None:
             self._abandoned = True  # the starting thread closes what it started
+            _kill_leftover_workers()  # but the workers up so far go now, not when it is up
         self._close(client, cluster)
+        if cluster is not None:
+            disown(self._adopted)
+            if self._scratch is not None:
+                remove_folder(self._scratch)
         for name, level in self._saved_levels.items():
             logging.getLogger(name).setLevel(level)
         self._saved_levels.clear()
@@ -230,13 +246,17 @@ def _kill_leftover_workers() -> None:
     start a process after the pids above were read, and a close that times
     out leaves it running: seen once in a full test run, two idle workers
     alive until the end.  They are this process's multiprocessing children."""
+    for proc in _worker_processes():
+        with contextlib.suppress(OSError, ValueError):
+            proc.kill()
+            proc.join(1)
+
+
+def _worker_processes() -> list:
+    """The local cluster's worker processes (this process's multiprocessing children)."""
     import multiprocessing
 
-    for proc in multiprocessing.active_children():
-        if proc.name.startswith("Dask Worker"):
-            with contextlib.suppress(OSError, ValueError):
-                proc.kill()
-                proc.join(1)
+    return [proc for proc in multiprocessing.active_children() if proc.name.startswith("Dask Worker")]
 
 
 def _cluster_processes(cluster) -> list[int]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import ctypes
 import math
 import multiprocessing
 import os
@@ -35,6 +34,7 @@ import time
 from typing import Any, Callable, Iterator
 
 from ..errors import TilesatError
+from .processes import INTERRUPTING, fork
 
 #: How often a waiting parent wakes up: the bound on the extra time a timeout
 #: or Ctrl-C takes to act, and the progress display's refresh.
@@ -128,27 +128,33 @@ def time_limit(limit: float | Deadline | None) -> Iterator[Deadline]:
 
 @contextlib.contextmanager
 def sigint_held():
-    """A Ctrl-C waits while inside and surfaces on the way out: for the short
-    steps that must not be cut in two, such as freeing a solver (a
-    KeyboardInterrupt between PySAT's free and its forgetting the pointer
-    freed it twice) or forking.  Two layers: Python's handler is swapped for
-    one that only notes the signal (blocking SIGINT in this thread is not
-    enough: the kernel hands it to another thread, OpenBLAS keeps some, and
-    Python still raises it here), and SIGINT is blocked in this thread so a
-    child forked inside starts with it blocked."""
+    """A Ctrl-C (or SIGTERM, SIGHUP: :data:`.processes.INTERRUPTING`) waits
+    while inside and surfaces on the way out: for the short steps that must
+    not be cut in two, such as freeing a solver (a KeyboardInterrupt between
+    PySAT's free and its forgetting the pointer freed it twice) or forking.
+    Two layers: Python's handlers are swapped for ones that only note the
+    signal (blocking it in this thread is not enough: the kernel hands it to
+    another thread, OpenBLAS keeps some, and Python still raises it here),
+    and the signals are blocked in this thread so a child forked inside
+    starts with them blocked."""
     if threading.current_thread() is not threading.main_thread():
         yield  # Python runs its handlers in the main thread only
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = {signum: signal.signal(signum, lambda signum, frame: caught.append(signum)) for signum in INTERRUPTING}
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(INTERRUPTING))
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
-        if caught and callable(previous):
-            previous(signal.SIGINT, None)  # Python's own handler: KeyboardInterrupt, now
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        if caught:
+            handler = previous[caught[0]]
+            if callable(handler):
+                handler(caught[0], None)  # Python's own handler (KeyboardInterrupt), now
+            elif handler == signal.SIG_DFL and caught[0] != signal.SIGINT:
+                signal.raise_signal(caught[0])  # what it would have done: end the process
 
 
 # Callables every poll of this process runs (:func:`watching`), each with the
@@ -196,40 +202,19 @@ def wait_step(limit: Deadline | None = None) -> float:
 
 # --- the child process ---------------------------------------------------
 
-def _resolve_prctl():
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):  # not Linux: children then die with the parent's kill() only
-        return None
-
-
-# Resolved once, here: a child must not look symbols up (dlopen takes the
-# loader's lock, which another thread of the parent may have held at the fork).
-_PRCTL = _resolve_prctl()
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(signum: int = signal.SIGKILL) -> None:
-    """Have the kernel send ``signum`` to this process when its parent ends
-    (even by SIGKILL); Linux only, a no-op elsewhere."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, int(signum))
-
 _IN_CHILD = False  # set in a process forked by Child
 
 
-def _child_main(parent: int, target, args, conn, parent_end) -> None:
+def _child_main(target, args, conn, parent_end) -> None:
     """The child's whole life, ended by ``os._exit``: it never returns into the
     caller's frames (no ``finally``, no atexit handler, no flush of the
-    parent's buffered output).  SIGINT stays blocked as the fork left it."""
+    parent's buffered output).  SIGINT, SIGTERM and SIGHUP stay blocked as
+    the fork left them (the parent decides); it dies with the parent
+    (:func:`.processes.fork`)."""
     global _IN_CHILD
     code = 1
     try:
         _IN_CHILD = True
-        if _PRCTL is not None:
-            _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))  # the kernel kills us when the parent dies, even by SIGKILL
-        if os.getppid() != parent:  # the parent died before that: nobody waits for us
-            os._exit(1)
         parent_end.close()
         try:
             target(conn, *args)
@@ -270,15 +255,14 @@ class Child:
         self._conn, child_conn = multiprocessing.Pipe(duplex=True)
         self.pid: int | None = None
         self.exitcode: int | None = None
-        parent = os.getpid()
         # The child starts with SIGINT blocked (the mask is inherited), so no
         # Ctrl-C lands in it before it is set up; here a pending one is
         # delivered when the mask is restored, after self.pid is known.
         try:
             with sigint_held():
-                pid = os.fork()
+                pid = fork()
                 if pid == 0:
-                    _child_main(parent, target, args, child_conn, self._conn)  # never returns
+                    _child_main(target, args, child_conn, self._conn)  # never returns
                 self.pid = pid
         finally:
             child_conn.close()

@@ -13,14 +13,11 @@ package registers under the entry-point group ``tilesat.solvers``.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import shlex
 import shutil
-import signal
 import subprocess
-import tempfile
 import time
 from functools import cache
 from typing import Callable
@@ -35,6 +32,8 @@ from . import plugins
 from .encodings import AUTO_LADDER_BAND
 from ..errors import TilesatError, did_you_mean
 from .formula import Formula
+from ..running.inputs import read_bytes
+from ..running.processes import popen, release, temporary_folder
 from .plugins import EXTERNAL_PREFIX
 
 DEFAULT_SOLVER = "cadical195"
@@ -413,7 +412,7 @@ class ExternalSolver:
 
     def solve(self, assumptions=()) -> bool:
         extra = self._added + [[int(a)] for a in assumptions]
-        with tempfile.TemporaryDirectory(prefix="tilesat-") as tmp:
+        with temporary_folder("tilesat-") as tmp:  # removed even if tilesat is killed (running.processes)
             path = os.path.join(tmp, "formula.cnf")
             with open(path, "w", encoding="ascii") as f:
                 write_dimacs(self._formula, f, extra_clauses=extra, placement_comments=False)
@@ -449,8 +448,7 @@ class ExternalSolver:
         own = None if self.timeout is None else time.perf_counter() + self.timeout
         try:
             with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-                proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                        start_new_session=True)
+                proc = popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)  # its own group, dies with us
         except OSError as e:
             raise TilesatError(f"solver {self.name} could not run: {e.strerror or e}") from None
         try:
@@ -462,13 +460,7 @@ class ExternalSolver:
                 except subprocess.TimeoutExpired:
                     continue
         finally:
-            if proc.returncode is None:  # timed out or interrupted: the whole group goes
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            else:  # the solver's leftovers (a wrapper's children) go too
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
+            release(proc)  # timed out, interrupted, or its leftovers (a wrapper's children): the whole group goes
 
     def model(self) -> list[int]:
         return self._model
@@ -486,13 +478,17 @@ class ExternalSolver:
         self.close()
 
 
+#: What an external solver may write (its model, its statistics): a model is a
+#: few bytes a variable; beyond this, one line.
+MAX_SOLVER_OUTPUT = 256 << 20
+
+
 def _read_text(path: str) -> str:
     """A file an external program wrote, decoded leniently (never a UnicodeDecodeError)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8", errors="replace")
-    except FileNotFoundError:
+    if not os.path.exists(path):
         return ""
+    data = read_bytes(path, MAX_SOLVER_OUTPUT, what="solver output", why="more than any model of a tilesat formula")
+    return data.decode("utf-8", errors="replace")
 
 
 def _check_extra(clauses, model, name: str) -> None:

@@ -37,7 +37,7 @@ import time
 import types
 from dataclasses import dataclass, field
 
-from ..running.control import die_with_parent
+from ..running.processes import die_with_parent
 from ..running.stdout_guard import reserve_stdout
 
 #: How much lower the commands' CPU priority is than the server's: under load

@@ -1,0 +1,326 @@
+"""Every process tilesat starts is started here, and none outlives it.
+
+The children (forked engines: :class:`.control.Child`; ``--jobs`` workers:
+:func:`process_pool`; external programs, ``ext:`` solvers: :func:`popen`; a
+local Dask cluster's processes: :func:`adopt`) are started or registered
+here, so that whatever way tilesat ends, they end too:
+
+- **the parent-death signal**: a forked or exec'd child asks the kernel
+  (``PR_SET_PDEATHSIG``, Linux) for SIGKILL when tilesat dies, even by SIGKILL;
+- **the watchdog**: external programs run in a process group of their own
+  (their own children included) and keep files in temporary folders; a small
+  process of its own session, started the first time one is registered
+  (:func:`temporary_folder`, :func:`popen`, :func:`adopt`), reads what to clean
+  from a pipe, and when the pipe closes (tilesat has ended, however) kills the
+  groups and processes still registered and removes the folders;
+- **signals**: SIGTERM and SIGHUP (a supervisor, a job scheduler, a closed
+  terminal) are handled as Ctrl-C: the run stops within a second, says what
+  it found, and exits 128 + the signal (143, 129; 130 for Ctrl-C)
+  (:func:`handle_interrupts`, :func:`interrupted_status`);
+- **how many**: ``--jobs`` is at most :data:`JOBS_PER_CORE` per core
+  (:func:`check_jobs`): more processes than that only wait for the cores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from typing import Iterator
+
+from ..errors import TilesatError
+
+#: The signals that stop a run (the first one's 128 + number is the exit status).
+INTERRUPTING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: ``--jobs`` beyond this many processes per core is refused: they would only
+#: wait for a core (and each holds the placements and a solver).
+JOBS_PER_CORE = 8
+
+
+# --- how many ----------------------------------------------------------------------
+
+def cores() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def max_jobs() -> int:
+    return JOBS_PER_CORE * cores()
+
+
+def check_jobs(jobs: int, option: str = "--jobs") -> int:
+    """``jobs``, or a one-line :class:`TilesatError` beyond :func:`max_jobs`."""
+    if jobs > max_jobs():
+        raise TilesatError(f"{option} {jobs}: at most {max_jobs()} on this machine "
+                           f"({JOBS_PER_CORE} processes per core, {cores()} cores)")
+    return jobs
+
+
+# --- signals -----------------------------------------------------------------------
+
+_RECEIVED: list[int] = []
+
+
+def _interrupt(signum, frame):
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
+
+
+def handle_interrupts():
+    """From here (the main thread) Ctrl-C, SIGTERM and SIGHUP each raise
+    KeyboardInterrupt: the run stops and says what it had.  Returns a
+    function that puts SIGTERM's and SIGHUP's handlers back (for callers that
+    run commands in-process and live on)."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
+
+    def restore():
+        if not _RECEIVED:  # after an interrupt the process is ending: further ones stay ignored
+            for signum, handler in previous.items():
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+
+    return restore
+
+
+def ignore_interrupts() -> None:
+    """After the first interrupt, further ones must not cut the report short."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in INTERRUPTING:
+            signal.signal(signum, signal.SIG_IGN)
+
+
+def interrupted_status() -> int:
+    """The exit status of an interrupted run: 128 + the signal (130 for Ctrl-C)."""
+    return 128 + (_RECEIVED[0] if _RECEIVED else signal.SIGINT)
+
+
+def forget_interrupts() -> None:
+    """A new run in this process (in-process callers run several)."""
+    _RECEIVED.clear()
+
+
+# --- the parent-death signal ---------------------------------------------------------
+
+def _resolve_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: children then die by the kill() of the parent's exit paths
+        return None
+
+
+# Resolved once, here: a child must not look symbols up (dlopen takes the
+# loader's lock, which another thread of the parent may have held at the fork).
+_PRCTL = _resolve_prctl()
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(signum: int = signal.SIGKILL) -> None:
+    """Have the kernel send ``signum`` to this process when the thread that
+    started it ends (even by SIGKILL); Linux only, a no-op elsewhere."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signum))
+
+
+def child_started(parent: int) -> None:
+    """First thing in every forked child: die with ``parent``; it holds no
+    end of the watchdog's pipe (tilesat's death must close the pipe)."""
+    die_with_parent()
+    if os.getppid() != parent:  # the parent died before that: nobody waits for us
+        os._exit(1)
+    _Watchdog.forget_in_child()
+
+
+def fork() -> int:
+    """``os.fork()``, the child set up by :func:`child_started` (0 in the child)."""
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        child_started(parent)
+    return pid
+
+
+def process_pool(jobs: int, initializer=None, initargs: tuple = ()):
+    """A pool of ``jobs`` forked worker processes (``concurrent.futures``),
+    each dying with tilesat; SIGINT ignored there (the parent decides),
+    SIGTERM and SIGHUP kill it at once (the parent's ``terminate()``)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    check_jobs(jobs)
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_pool_worker,
+                               initargs=(os.getpid(), initializer, initargs))
+
+
+def _pool_worker(parent: int, initializer, initargs) -> None:
+    child_started(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def popen(argv: list[str], **kwargs) -> subprocess.Popen:
+    """An external program in a process group of its own (its children
+    included), registered with the watchdog until :func:`release`; it dies
+    with tilesat (parent-death signal, and the watchdog's kill)."""
+    parent = os.getpid()
+
+    def exec_child():
+        die_with_parent()
+        if os.getppid() != parent:
+            os._exit(1)
+
+    process = subprocess.Popen(argv, start_new_session=True, preexec_fn=exec_child, **kwargs)
+    _Watchdog.send("group", process.pid)
+    return process
+
+
+def release(process: subprocess.Popen) -> None:
+    """Kill what is left of ``process``'s group (a wrapper's children), reap
+    it, and tell the watchdog it is gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    _Watchdog.send("-group", process.pid)
+
+
+def adopt(pids) -> None:
+    """Processes tilesat did not start itself (a Dask cluster's): killed by
+    the watchdog if tilesat dies before :func:`disown`."""
+    for pid in pids:
+        _Watchdog.send("pid", pid)
+
+
+def disown(pids) -> None:
+    for pid in pids:
+        _Watchdog.send("-pid", pid)
+
+
+def descendants(pid: int | None = None) -> list[int]:
+    """The processes below ``pid`` (this one by default), from /proc (Linux)."""
+    pid = os.getpid() if pid is None else pid
+    parents: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    parents.setdefault(int(f.read().rsplit(")", 1)[1].split()[1]), []).append(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def make_folder(prefix: str = "tilesat-") -> str:
+    """A new temporary folder, removed by the watchdog if tilesat dies before :func:`remove_folder`."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _Watchdog.send("folder", path)
+    return path
+
+
+def remove_folder(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    _Watchdog.send("-folder", path)
+
+
+@contextlib.contextmanager
+def temporary_folder(prefix: str = "tilesat-") -> Iterator[str]:
+    """A temporary folder, removed on leaving, and by the watchdog if tilesat dies first."""
+    path = make_folder(prefix)
+    try:
+        yield path
+    finally:
+        remove_folder(path)
+
+
+# --- the watchdog -------------------------------------------------------------------------
+
+# Runs as ``python -S -c``: reads "KIND VALUE" lines (KIND: group, pid, folder;
+# a leading '-' forgets one), and at the end of its input (tilesat has ended)
+# kills the groups and processes and removes the folders still registered.
+_WATCHDOG = r"""
+import os, shutil, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_IGN)
+kept = {"group": set(), "pid": set(), "folder": set()}
+for line in sys.stdin.buffer:
+    kind, _, value = line.decode("utf-8", "surrogateescape").rstrip("\n").partition(" ")
+    if kind.startswith("-"):
+        kept.get(kind[1:], set()).discard(value)
+    elif kind in kept:
+        kept[kind].add(value)
+for group in kept["group"]:
+    try:
+        os.killpg(int(group), signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+for pid in kept["pid"]:
+    try:
+        os.kill(int(pid), signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+for folder in kept["folder"]:
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
+class _Watchdog:
+    """The watchdog of this process (started on the first registration)."""
+
+    _lock = threading.Lock()
+    _process: subprocess.Popen | None = None
+    _owner: int | None = None
+
+    @classmethod
+    def send(cls, kind: str, value) -> None:
+        with cls._lock:
+            if cls._owner != os.getpid():
+                if kind.startswith("-"):
+                    return  # nothing registered from this process
+                cls._start()
+            try:
+                cls._process.stdin.write(f"{kind} {value}\n".encode("utf-8", "surrogateescape"))
+                cls._process.stdin.flush()
+            except (OSError, ValueError):  # the watchdog is gone: the parent-death signal is what is left
+                pass
+
+    @classmethod
+    def _start(cls) -> None:
+        cls._process = subprocess.Popen(
+            [sys.executable, "-S", "-c", _WATCHDOG], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)  # a Ctrl-C to tilesat's group spares it
+        cls._owner = os.getpid()
+
+    @classmethod
+    def forget_in_child(cls) -> None:
+        """In a forked child: close its copy of the pipe (the watchdog must see
+        the end of its input when tilesat ends, not when the last child does)."""
+        if cls._process is not None and cls._owner != os.getpid():
+            with contextlib.suppress(OSError, ValueError):
+                os.close(cls._process.stdin.fileno())
+            _CLOSED.append(cls._process)  # kept: collecting it would close the number again (another file's by then)
+            cls._process = cls._owner = None
+
+
+_CLOSED: list = []
