@@ -59,10 +59,12 @@ class Run:
         self.process.send_signal(signum)
         try:
             out, err = self.process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired:  # tilesat, or orphans holding its stdout (the code before issue 33)
+            alive_then = self.process.poll() is None
             self.process.kill()
+            self.clean_up()
             out, err = self.process.communicate()
-            pytest.fail(f"tilesat still running 30 s after signal {signum}")
+            pytest.fail(f"{'tilesat' if alive_then else 'processes it started'} still running 30 s after signal {signum}")
         return self.process.returncode, time.monotonic() - sent, out, err
 
     def left_behind(self, seconds: float = 2.0) -> tuple[list[int], list[str]]:
