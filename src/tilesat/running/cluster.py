@@ -114,8 +114,8 @@ class DaskRunner:
 
         In a thread, with SIGINT, SIGTERM and SIGHUP blocked there: the
         cluster's processes (and the thread running its event loop) inherit
-        the mask, so a terminal's Ctrl-C reaches this process alone; and this thread waits in polls, so
-        Ctrl-C or the deadline stop the wait at once (a local cluster takes
+        the mask, so a terminal's Ctrl-C reaches this process alone; and this
+        thread waits in polls, so Ctrl-C or the deadline stop the wait at once (a local cluster takes
         seconds to start; the thread closes it when it is up)."""
         if self.client is not None:
             return
@@ -152,7 +152,7 @@ class DaskRunner:
                                            # (another cluster there made it warn)
                                            scheduler_kwargs={"dashboard_address": ":0"})
                     client = Client(cluster, set_as_default=False)
-                    # its nannies and workers: killed by the watchdog should this process die first
+                    # its worker processes: killed by the watchdog should this process die first
                     self._adopted = [proc.pid for proc in _worker_processes()]
                     adopt(self._adopted)
                 else:
