@@ -392,3 +392,39 @@ def test_any_options_are_refused_or_become_safe_arguments(command, options):
         if flag in ("--encoding", "--solver", "--card", "--method", "--wrap"):
             assert ":" not in value and "/" not in value and "." not in value
     assert all("\n" not in a and "\0" not in a for a in argv)
+
+
+def test_a_request_cancelled_while_its_process_starts_leaves_nothing_and_prints_nothing(tmp_path):
+    # Was: the request's folder was removed while the forkserver was still starting the
+    # command, which then could not open its stdout there: a FileNotFoundError traceback
+    # on the server's stderr, the command left running (seen when a page aborts on edit).
+    # The start is slowed here so that the cancel lands while it is under way.
+    script = tmp_path / "cancel_during_start.py"
+    script.write_text(
+        "import asyncio, os, time\n"
+        "from tilesat.studio import worker\n"
+        "real = worker._without_main\n"
+        "def slow(start):\n"
+        "    time.sleep(0.5)\n"
+        "    return real(start)\n"
+        "worker._without_main = slow\n"
+        "async def main():\n"
+        "    worker.start_forkserver()\n"
+        "    task = asyncio.ensure_future(worker.run_command(\n"
+        "        ['check-unique', 'instance.txt'], {'instance.txt': 'pieces: I2\\n..\\n'}, [], 30.0))\n"
+        "    await asyncio.sleep(0.1)\n"
+        "    task.cancel()\n"
+        "    try:\n"
+        "        await task\n"
+        "    except asyncio.CancelledError:\n"
+        "        pass\n"
+        "    root, t0 = os.environ[worker.ROOT_VARIABLE], time.monotonic()\n"
+        "    while os.listdir(root) and time.monotonic() - t0 < 60:\n"  # the start ends in its thread
+        "        time.sleep(0.05)\n"
+        "    time.sleep(0.5)\n"  # time for a child that outlived its folder to print
+        "    print(sorted(os.listdir(root)), worker.running_pids)\n"
+        "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.split() == ["[]", "set()"]  # its folder removed, once the child had gone

@@ -234,12 +234,19 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
     ctx = start_forkserver()
     directory = tempfile.mkdtemp(prefix="request-", dir=_root())
     t0 = time.perf_counter()
+    process = None
     try:
         for name, text in files.items():
             with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
                 f.write(text)
         process = ctx.Process(target=_child, args=(directory, argv, max_cells), daemon=False)
-        await asyncio.to_thread(_without_main, process.start)  # a round trip to the forkserver: not on the event loop
+        start = _Start(process, directory)
+        try:
+            await asyncio.to_thread(start.run)  # a round trip to the forkserver: not on the event loop
+        except BaseException:
+            if start.abandon():  # still starting: its thread stops the child and removes the folder
+                directory = None
+            raise
         running_pids.add(process.pid)
         try:
             stopped = await _wait(process, t0 + limit + KILL_GRACE, gone)
@@ -254,7 +261,48 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
             await asyncio.to_thread(_collect, outcome, directory, outputs, max_output)
         return outcome
     finally:
-        await asyncio.to_thread(shutil.rmtree, directory, ignore_errors=True)
+        if directory is not None:
+            await asyncio.to_thread(_end, process, directory)
+
+
+class _Start:
+    """``process.start`` in a worker thread, which a cancelled request cannot
+    stop: if the request gives up while it runs, the thread itself kills the
+    child once it exists and only then removes the request's folder (removed
+    earlier, the child could not open its stdout there and printed a traceback
+    on the server's stderr)."""
+
+    def __init__(self, process, directory: str):
+        self.process, self.directory = process, directory
+        self._lock = threading.Lock()
+        self._returned = self._abandoned = False
+
+    def run(self) -> None:
+        try:
+            _without_main(self.process.start)
+        finally:
+            with self._lock:
+                self._returned = True
+                abandoned = self._abandoned
+            if abandoned:
+                _end(self.process, self.directory)
+
+    def abandon(self) -> bool:
+        """The request gives up; True when the start is still under way (its
+        thread then ends the child and the folder), False when it had returned."""
+        with self._lock:
+            self._abandoned = True
+            return not self._returned
+
+
+def _end(process, directory: str) -> None:
+    """The request is over: its command gone (killed if still running, reaped), then its folder."""
+    if process is not None and process.pid is not None:
+        if process.exitcode is None:
+            with contextlib.suppress(OSError):
+                process.kill()
+        process.join()
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def _collect(outcome: Outcome, directory: str, outputs: list[str], max_output: int) -> None:
