@@ -7,10 +7,11 @@ from pathlib import Path
 
 import numpy as np
 from hypothesis import event, given, settings
-from test_property import as_key, instances, oracle
+import pytest
+from test_property import as_key, instances, oracle, oracle_checker
 from test_sweep import open_boards
 
-from tilesat import Instance, load_instance, parse_pieces
+from tilesat import Instance, check_unique, load_instance, parse_pieces, solve
 from tilesat.model.board import Board
 from tilesat.certify.certificate import check_certificate
 from tilesat.certify.colourings import colouring_certificate
@@ -110,3 +111,21 @@ def test_the_classic_colourings():
 
 def _with_placements(instance):
     return instance, generate_placements(instance)
+
+
+@settings(max_examples=80, deadline=None)
+@given(instances())
+def test_check_unique_with_the_look_ahead_agrees_with_the_oracle(instance):
+    # the look-ahead runs from SWEEP_MIN_AREA open cells: here on every board, so that
+    # the oracle can judge (units for dead placements, the settled shortcut, piece counts)
+    truth = oracle(instance)
+    expected = {0: "none", 1: "unique"}.get(len(truth), "multiple")
+    accepts = oracle_checker(instance)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        for method in ("sat", "auto"):
+            result = check_unique(instance, method)
+            assert result.verdict == expected, method
+            assert all(accepts(as_key(t)) for t in result.tilings)
+            assert len({as_key(t) for t in result.tilings}) == len(result.tilings)
+            assert solve(instance, method).verdict == ("solved" if truth else "none")

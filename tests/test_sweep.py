@@ -115,12 +115,14 @@ def test_big_open_boards_get_the_sweep_and_others_do_not():
     assert choose_search_method(hard, encoding="pairwise")[0] == "sat"  # a SAT option asked for
     assert choose_search_method(load_instance(INSTANCES / "lpanel-20x20.txt"))[0] == "sat"  # small
     wrapped = Instance(Board(hard.board.open, wrap="rows"), hard.rules)
+    assert "wraps around" in sweep_problem(wrapped)
+    assert choose_search_method(wrapped)[0] == "sat"
+    with pytest.raises(TilesatError, match="--method sweep: .*wraps around"):
+        check_unique(wrapped, "sweep")
+    # piece counts: --method sweep takes them (the tilings found kept only when their
+    # counts hold: counts_hold); auto leaves them to one SAT run
     counted = Instance(hard.board, tuple(PieceRule(r.piece, r.orient, 0, 10_000) for r in hard.rules))
-    for instance, why in ((wrapped, "wraps around"), (counted, "piece counts")):
-        assert why in sweep_problem(instance)
-        assert choose_search_method(instance)[0] == "sat"
-        with pytest.raises(TilesatError, match=f"--method sweep: .*{why}"):
-            check_unique(instance, "sweep")
+    assert sweep_problem(counted) is None and choose_search_method(counted)[0] == "sat"
     with pytest.raises(TilesatError, match="lex-leader"):
         solve(hard, "sweep", break_symmetry=True)
 
@@ -138,16 +140,21 @@ def test_a_hard_board_by_sweep_and_by_portfolio():
 
 
 def test_a_unique_big_board_is_proved_unique_after_the_sweep(monkeypatch):
-    # a 1 x 2,400 strip of dominoes has one tiling: the whole-board solver's
-    # glance finds it and proves it unique; where the glance does not finish
-    # (patched here, as on a board it cannot do in its conflicts), the sweep
-    # finds it, no box has another, and the whole-board solver proves there is none
+    # a 1 x 2,400 strip of dominoes has one tiling: the look-ahead settles it (one
+    # candidate placement per cell); without that shortcut the whole-board solver's
+    # glance finds it and proves it unique; where the glance does not finish either
+    # (patched here, as on a board it cannot do in its conflicts), the sweep finds
+    # it, no box has another, and the whole-board solver proves there is none
     instance = Instance(Board.rectangle(1, 2400), parse_pieces("I2"))
     assert choose_search_method(instance)[0] == "sweep"
     result = check_unique(instance)
-    assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["solver"]
+    assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["look-ahead"]
+    assert result.stats["look_ahead"]["settled"]
     result = check_unique(instance, jobs=2)  # the portfolio's prelude: the sweep, no glance
     assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["sweep"]
+    monkeypatch.setattr("tilesat.engines.sat.forced_tiling", lambda placements, pruned: None)
+    result = check_unique(instance)
+    assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["solver"]
     monkeypatch.setattr(TilingSearch, "_glance", lambda self: None)
     result = check_unique(instance)
     assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["sweep"]

@@ -102,9 +102,11 @@ RULES = (
              "each piece at most once: an exact-cover puzzle for dancing links"),
          "check-unique on the 3x20 pentomino rectangle: about 10 ms of search against 2.7 s for CaDiCaL"),
     Rule("find", "sweep", f"on flat boards of {SWEEP_MIN_AREA}+ open cells where pieces repeat freely",
-         lambda job: (f"a big board ({job.instance.board.area} open cells) and pieces that may repeat: SAT windows "
-                      "swept across it find tilings, one SAT run proves there are no (more)")
-         if job.instance.board.area >= SWEEP_MIN_AREA and sweep_problem(job.instance) is None else None,
+         lambda job: (f"a big flat board ({job.instance.board.area} open cells) and pieces that may repeat: SAT "
+                      "windows swept across it, mended where one fails, find tilings; one SAT run proves there "
+                      "are no (more)")
+         if job.instance.board.area >= SWEEP_MIN_AREA and sweep_problem(job.instance) is None
+         and not any(r.bounded for r in job.instance.rules) else None,
          "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s"),
     Rule("find", "sat", "otherwise", lambda job: "pieces that may repeat: SAT"),
     # --- count

@@ -48,7 +48,9 @@ from ..sat.solvers import EXTERNAL_PREFIX, default_options, is_plugin_solver, ma
 from ..model.tiling import Tiling
 from ..certify.verify import VerificationError, verify_tiling
 from .base import Engine, Job, Progress
-from .sweep import Sweep, SweepStats, other_tiling, window_encoding, window_solver
+from .prune import prune
+from .repair_sweep import RepairSweep
+from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, other_tiling, window_encoding, window_solver
 
 #: The options Debian's ``cadical --sat`` sets (CaDiCaL's "satisfiable
 #: instances" configuration): one 60x60 board went from over 240 s to 39 s
@@ -378,7 +380,10 @@ def _sweep_first(instance, placements, count, options, progress, found: list, st
     solver = window_solver(options.solver)
     sweep_stats, found_by, blocked = SweepStats(), [], []
     stats["sweep"] = sweep_stats.to_json()
-    chosen = Sweep(placements, encoding, solver, sweep_stats).run(progress)
+    alive = prune(placements).alive if placements.instance.board.area >= SWEEP_MIN_AREA else None
+    chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).run(progress)
+    if chosen is not None and not counts_hold(placements, chosen):
+        sweep_stats.gave_up, chosen = "its tiling breaks the piece counts", None
     try:
         for how in ("sweep", "local change"):
             if chosen is None or len(found) >= count:

@@ -33,8 +33,15 @@ Both are heuristics that find tilings, never a proof that there is none
 (or no other): the search that calls them (:class:`tilesat.engines.sat.TilingSearch`)
 verifies what they find with the independent checker and leaves "none" and
 "unique" to the whole-board SAT run.  Sweeping needs a flat board without
-wrap-around and piece counts that bind nothing (a count constrains the whole
-board, not a window): :func:`sweep_problem`.
+wrap-around (:func:`sweep_problem`).  Piece counts bind the whole board, which
+no window sees: a tiling found is kept only when its counts hold
+(:func:`counts_hold`; loose counts, like "each pentomino at least once" on a
+big board, hold in nearly any tiling), else the whole-board run goes on.
+
+The search uses :class:`tilesat.engines.repair_sweep.RepairSweep`, which
+mends where a window fails instead of undoing whole steps (issue 29);
+:class:`Sweep` here is the first version, kept for comparison
+(scripts/bench_families.py).
 """
 
 from __future__ import annotations
@@ -85,9 +92,18 @@ def sweep_problem(instance: Instance) -> str | None:
         return "the sweep orders the cells of a flat board (this one has layers)"
     if board.wrap != "none":
         return "a board that wraps around has no far end to sweep toward"
-    if any(r.bounded for r in instance.rules):
-        return "piece counts bind the whole board, which a window does not see"
     return None
+
+
+def counts_hold(placements: Placements, chosen) -> bool:
+    """Whether these placements use every piece within its rule's counts.  A window
+    does not see counts (they bind the whole board): a tiling the sweep or the local
+    change finds is kept only when they hold, else the whole-board solver goes on."""
+    rules = placements.instance.rules
+    if not any(r.bounded for r in rules):
+        return True
+    used = np.bincount(placements.rule[np.asarray(chosen, dtype=np.int64)], minlength=len(rules))
+    return all(r.min <= int(n) <= r.max for r, n in zip(rules, used))
 
 
 def window_encoding(encoding: str) -> str:
@@ -110,11 +126,17 @@ class SweepStats:
     conflicts: int = 0
     seconds: float = 0.0
     gave_up: str | None = None
+    repairs: int = 0  # RepairSweep: patches of kept pieces taken back
+    restarts: list = field(default_factory=list)  # RepairSweep: why each attempt before the last stopped
     local: dict = field(default_factory=dict)  # other_tiling's: boxes tried, seconds
 
     def to_json(self) -> dict:
         out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
                "seconds": round(self.seconds, 6)}
+        if self.repairs:
+            out["repairs"] = self.repairs
+        if self.restarts:
+            out["restarts"] = list(self.restarts)
         if self.gave_up:
             out["gave_up"] = self.gave_up
         if self.local:
@@ -294,7 +316,8 @@ def sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Cal
 def other_tiling(placements: Placements, chosen: list[int], encoding: str = "ladder",
                  stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER) -> list[int] | None:
     """A tiling other than ``chosen`` that differs from it inside one BOX x BOX
-    box only, or None when the boxes tried have none (which proves nothing)."""
+    box only and keeps the piece counts (:func:`counts_hold`), or None when the
+    boxes tried have none (which proves nothing)."""
     stats = stats if stats is not None else SweepStats()
     t0 = time.perf_counter()
     limit = deadline()
@@ -332,8 +355,9 @@ def other_tiling(placements: Placements, chosen: list[int], encoding: str = "lad
             true = _solve(placements, formula, block, MIN_BUDGET, stats, solver_name)
             if true is not None:
                 new = ids[true[true <= ids.size] - 1]
-                rest = np.setdiff1d(chosen_arr, inside)
-                return sorted(int(p) for p in np.concatenate([rest, new]))
+                other = sorted(int(p) for p in np.concatenate([np.setdiff1d(chosen_arr, inside), new]))
+                if counts_hold(placements, other):
+                    return other
         return None
     finally:
         stats.local = {"boxes": tried, "seconds": round(time.perf_counter() - t0, 6)}

@@ -1,0 +1,277 @@
+"""A sweep that mends the tiling where a window fails, instead of undoing whole steps.
+
+The sweep of :mod:`tilesat.engines.sweep` keeps the placements of each window's
+first diagonals and, when a window has no solution, undoes the last kept
+step (a whole anti-diagonal band across the board) and tries again wider.
+On boards made differently from the row-major packings it was tuned on
+(packings in random order, clusters of tiles removed) a window fails because
+of a few kept pieces in one corner of the front, undoing bands does not free
+them, and the sweep widens until it gives up (issue 29: 12 widenings and
+then whole-board CDCL on a 60x60 board with clustered holes).
+
+Here the window's exact-cover constraints are assumptions ("this cell is
+not left empty"), so a window without a solution says which of its cells
+could not be covered together (CaDiCaL's failed assumptions).  The kept
+placements near those cells (within ``radius`` cells) are taken back, their
+cells join the next window, and the window is solved again; a repeated
+failure takes back a wider neighbourhood.  The front never moves back: what
+is freed is a patch around the trouble, not a band.
+
+Like the sweep it proves nothing (the kept pieces far from a failure stay),
+its tiling is checked by the caller, and "none" and "unique" stay with the
+whole-board solver.  Dead placements (:mod:`tilesat.engines.prune`) are left out
+of every window.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Callable
+
+import numpy as np
+
+from ..running.control import deadline, sigint_held
+from ..sat.encodings import get_encoding
+from ..model.placements import Placements
+from ..sat.solvers import DEFAULT_SOLVER, _conflicts, _raw_add_clause, solve_quietly
+from .sweep import BUDGET_PER_CELL, MIN_BUDGET, STEP, WINDOW, SweepStats, _Geometry
+
+#: The neighbourhood taken back around a failed window's cells, in cells
+#: (Chebyshev distance); it grows by GROW at each failure until the front moves.
+RADIUS, GROW, MAX_RADIUS = 5, 5, 10
+#: A sweep that has taken back this many patches gives up (the caller's
+#: whole-board solver goes on).
+MAX_REPAIRS = 300
+#: A window's solve runs in slices of this many conflicts (a few tenths of a second at
+#: most), the deadline checked between them.
+SLICE = 2_000
+#: One sweep's conflicts, at most this many per open cell; past them, or when a mended
+#: window runs out of its budget, the sweep starts again from nothing with the next
+#: encoding of its list (RESTART_ENCODINGS after its own), and gives up after the last.
+#: Why: which encoding sweeps a tight board fast is a lottery per board (60x60 L4
+#: random-order packings: ladder 2.5 s and over 40 s, commander 27 s and 8 s, on two
+#: boards), while a sweep that goes well needs 3-13 conflicts a cell.
+CONFLICTS_PER_CELL = 15
+RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
+
+
+class RepairSweep:
+    """A resumable sweep (the interface of :class:`tilesat.engines.sweep.Sweep`): a
+    deadline or Ctrl-C in the middle of a window loses that window only."""
+
+    def __init__(self, placements: Placements, encoding: str = "ladder", solver_name: str = DEFAULT_SOLVER,
+                 stats: SweepStats | None = None, alive: np.ndarray | None = None, step: int = STEP,
+                 window: int = WINDOW, radius: int = RADIUS, grow: int = GROW, max_radius: int = MAX_RADIUS,
+                 options: dict | None = None, restarts: tuple[str, ...] = RESTART_ENCODINGS):
+        if not 0 < step < window:
+            raise ValueError(f"a sweep keeps part of each window: 0 < step < window (step {step}, window {window})")
+        self.placements, self.solver_name, self.options = placements, solver_name, dict(options or {})
+        self.step, self.window, self.radius0, self.grow, self.max_radius = step, window, radius, grow, max_radius
+        self.encodings = [encoding] + [e for e in restarts if e != encoding]
+        self.stats = stats if stats is not None else SweepStats()
+        self.geo = _Geometry(placements)
+        board = placements.instance.board
+        self.shape = board.open.shape
+        self.alive = np.ones(len(placements), dtype=bool) if alive is None else alive
+        self.attempt_budget = CONFLICTS_PER_CELL * max(1, board.area)
+        self.repairs = 0
+        self.done = False  # a tiling found, or given up
+        self.chosen: list[int] | None = None
+        self._start(0)
+
+    def _start(self, attempt: int) -> None:
+        """Start (again) from nothing, with the attempt's encoding."""
+        self.attempt = attempt
+        self.encoding = self.encodings[attempt]
+        self.encode = get_encoding(self.encoding)
+        self.covered = np.zeros(self.placements.instance.board.ncells, dtype=bool)
+        self.kept = np.zeros(len(self.placements), dtype=bool)
+        self.f = int(self.geo.open_keys[0]) if self.geo.open_keys.size else 0
+        self.width, self.radius = self.window, self.radius0
+        self.attempt_repairs = 0
+        self.conflicts_at_start = self.stats.conflicts
+
+    def run(self, progress: Callable | None = None, pause_wider_than: int | None = None) -> list[int] | None:
+        """The placement indices of a tiling, or None when the sweep gives up
+        (which proves nothing) or, with ``pause_wider_than``, pauses before a
+        window that much wider (``done`` stays False).  Not verified here: the caller does."""
+        t0 = time.perf_counter()
+        try:
+            while not self.done:
+                if pause_wider_than is not None and self.width > pause_wider_than:
+                    return None
+                self._step(progress)
+            return self.chosen
+        finally:
+            self.stats.seconds += time.perf_counter() - t0
+
+    def _step(self, progress) -> None:
+        geo, f = self.geo, self.f
+        if f >= geo.nkeys:
+            self.done = True
+            self.chosen = np.flatnonzero(self.kept).tolist()
+            return
+        deadline().check()
+        if progress is not None:
+            progress(f"sweeping: diagonal {f} of {geo.nkeys}" + (f", {self.repairs} repairs" if self.repairs else ""),
+                     f, geo.nkeys)
+        hi = geo.nkeys if f + self.width + self.step >= geo.nkeys else f + self.width
+        exact = geo.open & ~self.covered & (geo.cell_key < hi)  # the window and the cells taken back
+        lo = int(geo.cell_key[exact].min()) if exact.any() else f
+        ids = geo.starting_in(lo, hi)
+        ids = ids[self.alive[ids]]
+        cells, owner = geo.cells_of(ids)
+        ids = ids[np.bincount(owner, weights=self.covered[cells], minlength=ids.size) == 0]
+        self.stats.widest = max(self.stats.widest, hi - f)
+        left = self.attempt_budget - (self.stats.conflicts - self.conflicts_at_start)
+        if left <= 0:
+            self._give_up(f"the sweep passed {self.attempt_budget:,} conflicts")
+            return
+        chosen, failed = self._solve(ids, exact, left)
+        if chosen is not None:
+            last = hi >= geo.nkeys
+            keep = chosen if last else chosen[geo.first[chosen] < f + self.step]
+            self.kept[keep] = True
+            self.covered[geo.cells_of(keep)[0]] = True
+            self.f = geo.nkeys if last else f + self.step
+            self.width, self.radius = self.window, self.radius0
+            return
+        if failed is None:  # out of budget, not proved impossible
+            if self.attempt_repairs:
+                # a patch that does not mend within its budget is most often one that cannot
+                # (the trouble lies further back) and CDCL flounders proving it: the
+                # whole-board solver does better from here (a 40x40 board with random
+                # holes: 40,000 conflicts for one such window, then 51,000 wider)
+                self._give_up("a repaired window ran out of its conflict budget")
+                return
+            self.width += 2 * self.step  # look further ahead
+            self.stats.widened += 1
+            if self.width > geo.nkeys // 2:
+                self._give_up(f"the window widened to {self.width} of {geo.nkeys} diagonals")
+            return
+        self._take_back(failed)
+
+    def _take_back(self, failed: np.ndarray) -> None:
+        """Free the kept placements within ``radius`` of these cells (growing the radius until some are)."""
+        geo = self.geo
+        kept = np.flatnonzero(self.kept)
+        cells, owner = geo.cells_of(kept)
+        radius = self.radius
+        while True:
+            near = self._near(failed, radius)
+            hit = kept[np.bincount(owner, weights=near[cells], minlength=kept.size) > 0]
+            if hit.size:
+                break
+            radius += max(1, self.grow)  # nothing kept near: look further out
+            if radius > max(self.shape):
+                self._give_up("a window failed with no kept piece near its failed cells")
+                return
+        self.radius = min(self.max_radius, self.radius + self.grow)
+        self.repairs += 1
+        self.attempt_repairs += 1
+        self.stats.repairs += 1
+        self.kept[hit] = False
+        self.covered[geo.cells_of(hit)[0]] = False
+        if self.attempt_repairs >= MAX_REPAIRS:
+            self._give_up(f"{self.attempt_repairs} repairs")
+
+    def _give_up(self, why: str) -> None:
+        """Start again with the next encoding, or give up after the last."""
+        if self.attempt + 1 < len(self.encodings):
+            self.stats.restarts.append(f"{self.encoding}: {why}")
+            self._start(self.attempt + 1)
+            return
+        self.stats.gave_up = why
+        self.done = True
+
+    def _near(self, cells: np.ndarray, radius: int) -> np.ndarray:
+        """A mask of the cells within ``radius`` (Chebyshev) of these, flat."""
+        rows, cols = self.shape
+        mask = np.zeros(self.shape, dtype=bool)
+        mask[cells // cols, cells % cols] = True
+        out = mask.copy()
+        for d in range(1, radius + 1):
+            out[d:, :] |= mask[:-d, :]
+            out[:-d, :] |= mask[d:, :]
+        rows_done = out.copy()
+        for d in range(1, radius + 1):
+            out[:, d:] |= rows_done[:, :-d]
+            out[:, :-d] |= rows_done[:, d:]
+        return out.ravel()
+
+    def _solve(self, ids: np.ndarray, exact: np.ndarray, left: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(the placements of a solution, None), (None, the cells that could not be
+        covered together), or (None, None) when the budget ran out."""
+        geo = self.geo
+        cells, owner = geo.cells_of(ids)
+        order = np.lexsort((owner, cells))
+        cells, owner = cells[order], owner[order]
+        uniq, start, degree = np.unique(cells, return_index=True, return_counts=True)
+        must = np.flatnonzero(exact)
+        missing = np.setdiff1d(must, uniq)
+        if missing.size:
+            return None, missing
+        # every cell: exactly one of its placements or "left empty"; the window's cells assume not empty
+        empty = np.arange(ids.size + 1, ids.size + 1 + uniq.size, dtype=np.int64)
+        top = int(ids.size + uniq.size)
+        blocks = []
+        for d in np.unique(degree):
+            sel = np.flatnonzero(degree == d)
+            lits = np.hstack([owner[start[sel][:, None] + np.arange(d)[None, :]] + 1, empty[sel][:, None]])
+            more, top = self.encode(lits, top)
+            blocks.extend(more)
+        inside = np.isin(uniq, must)
+        assumptions = (-empty[inside]).tolist()
+        budget = min(left, max(MIN_BUDGET, BUDGET_PER_CELL * len(assumptions)))
+        from pysat.solvers import Solver
+
+        solver = Solver(name=self.solver_name)
+        try:
+            if self.options:
+                solver.solver.configure(self.options)
+            add = _raw_add_clause(self.solver_name, solver.solver)
+            for block in blocks:
+                block = np.asarray(block)
+                if block.size:
+                    deque(map(add, block.tolist()), maxlen=0)
+            status = self._solve_in_slices(solver, assumptions, budget)
+            if status is None:
+                return None, None
+            if status is False:
+                solver.solver.prev_assumps = assumptions  # what PySAT's get_core reads (solve_quietly bypasses it)
+                cell_of = dict(zip((-empty[inside]).tolist(), uniq[inside].tolist()))
+                failed = [cell_of[lit] for lit in (solver.get_core() or []) if lit in cell_of]
+                return None, np.array(sorted(failed) or must.tolist(), dtype=np.int64)
+            model = np.asarray(solver.get_model(), dtype=np.int64)
+            true = model[(model > 0) & (model <= ids.size)]
+            return ids[true - 1], None
+        finally:
+            with sigint_held():  # freed once, whole
+                solver.delete()
+
+    def _solve_in_slices(self, solver, assumptions: list[int], budget: int) -> bool | None:
+        """The window's solve, SLICE conflicts at a time so that a deadline or Ctrl-C
+        stops it within a slice (CaDiCaL goes on from what it learnt); None past the budget."""
+        limit = deadline()
+        used = 0
+        try:
+            while used < budget:
+                solver.conf_budget(min(SLICE, budget - used))
+                before = _conflicts(solver)
+                status = solve_quietly(solver, self.solver_name, assumptions)
+                used += max(1, _conflicts(solver) - before)
+                if status is not None:
+                    return status
+                limit.check()
+            return None
+        finally:
+            self.stats.conflicts += _conflicts(solver)
+            self.stats.windows += 1
+
+
+def repair_sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Callable | None = None,
+                        stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER,
+                        alive: np.ndarray | None = None, **sizes) -> list[int] | None:
+    """The placement indices of a tiling found by a repairing sweep (:class:`RepairSweep`), or None."""
+    return RepairSweep(placements, encoding, solver_name, stats, alive, **sizes).run(progress)

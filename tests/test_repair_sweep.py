@@ -1,0 +1,98 @@
+"""The repairing sweep (tilesat.engines.repair_sweep): every tiling it reports is one
+the oracle accepts, it never makes one up where there is none, a failed window
+takes back kept pieces near the cells it could not cover (not a whole band),
+and a time limit stops it and it resumes from what it kept."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from test_property import as_key, oracle, oracle_checker
+from test_search_methods import check_unique_agrees_with_the_oracle
+from test_sweep import open_boards
+
+from tilesat import Instance, PieceRule, load_instance, parse_pieces, solve
+from tilesat.model.instance import INF
+from tilesat.model.board import Board
+from tilesat.running.control import TimedOut, time_limit
+from tilesat.model.placements import generate_placements
+from tilesat.engines.prune import prune
+from tilesat.engines.repair_sweep import RepairSweep, repair_sweep_tiling
+from tilesat.engines.sweep import SweepStats
+from tilesat.model.tiling import Tiling
+
+INSTANCES = Path(__file__).resolve().parent.parent / "instances"
+HARD = INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt"
+
+
+@settings(max_examples=60, deadline=None)
+@given(open_boards(), st.sampled_from([(1, 2), (1, 3), (2, 3), (2, 5)]), st.sampled_from([1, 2, 5]),
+       st.booleans())
+def test_a_repairing_sweep_finds_only_tilings_the_oracle_accepts(instance, sizes, radius, pruned):
+    truth = oracle(instance)
+    placements = generate_placements(instance)
+    step, window = sizes
+    alive = prune(placements).alive if pruned else None
+    chosen = repair_sweep_tiling(placements, alive=alive, step=step, window=window, radius=radius, grow=radius)
+    if not truth:
+        assert chosen is None  # nothing to find: it cannot make one up
+        return
+    if chosen is None:
+        return  # gave up: allowed, it proves nothing
+    assert len(set(chosen)) == len(chosen)
+    assert oracle_checker(instance)(as_key(Tiling.from_placements(placements, chosen)))
+
+
+def test_a_failed_window_takes_back_the_pieces_near_it():
+    # L4 on 3 x 8: a window of two diagonals keeping one keeps L-tetrominoes that
+    # leave cells further on uncoverable, the window there fails, the pieces near
+    # those cells are taken back and the board is tiled after all
+    instance = Instance(Board.rectangle(3, 8), parse_pieces("L4"))
+    placements = generate_placements(instance)
+    stats = SweepStats()
+    sweep = RepairSweep(placements, stats=stats, step=1, window=2, radius=1, grow=1)
+    chosen = sweep.run()
+    assert chosen is not None and oracle_checker(instance)(as_key(Tiling.from_placements(placements, chosen)))
+    assert sweep.repairs == stats.repairs > 0 and not stats.gave_up
+    # a strip with no tiling: it repairs, then gives up, having found nothing
+    odd = Instance(Board.rectangle(1, 7), parse_pieces("I3"))
+    stats = SweepStats()
+    assert RepairSweep(generate_placements(odd), stats=stats, step=1, window=2).run() is None
+    assert stats.gave_up
+    with pytest.raises(ValueError):
+        RepairSweep(placements, step=2, window=2)
+
+
+def test_a_repairing_sweep_stopped_by_a_time_limit_resumes_from_what_it_kept():
+    placements = generate_placements(load_instance(HARD))
+    sweep = RepairSweep(placements, alive=prune(placements).alive)
+    with pytest.raises(TimedOut):
+        with time_limit(0.6):
+            sweep.run()
+    kept = int(sweep.kept.sum())
+    assert kept > 0 and not sweep.done
+    chosen = sweep.run()
+    assert chosen is not None and len(chosen) > kept
+    assert oracle_checker(placements.instance)(as_key(Tiling.from_placements(placements, chosen)))
+    assert np.array_equal(np.sort(chosen), np.flatnonzero(sweep.kept))
+
+
+@st.composite
+def counted_boards(draw):
+    """open_boards with piece counts, which no window sees."""
+    instance = draw(open_boards())
+    bounds = st.sampled_from([(0, 1), (1, 2), (0, 3), (2, INF), (1, INF), (0, INF)])
+    rules = tuple(PieceRule(r.piece, r.orient, *draw(bounds)) for r in instance.rules)
+    return Instance(instance.board, rules)
+
+
+@settings(max_examples=80, deadline=None)
+@given(counted_boards())
+def test_a_sweep_with_piece_counts_agrees_with_the_oracle(instance):
+    # the sweep's and the local change's tilings are kept only when their counts hold;
+    # the look-ahead on every board here (it runs from SWEEP_MIN_AREA open cells)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        truth, _ = check_unique_agrees_with_the_oracle(instance, ("sweep",))
+        assert solve(instance, "sweep").verdict == ("solved" if truth else "none")
