@@ -4,6 +4,7 @@ concurrency; and the serve command's edges."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -428,3 +429,32 @@ def test_a_request_cancelled_while_its_process_starts_leaves_nothing_and_prints_
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.split() == ["[]", "set()"]  # its folder removed, once the child had gone
+
+
+def test_many_requests_at_once_all_get_their_commands_status(monkeypatch):
+    # issue 33: under 200 requests at once ~0.5 % were HTTP 500 "the command ended with status 255":
+    # a new process's start polls the earlier ones (multiprocessing's _cleanup) and read a command's
+    # exit status from its pipe while the request's own join read it too.  The reads are slowed
+    # here, so that unguarded ones overlap nearly every time.
+    from multiprocessing import forkserver
+
+    real = forkserver.read_signed
+
+    def slow_read(fd):
+        time.sleep(0.003)
+        return real(fd)
+
+    monkeypatch.setattr(forkserver, "read_signed", slow_read)
+
+    async def burst():
+        limit = asyncio.Semaphore(8)
+
+        async def one():
+            async with limit:
+                outcome = await worker.run_command(["check-unique", "instance.txt", "--json"],
+                                                   {"instance.txt": "pieces: I2\n..\n"}, [], 60.0)
+                return outcome.status
+
+        return await asyncio.gather(*(one() for _ in range(40)))
+
+    assert asyncio.run(burst()) == [0] * 40

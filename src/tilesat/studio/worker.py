@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import multiprocessing.connection
 import os
 import shutil
 import signal
@@ -75,6 +76,12 @@ def start_forkserver():
 
 
 _MAIN_SWAP = threading.Lock()
+
+#: Held while multiprocessing reads a command's exit status from its sentinel (a pipe from the
+#: forkserver), which only one thread may do: ``Process.start`` polls every earlier child too
+#: (``multiprocessing.process._cleanup``), and when that raced a request's own ``join``, the
+#: loser read nothing and took the status for 255.  Taken only once the sentinel is readable.
+_SENTINELS = threading.Lock()
 
 
 def _without_main(start):
@@ -249,11 +256,8 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
             raise
         running_pids.add(process.pid)
         try:
+            # cancelled (the server stopping): the finally's _end kills and reaps the run
             stopped = await _wait(process, t0 + limit + KILL_GRACE, gone)
-        except BaseException:  # the request's task cancelled (the server stopping): the run goes with it
-            if process.exitcode is None:
-                process.kill()
-            raise
         finally:
             running_pids.discard(process.pid)
         outcome = Outcome(None if stopped else process.exitcode, seconds=time.perf_counter() - t0, stopped=stopped)
@@ -279,7 +283,8 @@ class _Start:
 
     def run(self) -> None:
         try:
-            _without_main(self.process.start)
+            with _SENTINELS:
+                _without_main(self.process.start)
         finally:
             with self._lock:
                 self._returned = True
@@ -298,11 +303,17 @@ class _Start:
 def _end(process, directory: str) -> None:
     """The request is over: its command gone (killed if still running, reaped), then its folder."""
     if process is not None and process.pid is not None:
-        if process.exitcode is None:
-            with contextlib.suppress(OSError):
-                process.kill()
-        process.join()
+        with contextlib.suppress(OSError):
+            process.kill()  # nothing when it has ended (its status read)
+        _reap(process)
     shutil.rmtree(directory, ignore_errors=True)
+
+
+def _reap(process) -> None:
+    """Wait for ``process`` to end, then read its exit status (one thread at a time)."""
+    multiprocessing.connection.wait([process.sentinel])
+    with _SENTINELS:
+        process.join()
 
 
 def _collect(outcome: Outcome, directory: str, outputs: list[str], max_output: int) -> None:
@@ -336,11 +347,11 @@ async def _wait(process, kill_at: float, gone) -> str | None:
             why = "time limit" if time.perf_counter() >= kill_at else ("client gone" if gone and await gone() else None)
             if why:
                 process.kill()  # SIGKILL; the command's own children die with it (PR_SET_PDEATHSIG)
-                await asyncio.to_thread(process.join)
+                await asyncio.to_thread(_reap, process)
                 return why
     finally:
         loop.remove_reader(process.sentinel)
-    await asyncio.to_thread(process.join)
+    await asyncio.to_thread(_reap, process)
     return None
 
 
