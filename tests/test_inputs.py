@@ -4,10 +4,13 @@ quickly and within bounded memory, through real processes (issue 33)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import signal
 import subprocess
 import threading
+import time
 import zlib
 from pathlib import Path
 
@@ -15,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from procs import run_tilesat
+from procs import run_tilesat, tilesat_argv
 from tilesat.running import inputs
 from tilesat.errors import TilesatError
 
@@ -99,7 +102,20 @@ READERS = {
     "block": lambda f: ["export", LPANEL, "-o", os.devnull, "--force", "--block", f],
     "decode-block": lambda f: ["decode", LPANEL, ROOT / "tests" / "procs.py", "--block", f],
     "checkpoint": lambda f: ["count", LPANEL, "--method", "dlx", "--checkpoint", f],
+    "burrtools": lambda f: ["count", f],
+    "puzzler": lambda f: ["check-unique", f],
 }
+#: Readers chosen by the file's ending: the input is given under a name that has it.
+ENDINGS = {"burrtools": ".xmpuzzle", "puzzler": ".py"}
+
+
+def _named(reader: str, path, folder: Path):
+    """``path`` as ``reader`` takes it: itself, or a link to it with the reader's ending."""
+    if reader not in ENDINGS:
+        return path
+    link = folder / f"input{ENDINGS[reader]}"
+    link.symlink_to(path)
+    return link
 
 
 def _refused_in_one_line(run, reader: str) -> str:
@@ -111,10 +127,11 @@ def _refused_in_one_line(run, reader: str) -> str:
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
-def test_dev_zero_stops_at_once(reader):
+def test_dev_zero_stops_at_once(reader, tmp_path):
     # issue 33: decode grew to 24 GB on /dev/zero; export --block and count --checkpoint at 0.4-0.9 GB/s
-    run = run_tilesat(*READERS[reader]("/dev/zero"), timeout=60)
-    assert "/dev/zero" in _refused_in_one_line(run, reader)
+    name = _named(reader, "/dev/zero", tmp_path)
+    run = run_tilesat(*READERS[reader](name), timeout=60)
+    assert str(name) in _refused_in_one_line(run, reader)
 
 
 @pytest.mark.parametrize("reader", ["model", "block"])
@@ -155,10 +172,45 @@ def _garbage():
 @settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(reader=st.sampled_from(sorted(READERS)), data=_garbage())
 def test_garbage_through_every_reader_is_one_line(tmp_path, reader, data):
-    f = tmp_path / "garbage"
+    f = tmp_path / ("garbage" + ENDINGS.get(reader, ""))
     f.write_bytes(data)
     run = run_tilesat(*READERS[reader](f), timeout=120)
     _refused_in_one_line(run, reader)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_read_waiting_on_a_silent_pipe_stops_on_a_signal(tmp_path, signum):
+    # reading is interruptible: a FIFO whose writer never writes holds the read, not the user
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(tilesat_argv("decode", LPANEL, fifo), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    writer = None
+    try:
+        deadline = time.monotonic() + 60
+        while writer is None:  # opened without blocking once tilesat has it open to read
+            try:
+                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                assert e.errno == errno.ENXIO and process.poll() is None and time.monotonic() < deadline, e
+                time.sleep(0.02)
+        time.sleep(0.3)  # in the read now, nothing to read
+        process.send_signal(signum)
+        try:
+            out, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            pytest.fail("the read held tilesat past the signal")
+    finally:
+        if writer is not None:
+            os.close(writer)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 128 + signum
+    assert out == b""
+    lines = err.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted"), err
 
 
 # -- the cases of the issue, one by one -----------------------------------------------
