@@ -234,6 +234,7 @@ def test_a_model_giving_a_variable_both_values_is_one_line(tmp_path):
 @pytest.mark.parametrize("tiling, says", [
     ("[]", "the tiling has no tile"),  # issue 33: the empty clause, written without a word
     ('[{"piece": "L4", "cells": [[0.5, 1]]}]', "not a tiling"),  # TypeError
+    ('[{"piece": "L4", "cells": [[99, 99]]}]', "L4 covers (99, 99), off the board"),  # ValueError
     ("[" * 100_000 + "]" * 100_000, "nested more than 64 deep"),  # RecursionError
     ('[{"piece": "L4", "cells": [[true, 1]]}]', "not a tiling"),
     ('{"tilings": [[{"piece": "L4", "cells": "ab"}]]}', "not a tiling"),

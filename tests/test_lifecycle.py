@@ -137,6 +137,19 @@ def test_the_portfolio_leaves_nothing(tmp_path, signum):
     _nothing_left(run)
 
 
+# -- the model counters: compiled code in a forked child ------------------------------------
+
+@pytest.mark.parametrize("method, signum", [("ganak", signal.SIGTERM), ("approx", signal.SIGKILL)])
+def test_a_model_counter_goes_with_tilesat(tmp_path, method, signum):
+    run = Run(tmp_path, "count", LONG_COUNT, "--method", method)
+    run.wait_for_children(1)
+    if signum == signal.SIGKILL:
+        run.signal(signum)
+    else:
+        assert "at least" in _stopped_like_ctrl_c(run, signum)
+    _nothing_left(run)
+
+
 # -- an ext: solver: a shell script that starts a child of its own ---------------------------
 
 @pytest.fixture
