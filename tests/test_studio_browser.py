@@ -5,13 +5,15 @@ verdict change, download the SVG.  Skipped only where no chromium exists."""
 
 from __future__ import annotations
 
+import base64
 import shutil
 import time
+import zlib
 from pathlib import Path
 
 import pytest
 
-from tilesat.model.instance import load_instance
+from tilesat.model.instance import load_instance, parse_instance
 from tilesat.showing.pictures import tiling_svg
 from tilesat.questions.solve import check_unique
 
@@ -31,6 +33,31 @@ from tilesat.studio.server import running  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LPANEL = ROOT / "instances" / "lpanel-6x6.txt"
+OPEN_6X6 = "pieces: L4\n" + "......\n" * 6
+
+
+def pack(text: str) -> str:
+    """A board link's fragment, as the page writes it: deflate (raw), then base64url."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return "#i=" + base64.urlsafe_b64encode(packer.compress(text.encode()) + packer.flush()).decode().rstrip("=")
+
+
+def unpack(link: str) -> str:
+    code = link.split("#i=", 1)[1]
+    return zlib.decompress(base64.urlsafe_b64decode(code + "=" * (-len(code) % 4)), -15).decode()
+
+
+def instance_text(driver) -> str:
+    return driver.find_element(By.ID, "instance-text").get_attribute("value")
+
+
+def downloaded(path: Path, seconds: float = 20) -> bytes:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} was not downloaded"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    return path.read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +100,7 @@ def settled_verdict(driver, timeout=30) -> str:
 
 def test_draw_an_lpanel_see_unique_then_change_it(url, browser, tmp_path):
     t0 = time.perf_counter()
-    browser.get(url + "/")
+    browser.get(url + "/" + pack(OPEN_6X6))
     assert settled_verdict(browser) == "none"  # 6x6 open board of L4: the parity colouring
 
     # a drag blocks the cells it passes, a drag that starts on a blocked cell unblocks them
@@ -120,7 +147,7 @@ def test_draw_an_lpanel_see_unique_then_change_it(url, browser, tmp_path):
 
 
 def test_quick_edits_show_the_last_boards_answer(url, browser):
-    browser.get(url + "/")
+    browser.get(url + "/" + pack(OPEN_6X6))
     settled_verdict(browser)
     # many edits faster than the debounce: only the last board is checked, and the page shows its answer
     for c in range(6):
@@ -136,7 +163,9 @@ def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
     browser.get(url + "/")
     settled_verdict(browser)
     # open an instance file
+    before = instance_text(browser)
     browser.find_element(By.ID, "open-file").send_keys(str(ROOT / "instances" / "lpanel-4x8-multiple.txt"))
+    WebDriverWait(browser, 10).until(lambda d: instance_text(d) != before)  # the file is read asynchronously
     assert settled_verdict(browser) == "multiple"
     assert "differ at 8 cells" in browser.find_element(By.ID, "verdict-detail").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#picture svg .tiling")) == 2
@@ -177,7 +206,8 @@ def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
     browser.find_element(By.ID, "clear-board").click()
     assert settled_verdict(browser) == "unique"
     text = browser.find_element(By.ID, "instance-text").get_attribute("value")
-    assert text == "pieces: Q\nshape: Q ##/##\n..\n..\n"
+    assert text.endswith("\npieces: Q\nshape: Q ##/##\n..\n..\n")
+    assert text.startswith("; Made by tilesat generate --size 8x8")  # the generated file's comments are kept
 
 
 def _slow_checks(app):
@@ -194,7 +224,7 @@ def _slow_checks(app):
 
 def test_an_edit_aborts_the_check_in_flight(browser):
     with running(time_limit=20.0, wrap=_slow_checks) as address:
-        browser.get(address + "/")
+        browser.get(address + "/" + pack(OPEN_6X6))
         settled_verdict(browser)
         browser.execute_script("""
             window.aborted = 0;
@@ -248,3 +278,58 @@ def test_explain_shades_the_regions_and_a_repair_is_one_click(url, browser):
            for el in browser.find_elements(By.CSS_SELECTOR, "#board .cell.failing")}
     assert (0, 1) in red and (1, 0) in red
     assert "cannot all be covered" in browser.find_element(By.ID, "explain-summary").text
+
+
+def test_the_first_board_has_exactly_one_tiling(url, browser):
+    """Was: the studio opened on the open 6x6 L4 board, which has no tiling."""
+    browser.get(url + "/")
+    assert settled_verdict(browser) == "unique"
+    text = instance_text(browser)
+    assert text.startswith("; ")  # its comments are shown, as a loaded file's are
+    first = parse_instance(text)
+    assert check_unique(first).verdict == "unique"
+    assert (first.board.open == load_instance(LPANEL).board.open).all()
+
+
+def test_a_link_carries_the_board_and_its_comments(url, browser):
+    browser.get(url + "/")
+    settled_verdict(browser)
+    text = "; two rooms, two ways each\npieces: L3\n...#...\n...#...\n"
+    _load_text(browser, text)
+    assert settled_verdict(browser) == "multiple"
+    assert instance_text(browser) == text  # the ';' line kept
+    link = WebDriverWait(browser, 10).until(lambda d: "#i=" in d.current_url and unpack(d.current_url) == text
+                                            and d.current_url)
+    assert browser.find_element(By.ID, "share-url").get_attribute("value") == link
+
+    # the link opens the same board, in a page of its own
+    browser.get("about:blank")
+    browser.get(link)
+    assert settled_verdict(browser) == "multiple"
+    assert instance_text(browser) == text
+
+    # compact: a 32x32 board's link is a small part of its file
+    big = "pieces: L4\n" + ("." * 32 + "\n") * 32
+    browser.get("about:blank")
+    browser.get(url + "/" + pack(big))
+    assert settled_verdict(browser) in ("multiple", "unknown")  # many tilings, found within the time limit or not
+    link = WebDriverWait(browser, 10).until(lambda d: "#i=" in d.current_url and d.current_url)
+    assert unpack(link) == big and len(link.split("#", 1)[1]) < len(big) / 20
+
+    # a damaged link says so, and the first board is shown
+    browser.get("about:blank")
+    browser.get(url + "/#i=@@not-base64")
+    assert settled_verdict(browser) == "unique"
+    assert "cannot be read" in browser.find_element(By.ID, "apply-error").text
+
+
+def test_print_downloads_the_puzzle_page_and_the_solution_page(url, browser, tmp_path):
+    pdfium = pytest.importorskip("pypdfium2")
+    browser.get(url + "/")
+    assert settled_verdict(browser) == "unique"
+    browser.find_element(By.ID, "download-pdf").click()
+    pdf = pdfium.PdfDocument(downloaded(tmp_path / "puzzle.pdf"))
+    assert len(pdf) == 2  # the puzzle, then its solution
+    # the puzzle page shows the board empty, the solution page its tiles: different pictures
+    pages = [pdf[k].render(scale=1).to_pil().convert("L") for k in range(2)]
+    assert pages[0].tobytes() != pages[1].tobytes()

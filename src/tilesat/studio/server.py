@@ -148,7 +148,7 @@ OPTIONS = {
     "explain": {**_BOARD, "repairs": _number("--repairs", int, 0, 10)},
 }
 #: Options the studio handles itself: the pictures returned with the JSON, the time limit.
-PICTURES = {"check-unique": ("svg", "png"), "solve": ("svg", "png")}
+PICTURES = {"check-unique": ("svg", "png", "pdf"), "solve": ("svg", "png", "pdf")}
 
 
 def command_line(command: str, options: dict, time_limit: float) -> tuple[list[str], list[str], float]:

@@ -12,7 +12,19 @@ const state = {
   blocked: new Set(),          // "r,c"
   items: [{ name: "L4", orient: "free", count: "" }],  // the pieces: header, item by item
   shapes: {},                  // custom shapes: name -> ["##", "#."]
+  comments: [],                // the file's ';' lines, written back first
 };
+// The board a newcomer sees first: one with exactly one tiling (the README's L-Panel puzzle).
+const FIRST_BOARD = `; The L-Panel puzzle: L-tetrominoes cover the open cells in exactly one way.
+; Click cells to block or open them; the verdict follows.
+pieces: L4
+.....#
+...#..
+.###..
+..##..
+#..###
+.....#
+`;
 let builtin = { pieces: {}, sets: {} };
 let last = null;               // the last check-unique answer (JSON), for the downloads
 let inFlight = null;           // its AbortController
@@ -26,7 +38,7 @@ function piecesText() {
 }
 
 function instanceText() {
-  const lines = ["pieces: " + piecesText()];
+  const lines = [...state.comments, "pieces: " + piecesText()];
   for (const [name, rows] of Object.entries(state.shapes)) lines.push(`shape: ${name} ${rows.join("/")}`);
   if (state.wrap !== "none") lines.push("wrap: " + state.wrap);
   for (let r = 0; r < state.rows; r++) {
@@ -39,10 +51,11 @@ function instanceText() {
 
 function parseInstance(text) {
   // the parts the page edits; the server's parser has the last word on anything else
-  const grid = [], shapes = {};
+  const grid = [], shapes = {}, comments = [];
   let pieces = null, wrap = "none";
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
+    if (line.startsWith(";")) comments.push(line);  // kept: written back at the top of the file
     if (!line || line.startsWith(";")) continue;
     const header = line.match(/^([A-Za-z_-]+)\s*:\s*(.*)$/);
     if (header && !/^[.#]+$/.test(line)) {
@@ -69,7 +82,7 @@ function parseInstance(text) {
   });
   const blocked = new Set();
   grid.forEach((row, r) => [...row].forEach((ch, c) => { if (ch === "#") blocked.add(r + "," + c); }));
-  Object.assign(state, { rows: grid.length, cols: grid[0].length, wrap, blocked, items, shapes });
+  Object.assign(state, { rows: grid.length, cols: grid[0].length, wrap, blocked, items, shapes, comments });
 }
 
 // -- the board ---------------------------------------------------------------------------
@@ -263,6 +276,7 @@ async function api(command, body, signal) {
 function changed() {
   clearExplain();
   $("instance-text").value = instanceText();
+  shareBoard();
   $("pieces-text").value = piecesText();
   $("verdict").classList.add("busy");
   clearTimeout(timer);
@@ -484,6 +498,15 @@ $("download-png").addEventListener("click", async () => {
     download("tiling.png", new Blob([bytes], { type: "image/png" }));
   } catch (e) { $("verdict-detail").textContent = e.message; }
 });
+$("download-pdf").addEventListener("click", async () => {
+  // the print layout of `check-unique --pdf`: the puzzle on one page, its solution on the next
+  try {
+    const d = await api("check-unique", { instance: instanceText(), options: { pdf: true } });
+    if (!d.pdf) return;
+    const bytes = Uint8Array.from(atob(d.pdf), (ch) => ch.charCodeAt(0));
+    download("puzzle.pdf", new Blob([bytes], { type: "application/pdf" }));
+  } catch (e) { $("verdict-detail").textContent = e.message; }
+});
 $("download-dimacs").addEventListener("click", async () => {
   try {
     const d = await api("export", { instance: instanceText(), options: {} });
@@ -506,11 +529,72 @@ function loadText(text, errorPlace) {
   drawBoard(); drawPalette(); changed();
 }
 
+// -- the board in the URL: #i= and the instance file, deflated, in base64url ---------------
+
+const FRAGMENT = "#i=";
+const LONGEST_TEXT = 1 << 20;  // a link's board is refused beyond this many bytes unpacked
+
+async function packText(text) {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  let binary = "";
+  bytes.forEach((b) => { binary += String.fromCharCode(b); });
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+async function unpackText(code) {
+  const binary = atob(code.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+  const parts = [];
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.length;
+    if (size > LONGEST_TEXT) { reader.cancel(); throw new Error("the link's board is too large"); }
+    parts.push(chunk.value);
+  }
+  return new TextDecoder("utf-8", { fatal: true }).decode(await new Blob(parts).arrayBuffer());
+}
+
+let shared = 0;  // the newest edit's link wins
+async function shareBoard() {
+  const mine = ++shared;
+  const code = await packText(instanceText());
+  if (mine !== shared) return;
+  history.replaceState(null, "", FRAGMENT + code);
+  $("share-url").value = location.href;
+}
+
+async function boardFromLink() {
+  // the instance file a link carries, or null (no board in it); errors say why
+  if (!location.hash.startsWith(FRAGMENT)) return null;
+  try {
+    return await unpackText(location.hash.slice(FRAGMENT.length));
+  } catch (e) {
+    throw new Error("this link's board cannot be read: " + (e.message || e.name));
+  }
+}
+
+$("share").addEventListener("click", () => {
+  $("share-url").select();
+  navigator.clipboard?.writeText(location.href).catch(() => { /* selected: copy by hand */ });
+});
+window.addEventListener("hashchange", async () => {
+  try {
+    const text = await boardFromLink();
+    if (text !== null) loadText(text, $("verdict-detail"));
+  } catch (e) { $("verdict-detail").textContent = e.message; }
+});
+
 // -- start -------------------------------------------------------------------------------
 
 (async function start() {
+  let text = FIRST_BOARD, problem = "";
+  try { text = (await boardFromLink()) ?? FIRST_BOARD; } catch (e) { problem = e.message; }
+  try { parseInstance(text); } catch (e) { problem = "this link's board: " + e.message; parseInstance(FIRST_BOARD); }
   drawBoard();
   try { builtin = await (await fetch("/api/pieces")).json(); } catch (e) { /* the palette stays empty */ }
   drawPalette();
   changed();
+  if (problem) { $("apply-error").textContent = problem; $("instance-box").open = true; }
 })();
