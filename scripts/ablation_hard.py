@@ -35,6 +35,7 @@ from make_hard_boards import random_packing  # noqa: E402
 
 from tilesat import load_instance  # noqa: E402
 from tilesat.running.control import TimedOut, time_limit  # noqa: E402
+from tilesat.sat.options import SatOptions  # noqa: E402
 from tilesat.model.placements import generate_placements  # noqa: E402
 from tilesat.engines.portfolio import SAT_OPTIONS, Config, race_tilings  # noqa: E402
 
@@ -60,7 +61,7 @@ def one_run(instance, config: Config, timeout: float) -> tuple[str, float]:
     t0 = time.perf_counter()
     try:
         with time_limit(timeout):
-            race_tilings(instance, placements, 2, [config], "auto", "cadical195", "seqcounter", found)
+            race_tilings(placements, 2, [config], SatOptions("auto", "cadical195", "seqcounter"), found)
     except TimedOut:
         return "unknown", time.perf_counter() - t0
     return {0: "none", 1: "unique"}.get(len(found), "multiple"), time.perf_counter() - t0

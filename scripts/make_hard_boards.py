@@ -3,7 +3,7 @@
 rectangle, the cells it leaves empty blocked.  Such a board has a tiling by
 construction (the packing) and, open as it is, a great many others: what
 check-unique must find is the *second* one, and one CDCL run's time to the
-first is heavy-tailed (MEASUREMENTS.md).
+first is heavy-tailed (the hard-boards benchmark page).
 
 The packing is built cell by cell in row-major order: each cell not yet
 covered gets a random placement that starts there and fits (any allowed

@@ -34,3 +34,31 @@ def test_every_package_says_what_it_owns_and_may_import():
         if m.ispkg:
             doc = (Path(tilesat.__path__[0]) / m.name / "__init__.py").read_text()
             assert doc.startswith('"""') and "import" in doc.split('"""')[1], f"tilesat.{m.name}: no docstring saying what it may import"
+
+
+#: Functions numba compiles: they take flat arrays, not objects.
+MANY_PARAMETERS_ALLOWED = {
+    ("tilesat/engines/enumerator.py", "_search"), ("tilesat/engines/enumerator.py", "_search1"),
+    ("tilesat/engines/enumerator.py", "_grow"), ("tilesat/engines/frontier_jit.py", "step"),
+}
+
+
+def test_no_function_takes_more_than_eight_parameters():
+    """Options travel as objects (SatOptions, the requests, the command line's groups), not as long lists."""
+    import ast
+
+    src = Path(tilesat.__path__[0])
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        where = str(path.relative_to(src.parent))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                args = node.args
+                names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+                if names[:1] in (["self"], ["cls"]):
+                    names = names[1:]
+                count = len(names) + (args.vararg is not None) + (args.kwarg is not None)
+                name = getattr(node, "name", "lambda")
+                if count > 8 and (where, name) not in MANY_PARAMETERS_ALLOWED:
+                    found.append(f"{where}:{node.lineno} {name}: {count} parameters")
+    assert not found, "\n".join(found)

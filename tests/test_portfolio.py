@@ -26,6 +26,7 @@ from tilesat.questions.pack import pack
 from tilesat.model.placements import generate_placements
 from tilesat.engines.portfolio import CONFIGS, _tiling_member, check_jobs, configurations, cores, race_tilings
 from tilesat.questions.solve import check_unique, solve
+from tilesat.sat.options import SatOptions
 from tilesat.sat.solvers import OPEN_BOARD_OPTIONS, default_options
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,7 @@ def test_each_member_alone_and_the_race_agree_with_the_oracle(instance, config):
     placements = generate_placements(instance)
     found = []
     if len(placements):
-        race_tilings(instance, placements, 2, [config], "auto", "cadical195", "seqcounter", found)
+        race_tilings(placements, 2, [config], SatOptions("auto", "cadical195", "seqcounter"), found)
         assert len(found) == min(2, len(truth))
         for t in found:
             assert checker(as_key(t)) and (as_key(t) in truth or len(truth) > CAP)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Annotated, Optional
 
 import typer
@@ -14,14 +15,25 @@ from ..making.compare import Entry, cactus, compare, load_directory, parse_list,
 from ..sat.encodings import check_encoding, encoding_names
 from ..errors import TilesatError
 from ..sat.formula import DEFAULT_CARD
+from .groups import Group, with_groups
 from .root import app
 from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendly, interrupted_exit
 
 DIRECTORY_TIMEOUT = 60.0  # a family has hard members: each run gets a limit unless one is given
 
 
+#: compare's files besides the table on stdout.
+REPORTS = Group({
+    "csv_out": (Annotated[Optional[Path], typer.Option("--csv", help="Also write every cell as CSV here.")], None),
+    "json_out": (Annotated[Optional[Path], typer.Option("--json", help="Also write every cell as JSON here.")], None),
+    "plot_out": (Annotated[Optional[Path], typer.Option("--plot", help="Also draw solve times per encoding and solver (PNG, SVG); with a directory, a cactus plot: instances solved against time.")], None),
+    "force": (ForceOpt, False),
+}, lambda v: SimpleNamespace(**v))
+
+
 @app.command("compare")
 @friendly
+@with_groups
 def compare_cmd(
     files: Annotated[list[Path], typer.Argument(help="Instance files, or directories (export-family's, or of instance files).", show_default=False)],
     encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings (plugins too: MODULE:FUNCTION, FILE.py:FUNCTION), or all.")] = "all",
@@ -30,16 +42,14 @@ def compare_cmd(
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per cell; the median is shown, with min and max.")] = 1,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help=f"Seconds per run; a run past it is shown as a timeout (default with a directory: {DIRECTORY_TIMEOUT:g}).")] = None,
     card: CardOpt = DEFAULT_CARD,
-    csv_out: Annotated[Optional[Path], typer.Option("--csv", help="Also write every cell as CSV here.")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write every cell as JSON here.")] = None,
-    plot_out: Annotated[Optional[Path], typer.Option("--plot", help="Also draw solve times per encoding and solver (PNG, SVG); with a directory, a cactus plot: instances solved against time.")] = None,
-    force: ForceOpt = False,
+    reports: SimpleNamespace = REPORTS,
 ):
     """Run every encoding x solver on the instances; show sizes, times and verdicts.
 
     Exit 1 when two runs disagree (or one fails), or a run's answer is not the
     one the metadata expects: that is a bug found."""
-    check_outputs({"--csv": csv_out, "--json": json_out, "--plot": plot_out}, force)
+    csv_out, json_out, plot_out = reports.csv_out, reports.json_out, reports.plot_out
+    check_outputs({"--csv": csv_out, "--json": json_out, "--plot": plot_out}, reports.force)
     instances: list[Entry] = []
     directories = [f for f in files if f.is_dir()]
     for f in files:

@@ -14,22 +14,18 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ..running.control import TimedOut
 from ..engines.auto import method_help
-from ..questions.count import count_tilings, iter_tilings_by
+from ..engines.base import Approx
+from ..questions.count import CountRequest, count, iter_tilings_by
 from ..sat.options import SatOptions
-from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError, plural
-from ..sat.formula import DEFAULT_CARD
 from ..showing.pictures import save_pictures
 from ..showing.render import count_text, plain_rows, rich_tiling
 from ..showing.tiling_files import TilingWriter, tiling_format
-from ..sat.solvers import DEFAULT_SOLVER
 from ..model.tiling import Tiling
+from .groups import SAT, SOURCE, Group, Show, Source, outputs, with_groups
 from .root import app
 from .search import _show_certificate, certificate_mode
-from .common import (
-    EXIT_TIMEOUT, CardOpt, CellSizeOpt, EncodingOpt, FileArg, ForceOpt, JsonOpt, PiecesOpt, PngOpt, SolverOpt, SvgOpt,
-    TimeoutOpt, WrapOpt, check_outputs, _err, _load, _out, friendly, in_colour, interrupted_exit, run_limit,
-)
+from .common import EXIT_TIMEOUT, JsonOpt, check_outputs, _err, _out, friendly, in_colour, interrupted_exit, run_limit
 
 
 CertificateOpt = Annotated[Optional[bool], typer.Option(
@@ -45,50 +41,50 @@ CheckpointOpt = Annotated[Optional[Path], typer.Option(
                          "instance or method.")]
 
 
+def _count_request(v: dict) -> CountRequest:
+    split = v["checkpoint"] is not None or v["cluster"] is not None
+    if v["break_symmetry"]:
+        check_break_symmetry(v["up_to_symmetry"], v["method"], v["limit"], v["jobs"], split)
+    return CountRequest("lexleader" if v["break_symmetry"] else v["method"], v["up_to_symmetry"], v["limit"], v["jobs"],
+                        Approx(v["epsilon"], v["delta"]), certificate_mode(v["certificate"]), v["checkpoint"],
+                        v["cluster"], v["address"])
+
+
+#: count's options: how to count.
+COUNT = Group({
+    "method": (Annotated[str, typer.Option("--method", help=method_help("count"))], "auto"),
+    "up_to_symmetry": (Annotated[bool, typer.Option("--up-to-symmetry", help="Also count classes under the board's rotations, reflections (and wrap shifts), by Burnside's lemma.")], False),
+    "limit": (Annotated[Optional[int], typer.Option("--limit", min=1, help="Stop after N tilings and report 'at least N'.")], None),
+    "jobs": (Annotated[int, typer.Option("--jobs", "-j", min=1, help="Split the work into independent cubes run in N processes.")], 1),
+    "epsilon": (Annotated[float, typer.Option("--epsilon", help="approx: the estimate is within a factor (1 + epsilon) ...")], 0.8),
+    "delta": (Annotated[float, typer.Option("--delta", help="approx: ... with probability at least 1 - delta.")], 0.2),
+    "certificate": (CertificateOpt, None),
+    "checkpoint": (CheckpointOpt, None),
+    "cluster": (Annotated[Optional[str], typer.Option("--cluster", help="dask: run the units as tasks on a Dask cluster (a local one of --jobs workers, or the scheduler at --address). Needs the 'cluster' extra.")], None),
+    "address": (Annotated[Optional[str], typer.Option("--address", help="With --cluster dask: a running scheduler (tcp://HOST:PORT) instead of a local cluster.")], None),
+    "break_symmetry": (Annotated[bool, typer.Option("--break-symmetry", help="With --up-to-symmetry: lex-leader clauses for every symmetry leave one tiling per class, which blocking clauses enumerate; the raw count is the sum of the classes' sizes.")], False),
+}, _count_request)
+
+
 @app.command("count")
 @friendly
-def count_cmd(
-    file: FileArg,
-    method: Annotated[str, typer.Option("--method", help=method_help("count"))] = "auto",
-    up_to_symmetry: Annotated[bool, typer.Option("--up-to-symmetry", help="Also count classes under the board's rotations, reflections (and wrap shifts), by Burnside's lemma.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Stop after N tilings and report 'at least N'.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Split the work into independent cubes run in N processes.")] = 1,
-    encoding: EncodingOpt = DEFAULT_ENCODING,
-    solver: SolverOpt = DEFAULT_SOLVER,
-    card: CardOpt = DEFAULT_CARD,
-    pieces: PiecesOpt = None,
-    wrap: WrapOpt = None,
-    as_json: JsonOpt = False,
-    timeout: TimeoutOpt = None,
-    epsilon: Annotated[float, typer.Option("--epsilon", help="approx: the estimate is within a factor (1 + epsilon) ...")] = 0.8,
-    delta: Annotated[float, typer.Option("--delta", help="approx: ... with probability at least 1 - delta.")] = 0.2,
-    certificate: CertificateOpt = None,
-    checkpoint: CheckpointOpt = None,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="dask: run the units as tasks on a Dask cluster (a local one of --jobs workers, or the scheduler at --address). Needs the 'cluster' extra.")] = None,
-    address: Annotated[Optional[str], typer.Option("--address", help="With --cluster dask: a running scheduler (tcp://HOST:PORT) instead of a local cluster.")] = None,
-    break_symmetry: Annotated[bool, typer.Option("--break-symmetry", help="With --up-to-symmetry: lex-leader clauses for every symmetry leave one tiling per class, which blocking clauses enumerate; the raw count is the sum of the classes' sizes.")] = False,
-):
+@with_groups
+def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOptions = SAT, as_json: JsonOpt = False):
     """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
-    options = SatOptions(encoding, solver, card, timeout)
-    if break_symmetry:
-        check_break_symmetry(up_to_symmetry, method, limit, jobs, checkpoint is not None or cluster is not None)
-    instance = _load(file, pieces, wrap)
+    instance = source.load()
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings"),
                         TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("units {task.completed}/{task.total}"),
                         TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(), console=err, disable=not err.is_terminal or as_json, transient=True)
     t0 = time.perf_counter()
-    with progress, run_limit(options.timeout):
+    with progress, run_limit(sat.timeout):
         task = progress.add_task("counting", total=None, tilings=0, rate=0.0)
 
         def report(tilings, done, total):
             progress.update(task, tilings=tilings, completed=done, total=total,
                             rate=tilings / max(time.perf_counter() - t0, 1e-9))
 
-        result = count_tilings(instance, "lexleader" if break_symmetry else method, up_to_symmetry=up_to_symmetry,
-                               limit=limit, jobs=jobs, epsilon=epsilon, delta=delta, progress=report,
-                               certificates=certificate_mode(certificate), checkpoint=checkpoint,
-                               cluster=cluster, address=address, **vars(options))
+        result = count(instance, request, sat, report)
     if as_json:
         print(json.dumps(result.to_json()))
     else:
@@ -114,35 +110,27 @@ def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int, sp
 
 @app.command("list")
 @friendly
+@with_groups
 def list_cmd(
-    file: FileArg,
+    source: Source = SOURCE,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
     method: Annotated[str, typer.Option("--method", help=method_help("list"))] = "auto",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the tilings here instead of printing them, each as it is found: .csv (a row per cell: tiling, tile, piece, row, column), .tsv (a grid of tile numbers per tiling, for a spreadsheet), .txt (the letters of the piped output), else JSON (a tiling per line).")] = None,
-    encoding: EncodingOpt = DEFAULT_ENCODING,
-    solver: SolverOpt = DEFAULT_SOLVER,
-    card: CardOpt = DEFAULT_CARD,
-    pieces: PiecesOpt = None,
-    wrap: WrapOpt = None,
-    timeout: TimeoutOpt = None,
-    svg: SvgOpt = None,
-    png: PngOpt = None,
-    cell_size: CellSizeOpt = None,
-    force: ForceOpt = False,
+    options: SatOptions = SAT,
+    pictures: Show = outputs("svg", "png", "cell_size", "force"),
     certificate: CertificateOpt = None,
     checkpoint: Annotated[Optional[Path], typer.Option(
         "--checkpoint", help="With --out: list unit by unit, recording each unit here once its tilings are "
                              "written; run the same command again to resume (nothing is written twice).")] = None,
 ):
     """List tilings one by one (each verified); --svg/--png draw them side by side. Exit 130 on Ctrl-C, 124 at --timeout (what was listed stands)."""
-    options = SatOptions(encoding, solver, card, timeout)
-    instance = _load(file, pieces, wrap)
+    instance = source.load()
     if checkpoint is not None:
-        _list_with_checkpoint(instance, method, options, out, checkpoint, force, limit=limit, pictures=svg or png)
+        _list_with_checkpoint(instance, method, options, out, checkpoint, pictures, limit=limit)
         return
-    check_outputs({"--out": out, "--svg": svg, "--png": png}, force)
+    pictures.check(**{"--out": out})
     with run_limit(options.timeout):  # the whole listing, writing included
-        tilings = iter_tilings_by(instance, method, certificates=certificate_mode(certificate), **vars(options))
+        tilings = iter_tilings_by(instance, method, certificates=certificate_mode(certificate), options=options)
         console = _out()
         found: list[Tiling] = []
         sink = writer = None
@@ -181,7 +169,7 @@ def list_cmd(
                     sink.close()
     if found:
         titles = [f"tiling {k}" for k in range(1, len(found) + 1)] if len(found) > 1 else None
-        save_pictures(instance, found, [svg, png], cell=cell_size, titles=titles)
+        save_pictures(instance, found, pictures.pictures, cell=pictures.cell, titles=titles)
     what = "all" if complete else "the first"
     why = f": no tiling exists ({tilings.reason})" if complete and not found and tilings.reason else ""
     _err().print(f"listed {what} {plural(len(found), 'tiling')}" + (f" to {out}" if out else "") + why
@@ -191,7 +179,7 @@ def list_cmd(
 
 
 def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optional[Path], checkpoint: Path,
-                          force: bool, limit: Optional[int], pictures) -> None:
+                          pictures: Show, limit: Optional[int]) -> None:
     """list --out FILE --checkpoint C: unit by unit, each unit's tilings written
     and pushed to the disk before its record; a resume cuts the file back to
     the end of the last recorded unit (a unit cut short is listed again)."""
@@ -204,7 +192,7 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
     if tiling_format(out) != "json":
         raise TilesatError(f"--checkpoint lists to JSON lines (a tiling per line, cut back by lines on resume): "
                            f"--out {out} asks for {tiling_format(out).upper()}; use a name ending in .jsonl")
-    if limit is not None or pictures:
+    if limit is not None or pictures.svg or pictures.png:
         raise TilesatError("--checkpoint lists every tiling to --out: it cannot go with --limit, --svg or --png")
     if method == "auto":
         method, _ = choose_list_method(instance, options)  # what a checkpoint records: the method that ran
@@ -212,15 +200,14 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
                 "out": os.path.realpath(out)}
     book = Checkpoint(checkpoint, "list", identity).open()
     if not book.exists:
-        check_outputs({"--out": out}, force)
+        check_outputs({"--out": out}, pictures.force)
     elif not out.exists():
         raise TilesatError(f"checkpoint {checkpoint}: {out} is gone; delete the checkpoint to list again from the start")
     err = _err()
     listed = before = 0
     timed_out = False
     with run_limit(options.timeout):
-        listing = UnitListing(instance, method, encoding=options.encoding, solver=options.solver, card=options.card,
-                              target=book.param("split", CHECKPOINT_UNITS))
+        listing = UnitListing(instance, method, options=options, target=book.param("split", CHECKPOINT_UNITS))
         previous = book.begin(listing.units, listing.plan(), {"split": listing.target})
         end = max((r.get("offset", 0) for r in previous.values()), default=0)
         before = listed = sum(r.get("tilings", 0) for r in previous.values())

@@ -19,6 +19,7 @@ from ..sat.proof import ProofError, verify_proof
 from ..questions.solve import Result
 from ..model.tiling import Tiling
 from ..certify.verify import problems
+from .groups import REQUIRED, SOURCE, Source, with_groups
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,
@@ -34,19 +35,18 @@ MAX_TILING_BYTES, MAX_MODEL_BYTES = 64 << 20, 256 << 20
 
 @app.command("export")
 @friendly
+@with_groups
 def export_cmd(
-    file: FileArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the CNF (.cnf, .cnf.gz or .cnf.xz).")],
+    source: Source = SOURCE,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the CNF (.cnf, .cnf.gz or .cnf.xz).")] = REQUIRED,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     card: CardOpt = DEFAULT_CARD,
-    pieces: PiecesOpt = None,
-    wrap: WrapOpt = None,
     block: Annotated[Optional[Path], typer.Option("--block", help="A tiling (JSON from solve --json) to forbid: asks 'is there another?'.")] = None,
     map_file: Annotated[Optional[Path], typer.Option("--map", help="Write the variable -> placement map as JSON here instead of 'c placement' lines.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")] = False,
 ):
     """Write the instance's CNF in DIMACS, for any SAT solver or model counter."""
-    instance = _load(file, pieces, wrap)
+    instance = source.load()
     check_outputs({"--output": output, "--map": map_file}, force)
     placements = generate_placements(instance)
     formula = compile_formula(placements, encoding, card)
@@ -55,7 +55,7 @@ def export_cmd(
         extra.append(blocking_clause(placements, _read_tiling(block, instance)))
     try:
         with open_text(output, "w") as f:
-            n = write_dimacs(formula, f, source=str(file), extra_clauses=extra, placement_comments=map_file is None)
+            n = write_dimacs(formula, f, source=str(source.file), extra_clauses=extra, placement_comments=map_file is None)
         if map_file is not None:
             map_file.write_text(json.dumps(placement_map(placements)) + "\n")
     except OSError as e:
@@ -162,8 +162,8 @@ def export_family_cmd(
 
     parsed = parse_sizes(sizes, name)
     err = _err()
-    index = write_family(name, parsed, out, seed, encoding, card, force, piece,
-                         lambda message: err.print(f"making {message}", markup=False) if err.is_terminal else None)
+    index = write_family(name, parsed, out, seed=seed, piece=piece, force=force, encoding=encoding, card=card,
+                         progress=lambda message: err.print(f"making {message}", markup=False) if err.is_terminal else None)
     for item in index:
         exp = item["expected"]
         count = f", {plural(exp['tilings'], 'tiling')}" if exp["tilings"] is not None else ""

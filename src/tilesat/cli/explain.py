@@ -12,24 +12,23 @@ from ..explain.backbone import BACKBONE_METHODS, DEFAULT_METHOD
 from ..explain.show import report_lines, rich_report, save_explanation_pictures, to_json
 from ..explain.solver import ASSUMING_SOLVERS, DEFAULT
 from ..errors import TilesatError
+from .groups import SOURCE, Show, Source, outputs, with_groups
 from .root import app
 from .common import (
-    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, FileArg, ForceOpt, JsonOpt, PiecesOpt,
-    WrapOpt, _err, _load, _out, _progress, check_outputs, friendly, interrupted_exit, one_of, run_limit,
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, _err, _out, _progress, friendly, interrupted_exit, one_of,
+    run_limit
 )
 
 
 @app.command("explain")
 @friendly
+@with_groups
 def explain_cmd(
-    file: FileArg,
-    pieces: PiecesOpt = None,
-    wrap: WrapOpt = None,
-    as_json: JsonOpt = False,
+    source: Source = SOURCE,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take; then it prints what it had, labelled (partial, best found), and exits 124.")] = None,
-    svg: Annotated[Optional[Path], typer.Option("--svg", help="Also draw the explanation as SVG here.")] = None,
-    png: Annotated[Optional[Path], typer.Option("--png", help="Also draw the explanation as PNG here.")] = None,
-    force: ForceOpt = False,
+    show: Show = outputs("as_json", "svg", "png", "force",
+                         svg=(Annotated[Optional[Path], typer.Option("--svg", help="Also draw the explanation as SVG here.")], None),
+                         png=(Annotated[Optional[Path], typer.Option("--png", help="Also draw the explanation as PNG here.")], None)),
     repairs: Annotated[int, typer.Option("--repairs", min=0, max=50, help="How many repairs to show (the smallest first); on a unique board, how many black cells that could be opened; 0: neither.")] = 3,
     backbone: Annotated[str, typer.Option("--backbone", help=f"How to find the tiles in every tiling: {one_of(BACKBONE_METHODS)} (see the docs' explain page).")] = DEFAULT_METHOD,
     solver: Annotated[str, typer.Option("--solver", "-s", help=f"The SAT solver asked under assumptions: {one_of(ASSUMING_SOLVERS)}.")] = DEFAULT,
@@ -42,16 +41,16 @@ def explain_cmd(
         raise TilesatError(f"--backbone {backbone!r}: choose one of {', '.join(BACKBONE_METHODS)}")
     if solver not in ASSUMING_SOLVERS:
         raise TilesatError(f"--solver {solver!r}: explain asks one of {', '.join(ASSUMING_SOLVERS)} under assumptions")
-    instance = _load(file, pieces, wrap)
-    check_outputs({"--svg": svg, "--png": png}, force)
-    if png is not None and not instance.board.is_square:
+    instance = source.load()
+    show.check()
+    if show.png is not None and not instance.board.is_square:
         raise TilesatError(f"--png: explain draws a {instance.board.grid} board as SVG only; use --svg")
     with _progress() as progress, run_limit(timeout) as limit:
         say = (lambda message: progress(message)) if progress is not None else None
         e = explain(instance, repairs=repairs, solver=solver, backbone_method=backbone, progress=say)
         e.stats["timeout"] = limit.seconds
-    save_explanation_pictures(e, [svg, png])
-    if as_json:
+    save_explanation_pictures(e, show.pictures)
+    if show.json:
         print(to_json(e))
     else:
         out = _out()

@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Annotated, Optional
 
 import typer
@@ -16,6 +17,7 @@ from ..sat.encodings import encoding_names
 from ..errors import TilesatError
 from ..sat.solvers import solver_names
 from ..making.fuzz import DEFAULT_MAX_CELLS, DEFAULT_SOLVERS, FUZZ_GRIDS, check_grids, check_names, fuzz, new_seed, write_finding
+from .groups import Group, with_groups
 from .root import app
 from .common import (
     EXIT_TIMEOUT, _err, _out, friendly, interrupted_exit, run_limit,
@@ -24,8 +26,17 @@ from .common import (
 EXIT_DISAGREE = 1
 
 
+#: where fuzz reports: a disagreement's files, JSON on stdout.
+REPORT = Group({
+    "out": (Annotated[Optional[Path], typer.Option("--out", help="Directory for a disagreement's instance.txt, formula.cnf and report.txt (default: fuzz-SEED).")], None),
+    "json_out": (Annotated[bool, typer.Option("--json", help="Print a JSON summary (seed, examples, answers, the disagreement) instead of the text.")], False),
+    "force": (Annotated[bool, typer.Option("--force", help="Write into an existing non-empty --out directory (its instance.txt, formula.cnf and report.txt are replaced).")], False),
+}, lambda v: SimpleNamespace(**v))
+
+
 @app.command("fuzz")
 @friendly
+@with_groups
 def fuzz_cmd(
     encodings: Annotated[str, typer.Option("--encodings", help="Comma-separated encodings (plugins too: MODULE:FUNCTION, FILE.py:FUNCTION), or all.")] = "all",
     solvers: Annotated[str, typer.Option("--solvers", help="Comma-separated solvers: PySAT names, ext:COMMAND, plugins (MODULE:CLASS, FILE.py:CLASS); all: every PySAT solver that works here.")] = ",".join(DEFAULT_SOLVERS),
@@ -33,16 +44,15 @@ def fuzz_cmd(
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed of the random instances (printed at the start; the same seed draws the same instances).")] = None,
     max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board, in cells (rows x columns; each at most 8).")] = DEFAULT_MAX_CELLS,
     grid: Annotated[str, typer.Option("--grid", help=f"Draw boards on these grids (comma-separated): {', '.join(FUZZ_GRIDS)}, or all.")] = "square",
-    out: Annotated[Optional[Path], typer.Option("--out", help="Directory for a disagreement's instance.txt, formula.cnf and report.txt (default: fuzz-SEED).")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print a JSON summary (seed, examples, answers, the disagreement) instead of the text.")] = False,
+    report: SimpleNamespace = REPORT,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take; then exit 124 with the number of examples checked.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Write into an existing non-empty --out directory (its instance.txt, formula.cnf and report.txt are replaced).")] = False,
 ):
     """Differential testing: random boards and piece sets; every encoding x solver must agree
     with a brute-force oracle and dancing links on solve, check-unique and count.
 
     Exit 0 when everything agreed; 1 on a disagreement, shrunk to a minimal instance and
     written to --out; 124 at --timeout, 130 on Ctrl-C (with what was checked)."""
+    out, json_out, force = report.out, report.json_out, report.force
     # every name checked (plugins loaded) before the run says anything
     enc_list, solver_list = check_names(parse_list(encodings, encoding_names(), "encodings"),
                                         parse_list(solvers, solver_names(), "solvers"))

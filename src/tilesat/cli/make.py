@@ -7,6 +7,7 @@ import random
 import re
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,19 +19,20 @@ from ..running.control import TimedOut, check_timeout
 from ..sat.options import SatOptions
 from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError, plural
-from ..making.generate import DIFFICULTIES, generate_puzzle
+from ..making.generate import DIFFICULTIES, PuzzleSpec, generate_puzzle
 from ..model.grids import GRIDS, get_grid
 from ..model.instance import Instance, format_instance, parse_pieces
 from ..showing.pictures import save_pictures
-from ..showing.printing import save_drawings
+from ..showing.printing import Drawings, save_drawings
 from ..questions.solve import solve
 from ..sat.solvers import DEFAULT_SOLVER
 from ..making.tromino import check_tromino_array, golomb, ids_from_tiling, tiling_from_ids, write_numbers
 from ..certify.verify import verify_tiling
+from .groups import DRAWINGS, PICTURES, Group, Show, with_groups
 from .root import app
 from .common import (
-    EXIT_TIMEOUT, CellSizeOpt, DrawOpt, EncodingOpt, ForceOpt, JsonOpt, PdfOpt, PngOpt, SolverOpt, SvgOpt, TimeoutOpt, _err,
-    _progress, check_draw, check_outputs, friendly, interrupted_exit, one_of, run_limit, writing,
+    EXIT_TIMEOUT, EncodingOpt, SolverOpt, TimeoutOpt, _err, _progress, friendly, interrupted_exit, one_of,
+    run_limit, writing
 )
 
 
@@ -39,28 +41,30 @@ DifficultyOpt = Annotated[Optional[str], typer.Option(
                          "by default whatever is quickest (easy).")]
 
 
+#: generate's options: what kind of puzzle.
+SPEC = Group({
+    "seed": (Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same board.")], 1),
+    "blocked": (Annotated[Optional[int], typer.Option("--blocked", min=0, help="Pack by SAT, letting this many random cells stay black (default: a greedy random packing; with piece counts, 15%).")], None),
+    "difficulty": (DifficultyOpt, None),
+    "grid": (Annotated[str, typer.Option("--grid", help=f"The grid: {one_of(GRIDS)}.")], "square"),
+}, lambda v: PuzzleSpec(**v))
+
+
 @app.command("generate")
 @friendly
+@with_groups
 def generate_cmd(
     size: Annotated[str, typer.Option("--size", help="ROWSxCOLS, e.g. 12x12 (cube grid: LAYERSxROWSxCOLS, e.g. 3x4x4).")],
     pieces: Annotated[str, typer.Option("--pieces", help="Pieces, e.g. L4, 'L3, I3' or pentominoes:1 (counts: each try a new packing).")] = "L4",
-    seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same board.")] = 1,
-    blocked: Annotated[Optional[int], typer.Option("--blocked", min=0, help="Pack by SAT, letting this many random cells stay black (default: a greedy random packing; with piece counts, 15%).")] = None,
-    difficulty: DifficultyOpt = None,
-    grid: Annotated[str, typer.Option("--grid", help=f"The grid: {one_of(GRIDS)}.")] = "square",
+    spec: PuzzleSpec = SPEC,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the instance here instead of printing it.")] = None,
-    as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
-    svg: SvgOpt = None,
-    png: PngOpt = None,
-    pdf: PdfOpt = None,
-    draw: DrawOpt = None,
-    cell_size: CellSizeOpt = None,
-    force: ForceOpt = False,
+    show: Show = DRAWINGS,
 ):
     """Make a board with exactly one tiling (a puzzle), in the instance format, and grade it. Exit 124 at --timeout, 130 on Ctrl-C (nothing written)."""
     check_timeout(timeout)
-    grid = get_grid(grid).name
+    seed, blocked, difficulty, as_json = spec.seed, spec.blocked, spec.difficulty, show.json
+    grid = get_grid(spec.grid).name
     cube = grid == "cube"
     m = re.fullmatch(r"(\d+)[xX](\d+)[xX](\d+)" if cube else r"(\d+)[xX](\d+)", size.strip())
     if not m:
@@ -71,14 +75,13 @@ def generate_cmd(
         raise TilesatError(f"--size {size}: at most 10,000 cells")
     if difficulty is not None and difficulty not in DIFFICULTIES:
         raise TilesatError(f"--difficulty {difficulty!r}: use {one_of(DIFFICULTIES)}")
-    check_draw(draw)
-    check_outputs({"--out": out, "--svg": svg, "--png": png, "--pdf": pdf}, force)
+    show.check(**{"--out": out})
     rules = parse_pieces(pieces, grid=grid)
     t0 = time.perf_counter()
     try:
         with _progress() as progress, run_limit(timeout):
-            puzzle = generate_puzzle(rows, cols, rules, seed=seed, blocked=blocked, difficulty=difficulty,
-                                     progress=progress, grid=grid, layers=layers)
+            puzzle = generate_puzzle(rows, cols, rules, progress=progress,
+                                     **{**asdict(spec), "grid": grid, "layers": layers})
     except TimedOut:
         message = f"unknown: the time limit of {timeout:g} s passed before the board was unique; nothing written"
         if as_json:
@@ -106,8 +109,8 @@ def generate_cmd(
         with writing(out):
             out.write_text(text)
     title = f"Puzzle {dims}{'' if grid == 'square' else ' ' + grid}, {pieces} (seed {seed})"
-    save_drawings(puzzle.instance, [puzzle.solution], svg=svg, png=png, pdf=pdf, draw=draw or "puzzle",
-                  pdf_draw=draw or "both", cell=cell_size, title=title, notes=[graded.sentence()])
+    drawings = Drawings(show.svg, show.png, show.pdf, show.draw or "puzzle", show.draw or "both", show.cell)
+    save_drawings(puzzle.instance, [puzzle.solution], drawings, title=title, notes=[graded.sentence()])
     if as_json:
         print(json.dumps({"instance": text, "message": message, "grade": graded.to_json(), "blacked": puzzle.blacked,
                           "tries": puzzle.tries, "seed": seed, "size": dims, "grid": grid,
@@ -119,6 +122,7 @@ def generate_cmd(
 
 @app.command("tromino")
 @friendly
+@with_groups
 def tromino_cmd(
     n: Annotated[int, typer.Argument(help="The board is 2^N x 2^N.", show_default=False)],
     hole: Annotated[Optional[str], typer.Option("--hole", help="R,C of the missing cell (0-based); random when omitted.")] = None,
@@ -127,11 +131,10 @@ def tromino_cmd(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the numbered board here instead of printing it.")] = None,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     solver: SolverOpt = DEFAULT_SOLVER,
-    svg: SvgOpt = None,
-    png: PngOpt = None,
-    force: ForceOpt = False,
+    pictures: Show = PICTURES,
 ):
     """Tile the 2^N x 2^N board minus one cell with numbered L-trominoes (Golomb)."""
+    svg, png = pictures.svg, pictures.png
     limit = {"golomb": 13, "sat": 10}.get(method)
     if limit is None:
         raise TilesatError(f"unknown tromino method {method!r}; use golomb or sat")
@@ -145,7 +148,7 @@ def tromino_cmd(
         raise TilesatError(f"N must be between 1 and {limit} for --method {method}")
     if (svg or png) and n > 10:
         raise TilesatError("pictures are drawn up to N = 10 (1024x1024)")
-    check_outputs({"--out": out, "--svg": svg, "--png": png}, force)
+    pictures.check(**{"--out": out})
     size = 1 << n
     if hole is None:
         rng = random.Random(seed)

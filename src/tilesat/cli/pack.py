@@ -10,8 +10,6 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import plural
-from ..sat.encodings import DEFAULT_ENCODING
-from ..sat.formula import DEFAULT_CARD
 from ..sat.options import SatOptions
 from ..sat.objectives import OBJECTIVES
 from ..questions.pack import METHODS, pack
@@ -19,33 +17,22 @@ from ..showing.pictures import save_pictures
 from ..engines.portfolio import check_jobs
 from ..sat.proof import check_proof_dir, write_pack_proof
 from ..showing.render import plain_rows, rich_tiling
-from ..sat.solvers import DEFAULT_SOLVER
+from .groups import SAT, SHOW, SOURCE, Show, Source, with_groups
 from .root import app
 from .search import BreakSymmetryOpt
-from .common import (
-    EXIT_NONE, EXIT_TIMEOUT, CardOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt, JsonOpt, PiecesOpt, PngOpt,
-    SolverOpt, SvgOpt, TimeoutOpt, WrapOpt, check_outputs, _load, _out, _progress, friendly, in_colour, interrupted_exit,
-    run_limit,
-)
+from .common import EXIT_NONE, EXIT_TIMEOUT, JobsOpt, _out, _progress, friendly, in_colour, interrupted_exit, run_limit
 
 
 @app.command("pack")
 @friendly
+@with_groups
 def pack_cmd(
-    file: FileArg,
+    source: Source = SOURCE,
     objective: Annotated[str, typer.Option("--objective", help=f"{' or '.join(OBJECTIVES)}: maximise the number of pieces or of covered cells.")] = "pieces",
     method: Annotated[str, typer.Option("--method", help=f"{' or '.join(METHODS)}: incremental raises a totalizer bound until UNSAT, rc2 is PySAT's MaxSAT.")] = "incremental",
-    encoding: EncodingOpt = DEFAULT_ENCODING,
-    solver: SolverOpt = DEFAULT_SOLVER,
-    card: CardOpt = DEFAULT_CARD,
-    pieces: PiecesOpt = None,
-    wrap: WrapOpt = None,
-    as_json: JsonOpt = False,
-    timeout: TimeoutOpt = None,
+    sat: SatOptions = SAT,
+    show: Show = SHOW,
     proof: Annotated[Optional[Path], typer.Option("--proof", help="Write the proof that one more is impossible here: an LP-duality certificate when the LP bound is met, else the CNF and its DRAT proof.")] = None,
-    svg: SvgOpt = None,
-    png: PngOpt = None,
-    force: ForceOpt = False,
     jobs: JobsOpt = "1",
     break_symmetry: BreakSymmetryOpt = False,
 ):
@@ -54,26 +41,25 @@ def pack_cmd(
     Open cells may stay empty; piece counts in the file still hold. Exit 0 with
     the optimum, 3 when no packing keeps the piece counts, 130 interrupted,
     124 at --timeout (the best packing so far is shown as a lower bound)."""
-    options = SatOptions(encoding, solver, card, timeout)
     jobs = check_jobs(jobs)
-    instance = _load(file, pieces, wrap)
+    instance = source.load()
     if proof is not None:
         check_proof_dir(proof)
-    check_outputs({"--svg": svg, "--png": png}, force)
+    show.check()
     with _progress() as progress:
-        with run_limit(options.timeout):
-            more = {"break_symmetry": True} if break_symmetry else {}
-            result = pack(instance, objective, method, progress=progress, jobs=jobs, **more, **vars(options))
+        with run_limit(sat.timeout):
+            result = pack(instance, objective, method, options=sat, progress=progress, jobs=jobs,
+                          break_symmetry=break_symmetry)
         if proof is not None and result.proved:
             if progress:
                 progress("writing the LP-duality certificate" if result.bound_certificate is not None
                          else "writing the DRAT proof")
-            write_pack_proof(instance, proof, result, encoding, card)
+            write_pack_proof(instance, proof, result, sat.encoding, sat.card)
             result.proof = str(proof)
     if result.packing is not None:
-        save_pictures(instance, [result.packing], [svg, png])
+        save_pictures(instance, [result.packing], show.pictures)
     unit = "covered cells" if objective == "cells" else "pieces"
-    if as_json:
+    if show.json:
         print(json.dumps(result.to_json()))
     else:
         out = _out()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -10,7 +11,7 @@ import typer
 
 from ..model.instance import Instance
 from ..showing.pictures import save_certificate_pictures
-from ..showing.printing import save_drawings
+from ..showing.printing import Drawings, save_drawings
 from ..showing.tiling_files import write_tilings
 from ..sat.proof import check_proof_dir, write_certificate_proof, write_proof
 from ..showing.render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich_weights, side_by_side, weight_rows
@@ -19,16 +20,13 @@ from ..running.control import TimedOut
 from ..making.grade import Grade, grade
 from ..errors import TilesatError, plural
 from ..engines.portfolio import check_jobs
-from ..questions.solve import UNIQUE_REFUSAL, Result, check_unique, solve
-from ..sat.solvers import DEFAULT_SOLVER
-from ..sat.encodings import DEFAULT_ENCODING
-from ..sat.formula import DEFAULT_CARD
+from ..questions.solve import UNIQUE_REFUSAL, FindRequest, Result, answer_solve, answer_unique
 from ..model.tiling import differing_cells
+from .groups import FOUND, SAT, SOURCE, Group, Show, Source, with_groups
 from .root import app
 from .common import (
-    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, CardOpt, CellSizeOpt, DrawOpt, EncodingOpt, FileArg, ForceOpt, JobsOpt,
-    JsonOpt, MethodOpt, PdfOpt, PiecesOpt, PngOpt, ProofOpt, SolverOpt, SvgOpt, TilingOutOpt, TimeoutOpt, WrapOpt, check_draw, check_outputs, _err, in_colour,
-    _load, _out, _progress, friendly, run_limit, writing,
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, JobsOpt, MethodOpt, ProofOpt, check_draw, _err, in_colour,
+    _out, _progress, friendly, run_limit, writing,
 )
 
 
@@ -142,31 +140,32 @@ def _report(instance: Instance, result: Result, headline: str) -> None:
 
 
 
-def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, headlines,
-            svg=None, png=None, force=False, certificate=None, grading=False, explain=False, jobs="1",
-            break_symmetry=False, pdf=None, draw=None, cell_size=None, out=None) -> Result:
-    """What solve and check-unique share: load, search with progress, prove, draw, show."""
-    options = SatOptions(encoding, solver, card, timeout)  # one clear error for a bad option, before any work
-    jobs = check_jobs(jobs)
-    check_draw(draw)
-    instance = _load(file, pieces, wrap)
+#: The first line of each verdict that has tilings to show.
+HEADLINES = {"solved": "solved: a tiling with {tiles}", "unique": "unique: exactly one tiling",
+             "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)"}
+
+
+def _search(answer, source: Source, sat: SatOptions, find: FindRequest, show: Show, proof: Optional[Path],
+            explained: int | None = None) -> Result:
+    """What solve and check-unique share: load, search with progress, prove, draw, show.
+    ``explained``: grade a unique board, with this many deductions in words (None: no grade)."""
+    grading, explain = explained is not None, bool(explained)
+    check_draw(show.draw)
+    instance = source.load()
     if proof is not None:
         check_proof_dir(proof)
-    check_outputs({"--svg": svg, "--png": png, "--pdf": pdf, "--out": out}, force)
+    show.check()
     graded = None
-    with _progress() as progress, run_limit(options.timeout):
-        more = {"break_symmetry": True} if break_symmetry else {}
-        result = task(instance, method, progress=progress, certificates=certificate_mode(certificate), jobs=jobs,
-                      **more, **vars(options))
+    with _progress() as progress, run_limit(sat.timeout):
+        result = answer(instance, find, sat, progress)
         # The grade (tilesat.making.grade) of a unique board: in the command, not in the
-        # library's check_unique, whose callers (benchmarks, generate) need no grade.
-        # Measured: 0.03-0.1 s on the 40x40 L-Panel board (a 1.5 s command); --no-grade
-        # skips it.  Within the time limit: past it the verdict stands, ungraded.
+        # library's check_unique, whose callers (benchmarks, generate) need no grade;
+        # --no-grade skips it.  Within the time limit: past it the verdict stands, ungraded.
         if grading and result.verdict == "unique":
             if progress is not None:
                 progress("grading: propagation, then probing")
             try:
-                graded = grade(instance, explain=EXPLAINED if explain else 0)
+                graded = grade(instance, explain=explained)
             except TimedOut:
                 result.stats["grade"] = "the time limit passed while grading"
     if proof is not None and result.certificate is not None:
@@ -174,32 +173,34 @@ def _search(task, file, method, encoding, solver, card, pieces, wrap, as_json, t
         result.stats["proof"] = str(proof)
     elif proof is not None and result.verdict in ("none", "unique"):
         broken = (result.stats.get("symmetry_breaking") or {}).get("symmetries") or None
-        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], encoding, card, symmetries=broken)
+        write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], sat.encoding, sat.card,
+                    symmetries=broken)
         result.stats["proof"] = str(proof)
+    svg, png, draw = show.svg, show.png, show.draw
     if not result.tilings and result.certificate is not None and draw in (None, "solution"):
         save_certificate_pictures(instance, result.certificate.weights, [svg, png])
         svg = png = None
     marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
     notes = [graded.sentence()] if graded is not None else []
-    unwritten = save_drawings(instance, result.tilings, svg=svg, png=png, pdf=pdf, draw=draw or "solution",
-                              pdf_draw=draw or "both", cell=cell_size, marked=marked, title=Path(file).stem, notes=notes)
-    if out is not None and result.tilings:
-        with writing(out):
-            write_tilings(instance, result.tilings, out)
-    elif out is not None:
-        unwritten.append(out)
-    if as_json:
+    drawings = Drawings(svg, png, show.pdf, draw or "solution", draw or "both", show.cell)
+    unwritten = save_drawings(instance, result.tilings, drawings, marked, Path(source.file).stem, notes)
+    if show.out is not None and result.tilings:
+        with writing(show.out):
+            write_tilings(instance, result.tilings, show.out)
+    elif show.out is not None:
+        unwritten.append(show.out)
+    if show.json:
         print(_json(result, graded, explain))
     else:
-        _report(instance, result, headlines.get(result.verdict, ""))
+        _report(instance, result, HEADLINES.get(result.verdict, ""))
         if graded is not None:
             _out().print(graded.sentence(), markup=False)
             if explain:
                 for i, step in enumerate(graded.steps, 1):
                     _out().print(f"  {i}. {step}", markup=False)
     for path in unwritten:
-        what = "write" if path == out else "draw"
-        hint = "" if path == out else " (--draw puzzle draws the board)"
+        what = "write" if path == show.out else "draw"
+        hint = "" if path == show.out else " (--draw puzzle draws the board)"
         _err().print(f"note: {path} not written: there is no tiling to {what}{hint}", markup=False)
     if proof is not None and "proof" not in result.stats:
         _err().print(f"note: --proof {proof}: nothing written: {NOTHING_TO_PROVE.get(result.verdict, 'nothing to prove')}",
@@ -215,70 +216,47 @@ NOTHING_TO_PROVE = {
 }
 
 
+def _find(v: dict) -> FindRequest:
+    return FindRequest(v["method"], certificate_mode(v["certificate"]), check_jobs(v["jobs"]))
+
+
+#: solve's and check-unique's shared options: how to look for tilings.
+FIND = Group({"method": (MethodOpt, "auto"), "certificate": (CertificateOpt, None), "jobs": (JobsOpt, "1")}, _find)
+
+
 @app.command("solve")
 @friendly
+@with_groups
 def solve_cmd(
-    file: FileArg,
-    method: MethodOpt = "auto",
-    encoding: EncodingOpt = DEFAULT_ENCODING,
-    solver: SolverOpt = DEFAULT_SOLVER,
-    card: CardOpt = DEFAULT_CARD,
-    pieces: PiecesOpt = None,
-    wrap: WrapOpt = None,
-    as_json: JsonOpt = False,
-    timeout: TimeoutOpt = None,
+    source: Source = SOURCE,
+    find: FindRequest = FIND,
+    sat: SatOptions = SAT,
+    show: Show = FOUND,
     proof: ProofOpt = None,
-    svg: SvgOpt = None,
-    png: PngOpt = None,
-    pdf: PdfOpt = None,
-    draw: DrawOpt = None,
-    cell_size: CellSizeOpt = None,
-    out: TilingOutOpt = None,
-    force: ForceOpt = False,
-    certificate: CertificateOpt = None,
-    jobs: JobsOpt = "1",
     break_symmetry: BreakSymmetryOpt = False,
 ):
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
-    result = _search(solve, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof,
-                     {"solved": "solved: a tiling with {tiles}"}, svg, png, force, certificate, jobs=jobs,
-                     break_symmetry=break_symmetry, pdf=pdf, draw=draw, cell_size=cell_size, out=out)
+    result = _search(answer_solve, source, sat, replace(find, break_symmetry=break_symmetry), show, proof)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
 @app.command("check-unique")
 @friendly
+@with_groups
 def check_unique_cmd(
-    file: FileArg,
-    method: MethodOpt = "auto",
-    encoding: EncodingOpt = DEFAULT_ENCODING,
-    solver: SolverOpt = DEFAULT_SOLVER,
-    card: CardOpt = DEFAULT_CARD,
-    pieces: PiecesOpt = None,
-    wrap: WrapOpt = None,
-    as_json: JsonOpt = False,
-    timeout: TimeoutOpt = None,
+    source: Source = SOURCE,
+    find: FindRequest = FIND,
+    sat: SatOptions = SAT,
+    show: Show = FOUND,
     proof: ProofOpt = None,
-    svg: SvgOpt = None,
-    png: PngOpt = None,
-    pdf: PdfOpt = None,
-    draw: DrawOpt = None,
-    cell_size: CellSizeOpt = None,
-    out: TilingOutOpt = None,
-    force: ForceOpt = False,
-    certificate: CertificateOpt = None,
     grading: Annotated[bool, typer.Option("--grade/--no-grade", help="Grade a unique board: how far deduction goes before any guess (easy, medium, hard).")] = True,
     explain: Annotated[bool, typer.Option("--explain", help=f"Also print the first {EXPLAINED} deductions in words (with --json: the grade's 'steps').")] = False,
-    jobs: JobsOpt = "1",
     # hidden: refused (one tiling per symmetry class cannot tell unique from multiple), but said why when given
     break_symmetry: Annotated[bool, typer.Option("--break-symmetry", hidden=True)] = False,
 ):
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
     if break_symmetry:
         raise TilesatError(UNIQUE_REFUSAL)
-    result = _search(check_unique, file, method, encoding, solver, card, pieces, wrap, as_json, timeout, proof, {
-        "unique": "unique: exactly one tiling",
-        "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)",
-    }, svg, png, force, certificate, grading, explain, jobs, pdf=pdf, draw=draw, cell_size=cell_size, out=out)
+    result = _search(answer_unique, source, sat, find, show, proof, (EXPLAINED if explain else 0) if grading else None)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE,
                       "unknown": EXIT_TIMEOUT}[result.verdict])

@@ -5,6 +5,7 @@ computed from its representative).  ``count --break-symmetry`` is this method.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from ..running.control import TimedOut
@@ -28,7 +29,7 @@ class LexLeaderEngine(Engine):
         result.why, result.up_to_symmetry = self.why, 0
         classes = raw = 0
         try:
-            search = TilingSearch(job.instance, options.encoding, options.solver, options.card, break_symmetry="full")
+            search = TilingSearch(job.instance, replace(options, timeout=None), break_symmetry="full")
             with search:
                 result.encoding = search.encoding
                 group = search.group if search.group is not None else []

@@ -3,7 +3,7 @@
 Why: on big open boards one CDCL run's time to a tiling is heavy-tailed;
 the same board took 20 s with one encoding and 109 s with another, 24 s or
 196 s with two CaDiCaL configurations, and the order flips from board to
-board (issue 15, MEASUREMENTS.md).  Running several different
+board (issue 15).  Running several different
 configurations at once and taking the first answer cuts the tail.
 
 Each member (:class:`Config`: an encoding, CaDiCaL options, initial
@@ -44,7 +44,8 @@ from ..sat.encodings import AUTO
 from ..errors import TilesatError
 from ..sat.formula import compile_formula, resolve_encoding
 from ..sat.objectives import objective_for
-from ..sat.solvers import EXTERNAL_PREFIX, default_options, is_plugin_solver, make_solver
+from ..sat.options import SatOptions
+from ..sat.solvers import EXTERNAL_PREFIX, OPEN_BOARD_OPTIONS, default_options, is_plugin_solver, make_solver
 from ..model.tiling import Tiling
 from ..certify.verify import VerificationError, verify_tiling
 from .base import Engine, Job, Progress
@@ -52,10 +53,9 @@ from .prune import prune
 from .repair_sweep import RepairSweep
 from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, other_tiling, window_encoding, window_solver
 
-#: The options Debian's ``cadical --sat`` sets (CaDiCaL's "satisfiable
-#: instances" configuration): one 60x60 board went from over 240 s to 39 s
-#: (MEASUREMENTS.md), another got slower: a member, not the default.
-SAT_OPTIONS = (("stabilizeonly", 1), ("elimreleff", 10), ("subsumereleff", 60))
+#: CaDiCaL's ``--sat`` configuration (the open boards' default, solvers.OPEN_BOARD_OPTIONS):
+#: on other boards it made some runs faster and others slower, so members vary it.
+SAT_OPTIONS = tuple(OPEN_BOARD_OPTIONS.items())
 
 
 @dataclass(frozen=True)
@@ -77,17 +77,10 @@ class Config:
 
 
 #: The members in order: --jobs N takes the first N.  Member 0 is the run
-#: without --jobs, search path and all (so --jobs 1 is today's behaviour: on
-#: open boards ladder with CaDiCaL's --sat options, solvers.default_options;
-#: a member solves on the run's conflict slices, solvers.solve_in_slices);
-#: then the configurations that did well on other boards than it.  Member 1,
-#: the same with seed 3, was the best partner for member 0 on ten 60x60 L4
-#: boards (scripts/screen_members.py, first tiling, two runs at a time on the
-#: 2 cores: the better of the two had a median of 20.7 s and a worst of
-#: 36.6 s, against 21.9 / 57.0 s with commander --sat, 28.7 / 69.8 s with
-#: false phases and 34.4 / 81.4 s for member 0 alone; docs/benchmarks/hard-boards.md);
-#: then commander with the --sat options, bitwise, false phases, other seeds,
-#: each different from the others in more than one way.
+#: without --jobs, search path and all (so --jobs 1 is the single run);
+#: member 1, the same with seed 3, was the best partner for it on 60x60 L4
+#: boards (scripts/screen_members.py; figures in docs/benchmarks/hard-boards.md); then
+#: configurations each different from the others in more than one way.
 CONFIGS = (
     Config("default"),
     Config("sat-seed3", None, SAT_OPTIONS + (("seed", 3),)),
@@ -252,19 +245,21 @@ def _next_answer(live: list[Member], stats: dict) -> tuple[Member, tuple] | None
     return None
 
 
-def race_tilings(instance, placements, count: int, configs: list[Config], encoding: str, solver: str, card: str,
-                 found: list[Tiling], progress: Callable | None = None, blocked: list[list[int]] = ()) -> dict:
-    """Up to ``count`` verified tilings, appended to ``found`` as they come
+def race_tilings(placements, count: int, configs: list[Config], options: SatOptions, found: list[Tiling],
+                 progress: Callable | None = None, blocked: list[list[int]] = ()) -> dict:
+    """Up to ``count`` verified tilings of the placements' instance, each member
+    solving as ``options`` say (its own configuration on top), appended to ``found`` as they come
     (a deadline or Ctrl-C leaves what was found there); the race's stats.
     Fewer than ``count`` found on return: there are no more.  ``blocked``:
     the blocking clauses of the tilings already in ``found`` (the members add them first)."""
     progress = progress or (lambda message, done=None, total=None: None)
+    instance = placements.instance
     keys: list[frozenset] = [frozenset(t.key()) for t in found]
     blocks: list[list[int]] = []  # one clause per found tiling, in order
     stats = {"jobs": len(configs), "members": {c.name: c.describe() for c in configs}, "answers": [], "failed": {}}
     t0 = time.perf_counter()
     progress(f"racing {len(configs)} configurations for tiling {len(found) + 1}")
-    members = _start(configs, _tiling_member, placements, encoding, solver, card, list(blocked))
+    members = _start(configs, _tiling_member, placements, options.encoding, options.solver, options.card, list(blocked))
     live = list(members)
     try:
         while (answer := _next_answer(live, stats)) is not None:
@@ -362,8 +357,7 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
             if reason is None and len(found) < count:
                 configs = configurations(job.jobs, options.encoding, options.solver)
                 stats["portfolio"] = portfolio = {}
-                portfolio.update(race_tilings(instance, placements, count, configs, options.encoding, options.solver,
-                                              options.card, found, progress, blocked))
+                portfolio.update(race_tilings(placements, count, configs, options, found, progress, blocked))
                 for key in ("variables", "clauses", "encoding", "conflicts"):
                     if key in portfolio:
                         stats[key] = portfolio.pop(key)
@@ -430,8 +424,8 @@ def _pack_member(conn, config: Config, placements, objective: str, encoding, sol
             return
 
 
-def race_packings(formula, goal, configs: list[Config], encoding: str, solver: str, card: str,
-                  stats: dict, progress: Callable | None = None):
+def race_packings(formula, goal, configs: list[Config], options: SatOptions, stats: dict,
+                  progress: Callable | None = None):
     """Each better packing any member finds (checked), in turn, as
     :func:`tilesat.questions.pack._incremental` yields them: returning means the
     last one is optimal (or, when none came, that no packing keeps the
@@ -442,7 +436,7 @@ def race_packings(formula, goal, configs: list[Config], encoding: str, solver: s
     t0 = time.perf_counter()
     best = None
     progress(f"racing {len(configs)} configurations for a first packing")
-    members = _start(configs, _pack_member, placements, goal.name, encoding, solver, card)
+    members = _start(configs, _pack_member, placements, goal.name, options.encoding, options.solver, options.card)
     live = list(members)
     try:
         while (answer := _next_answer(live, stats)) is not None:

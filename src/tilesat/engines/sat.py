@@ -15,6 +15,7 @@ the tilings found before it.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable, Iterator
 
 import numpy as np
@@ -29,10 +30,9 @@ from ..model.placements import Placements, generate_placements
 from ..model.symmetry import symmetry_group
 from ..model.tiling import Tiling, tiling_from_model
 from ..running.control import Deadline, TimedOut, time_limit
-from ..sat.encodings import DEFAULT_ENCODING
-from ..sat.formula import DEFAULT_CARD, Formula, compile_formula, resolve_encoding
+from ..sat.formula import Formula, compile_formula, resolve_encoding
 from ..sat.options import SatOptions
-from ..sat.solvers import DEFAULT_SOLVER, default_options, load_formula, make_solver
+from ..sat.solvers import default_options, load_formula, make_solver
 from ..sat.symbreak import symmetry_breaking
 from .base import Context, Engine, Job, Progress
 from .portfolio import PORTFOLIO
@@ -56,19 +56,10 @@ class TilingSearch:
     >>> first = search.next()                    # a verified Tiling, or None
     """
 
-    def __init__(
-        self,
-        instance: Instance,
-        encoding: str = DEFAULT_ENCODING,
-        solver: str = DEFAULT_SOLVER,
-        card: str = DEFAULT_CARD,
-        progress: Callable[..., None] | None = None,
-        timeout: float | None = None,
-        certificates: bool | str = False,
-        break_symmetry: bool | str = False,
-        sweep: bool = False,
-        look_ahead: bool = False,
-    ):
+    def __init__(self, instance: Instance, options: SatOptions | None = None, progress: Callable[..., None] | None = None,
+                 certificates: bool | str = False, break_symmetry: bool | str = False, sweep: bool = False,
+                 look_ahead: bool = False, **sat):
+        """``options`` (or its fields as keywords: encoding, solver, card, timeout) say how to solve."""
         t0 = time.perf_counter()
         # on boards of SWEEP_MIN_AREA+ cells: placements in no tiling found by one step of
         # look-ahead (.prune) are left out, and a board the look-ahead settles is answered
@@ -86,14 +77,14 @@ class TilingSearch:
         # progress(message) names the stage; progress(message, done, total) measures it
         self._progress = progress or (lambda message, done=None, total=None: None)
         self.instance = instance
-        options = SatOptions(encoding, solver, card, timeout)  # bad names fail here, before any work
+        options = options or SatOptions(**sat)  # bad names fail here, before any work
         self.solver_name = options.solver
         self.timeout = options.timeout
         self.limit = Deadline(self.timeout)  # the whole search's, compiling included
-        self.encoding = encoding
-        self.card = card
+        self.encoding = options.encoding
+        self.card = options.card
         with time_limit(self.limit):
-            self._compile(instance, encoding, card)
+            self._compile(instance, options.encoding, options.card)
         self.compile_seconds = time.perf_counter() - t0
         self.exhausted = self.reason is not None
 
@@ -415,8 +406,8 @@ class SatEngine(Engine):
         search = None
         options = job.options
         try:
-            search = TilingSearch(job.instance, options.encoding, options.solver, options.card, progress,
-                                  certificates=job.certificates, break_symmetry=job.break_symmetry, sweep=self.sweeps,
+            search = TilingSearch(job.instance, replace(options, timeout=None), progress, certificates=job.certificates,
+                                  break_symmetry=job.break_symmetry, sweep=self.sweeps,
                                   look_ahead=not job.break_symmetry)
             with search:
                 while len(found) < count and (t := search.next()) is not None:
@@ -441,8 +432,7 @@ class BlockingEngine(Engine):
     units_per_worker = 4
 
     def tilings(self, ctx: Context, forced: tuple[int, ...] | None, limit: int | None) -> Iterator[np.ndarray]:
-        options = ctx.options
-        with TilingSearch(ctx.instance, options.encoding, options.solver, options.card) as search:
+        with TilingSearch(ctx.instance, replace(ctx.options, timeout=None)) as search:
             for p in forced or ():
                 search.require(p)
             n = 0

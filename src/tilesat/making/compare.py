@@ -23,6 +23,7 @@ from ..errors import TilesatError
 from ..sat.formula import DEFAULT_CARD, check_card_name
 from ..model.instance import Instance
 from ..engines.sat import TilingSearch
+from ..sat.options import SatOptions
 from ..sat.solvers import EXTERNAL_PREFIX, check_solver_name
 
 TASKS = ("solve", "unique", "count")
@@ -103,7 +104,7 @@ def _one_run(instance: Instance, encoding: str, solver: str, card: str, task: st
     """Build and solve once (in the child); every tiling is verified by TilingSearch."""
     if at_least is not None:
         return _one_packing_run(instance, encoding, solver, card, at_least)
-    with TilingSearch(instance, encoding, solver, card) as search:
+    with TilingSearch(instance, SatOptions(encoding, solver, card)) as search:
         f = search.formula
         t0 = time.perf_counter()
         wanted = {"solve": 1, "unique": 2, "count": None}[task]
@@ -251,27 +252,45 @@ def compare(
     check_card_name(card)
     report = progress or (lambda label, done, total: None)
     entries = [e if isinstance(e, Entry) else Entry(*e) for e in instances]
-    total = len(entries) * len(encodings) * len(solvers) * repeat
+    matrix = _Matrix(entries, encodings, solvers, task, repeat, timeout, card)
     runs: list[Run] = []
     try:
-        _fill(runs, entries, encodings, solvers, task, repeat, timeout, card, report, total)
+        _fill(runs, matrix, report)
     except KeyboardInterrupt:
         return Comparison(task, runs, interrupted=True, entries=entries, timeout=timeout)
-    report("done", total, total)
+    report("done", matrix.total, matrix.total)
     return Comparison(task, runs, entries=entries, timeout=timeout)
 
 
-def _fill(runs, entries, encodings, solvers, task, repeat, timeout, card, report, total) -> None:
+@dataclass
+class _Matrix:
+    """The runs compare makes: every entry by every encoding and solver, ``repeat`` times."""
+
+    entries: list[Entry]
+    encodings: list[str]
+    solvers: list[str]
+    task: str
+    repeat: int
+    timeout: float | None
+    card: str
+
+    @property
+    def total(self) -> int:
+        return len(self.entries) * len(self.encodings) * len(self.solvers) * self.repeat
+
+
+def _fill(runs: list[Run], matrix: _Matrix, report: Callable[[str, int, int], None]) -> None:
     """Append one finished :class:`Run` per cell of the matrix to ``runs``."""
-    done = 0
-    for entry in entries:
+    done, total, repeat = 0, matrix.total, matrix.repeat
+    for entry in matrix.entries:
         name, instance = entry.name, entry.instance
-        for encoding in encodings:
-            for solver in solvers:
+        for encoding in matrix.encodings:
+            for solver in matrix.solvers:
                 run = Run(name, encoding, solver)
                 for _ in range(repeat):
                     report(f"{name}: {encoding} + {solver}", done, total)
-                    status, data = run_isolated(instance, encoding, solver, card, task, timeout, entry.at_least)
+                    status, data = run_isolated(instance, encoding, solver, matrix.card, matrix.task, matrix.timeout,
+                                                entry.at_least)
                     done += 1
                     if status != "ok":
                         run.status, run.error = status, data

@@ -252,10 +252,13 @@ def member_formula(instance: Instance, at_least: int | None, encoding: str = DEF
     return formula, better_than(formula, goal, at_least - 1, card)
 
 
-def write_family(family: str, sizes: list[tuple[int, int]], out: Path, seed: int = 1,
-                 encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD, force: bool = False,
-                 piece: str | None = None, progress: Callable[[str], None] | None = None) -> list[dict]:
-    """Write the family into ``out`` (created if need be); the metadata of each member."""
+def write_family(family: str, sizes: list[tuple[int, int]], out: Path, *, seed: int = 1, piece: str | None = None,
+                 force: bool = False, progress: Callable[[str], None] | None = None, **formula) -> list[dict]:
+    """Write the family into ``out`` (created if need be); the metadata of each member.
+    ``formula``: the ``encoding`` and ``card`` of its DIMACS files."""
+    encoding, card = formula.pop("encoding", DEFAULT_ENCODING), formula.pop("card", DEFAULT_CARD)
+    if formula:
+        raise TypeError(f"write_family: unknown keywords {', '.join(formula)}")
     check_encoding(encoding)
     _piece(family, piece)
     names = member_names(family, sizes)

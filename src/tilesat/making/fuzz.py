@@ -249,6 +249,7 @@ def check_example(instance: Instance, encodings: list[str], solvers: list[str], 
     from ..certify.oracle import TooHard, brute_force_tilings, tiling_checker
     from ..model.placements import generate_placements
     from ..engines.sat import TilingSearch
+    from ..sat.options import SatOptions
     from ..model.tiling import Tiling
 
     outcome = Outcome()
@@ -276,7 +277,7 @@ def check_example(instance: Instance, encodings: list[str], solvers: list[str], 
         label = f"{encoding} + {solver}"
         found = []
         try:
-            with TilingSearch(instance, encoding, solver, certificates=False) as search:
+            with TilingSearch(instance, SatOptions(encoding, solver), certificates=False) as search:
                 while len(found) <= cap and (t := search.next()) is not None:
                     found.append(_key(t))
         except TimedOut:  # the run's deadline, which the child shares: not a finding

@@ -264,30 +264,45 @@ def _settled_by(full: _Full, level: int) -> Callable:
     return keeps
 
 
-def generate_puzzle(rows: int, cols: int, rules: tuple[PieceRule, ...], seed: int = 1,
-                    blocked: int | None = None, tries: int = 20, difficulty: str | None = None,
-                    timeout: float | None = None, progress: Callable | None = None,
-                    grid: str = "square", layers: int = 1) -> Puzzle:
-    """A board with exactly one tiling, graded (:mod:`tilesat.making.grade`); with
-    ``difficulty`` one of ``easy``, ``medium``, ``hard``, of that grade.
-    ``grid`` any of tilesat.model.grids' (``layers`` deep on the cube grid).
+@dataclass(frozen=True)
+class PuzzleSpec:
+    """What kind of puzzle to make: the random seed, the cells left empty by the
+    packing (None: about 15%), the packings to try, the grade wanted (None: any),
+    the grid and, on the cube grid, the layers."""
+
+    seed: int = 1
+    blocked: int | None = None
+    tries: int = 20
+    difficulty: str | None = None
+    grid: str = "square"
+    layers: int = 1
+
+
+def generate_puzzle(rows: int, cols: int, rules: tuple[PieceRule, ...], *, timeout: float | None = None,
+                    progress: Callable | None = None, **spec) -> Puzzle:
+    """A board with exactly one tiling, graded (:mod:`tilesat.making.grade`); the
+    keywords are :class:`PuzzleSpec`'s: with ``difficulty`` one of ``easy``,
+    ``medium``, ``hard``, of that grade; ``grid`` any of tilesat.model.grids'
+    (``layers`` deep on the cube grid).
     :class:`~tilesat.running.control.TimedOut` when ``timeout`` seconds pass first;
     :class:`~tilesat.errors.TilesatError` when ``tries`` packings gave none.
     ``progress(message, done=None, total=None)`` hears each stage."""
-    if rows < 1 or cols < 1 or layers < 1:
+    spec = PuzzleSpec(**spec)
+    if rows < 1 or cols < 1 or spec.layers < 1:
         raise TilesatError("the board size must be at least 1x1")
-    if layers != 1 and grid != "cube":
-        raise TilesatError(f"layers: only cube boards have them (this one is {grid})")
-    shape = (layers, rows, cols) if grid == "cube" else (rows, cols)
-    if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise TilesatError(f"unknown difficulty {difficulty!r}{did_you_mean(difficulty, DIFFICULTIES)}; use one of: {', '.join(DIFFICULTIES)}")
+    if spec.layers != 1 and spec.grid != "cube":
+        raise TilesatError(f"layers: only cube boards have them (this one is {spec.grid})")
+    shape = (spec.layers, rows, cols) if spec.grid == "cube" else (rows, cols)
+    if spec.difficulty is not None and spec.difficulty not in DIFFICULTIES:
+        raise TilesatError(f"unknown difficulty {spec.difficulty!r}{did_you_mean(spec.difficulty, DIFFICULTIES)}; use one of: {', '.join(DIFFICULTIES)}")
     progress = progress or (lambda message, done=None, total=None: None)
     t0 = time.perf_counter()
     with time_limit(timeout):
-        return _generate(shape, grid, rules, seed, blocked, tries, difficulty, progress, t0)
+        return _generate(shape, rules, spec, progress, t0)
 
 
-def _generate(shape, grid, rules, seed, blocked, tries, difficulty, progress, t0) -> Puzzle:
+def _generate(shape, rules, spec: PuzzleSpec, progress, t0) -> Puzzle:
+    grid, seed, blocked, tries, difficulty = spec.grid, spec.seed, spec.blocked, spec.tries, spec.difficulty
     rng = random.Random(seed)
     size = "x".join(map(str, shape))
     progress(f"placements and formula of the {size} box")

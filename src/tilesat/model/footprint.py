@@ -161,9 +161,7 @@ def card_clauses(card: str, n: int, lo: int, hi: float) -> int:
 
 # --- bytes ------------------------------------------------------------------------
 #
-# Where the bytes go, from the code (int64: 8 bytes a literal), then checked
-# against the peak resident size of real runs (the interpreter's ~40 MiB
-# excluded; PySAT's CaDiCaL 1.9.5, numpy 2, x86_64):
+# Where the bytes go, from the code (int64: 8 bytes a literal):
 #
 # * placements (CSR): 4 (rule) + 8 (indptr) + 4 a cell; while generating,
 #   the int32 rows of a rule twice (the parts and their concatenation).
@@ -172,23 +170,10 @@ def card_clauses(card: str, n: int, lo: int, hi: float) -> int:
 #   then every clause block (8 a literal); deduplicating the binary clauses
 #   copies them again with their keys (~72 bytes a binary clause).
 # * the solver's copy: ~110 bytes a clause and ~340 a variable (CaDiCaL's
-#   per-variable arrays; fitted on L4 128x128 with all six encodings, whose
-#   clause/variable ratios differ).
+#   per-variable arrays, fitted on L4 128x128 with all six encodings).
 #
-#   board          pieces       encoding  placements  clauses    peak       estimate
-#   256x256        L4           commander    518,160   7.05e6   1,218 MiB  1,502 MiB
-#   256x256        L3           commander    260,100   2.53e6     521 MiB    580 MiB
-#   512x512        L3           commander  1,044,484   1.02e7   1,980 MiB  2,233 MiB
-#   64x64          pentominoes  commander    242,884   4.04e6     667 MiB    873 MiB
-#   128x128        L4           pairwise     128,016   5.57e6     708 MiB    919 MiB
-#   128x128        L4           seqcounter / ladder / product / bitwise:
-#                               peaks 372 / 425 / 296 / 360 MiB, estimates 1.1-1.3x
-#   tromino-128x128-hole        commander     64,504   6.27e5     147 MiB    162 MiB
-#   lpanel-gen-40x40            pairwise       1,494   1.93e4       7 MiB     13 MiB
-#   placements alone: 1024x1024 L4 387 MiB (estimate 479), L3 163 MiB (240)
-#   (before this guard, generating them took 116 bytes a placement: int64
-#   rows, three copies; now 46.)
-#   3000x3000      L4           refused: up to 71,928,016 placements, ~170 GiB
+# tests/test_limits.py checks the estimate against the peak resident size of
+# real runs: above it, by less than 3x.
 
 BYTES_PER_PLACEMENT = 12
 BYTES_PER_PLACEMENT_CELL = 4 + 8  # the CSR's cells, plus the generation's copy

@@ -25,6 +25,7 @@ The LP's certificate of "no tiling" is raced beside a count or a listing
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import time
@@ -37,7 +38,7 @@ import numpy as np
 
 from ..certify.certificate import Certificate
 from ..certify.checks import obstruction, placement_check
-from ..certify.schedule import CERTIFICATE_MODES, Certified, LpRace, check_mode
+from ..certify.schedule import Certified, LpRace, check_mode
 from ..certify.verify import verify_tiling
 from ..engines.auto import choose
 from ..engines.base import Approx, Context, Engine, Job, Unit, refuse_unused
@@ -54,7 +55,7 @@ from ..running.control import (
     Deadline, TimedOut, in_child_process, load_before_fork, stream_from_child, time_limit, wait_step, watching,
 )
 from ..sat.encodings import DEFAULT_ENCODING
-from ..sat.formula import DEFAULT_CARD, resolve_encoding
+from ..sat.formula import resolve_encoding
 from ..sat.options import SatOptions
 from ..sat.solvers import DEFAULT_SOLVER
 
@@ -313,69 +314,92 @@ def split_target(jobs: int, shared: bool, checkpoint: bool, engine: Engine, clus
     return max(target, CHECKPOINT_UNITS) if checkpoint else target
 
 
-def count_tilings(
-    instance: Instance,
-    method: str = "auto",
-    *,
-    up_to_symmetry: bool = False,
-    limit: int | None = None,
-    jobs: int = 1,
-    encoding: str = DEFAULT_ENCODING,
-    solver: str = DEFAULT_SOLVER,
-    card: str = DEFAULT_CARD,
-    epsilon: float = 0.8,
-    delta: float = 0.2,
-    seed: int = 1,
-    timeout: float | None = None,
-    progress: Callable[[int, int, int], None] | None = None,
-    certificates: bool | str = True,
-    checkpoint: str | os.PathLike | None = None,
-    cluster: str | None = None,
-    address: str | None = None,
-) -> CountResult:
-    """Count the tilings (and their classes under the board's symmetries).
+@dataclass(frozen=True)
+class CountRequest:
+    """How to count (the SAT options travel beside, as one
+    :class:`~tilesat.sat.options.SatOptions`): the method (or ``auto``), classes
+    too, a limit, processes, ApproxMC's (epsilon, delta), the LP's certificate of
+    "no tiling" (:mod:`tilesat.certify.schedule`: True races it beside the count
+    where it may pay, "always" runs it first, False never), a checkpoint file
+    recording each finished unit (:mod:`tilesat.running.checkpoint`), a Dask
+    cluster (``cluster="dask"``, :mod:`tilesat.running.cluster`: a local one of
+    ``jobs`` workers, or the scheduler at ``address``)."""
 
-    ``progress(tilings, units_done, units)`` is called as work advances.
-    Ctrl-C returns what was counted so far, as a lower bound.
-    ``certificates`` (:mod:`tilesat.certify.schedule`): True races the LP's check
-    of "no tiling" beside the count where it may pay, "always" runs it
-    first, False never; a certificate found makes the count an exact 0.
-    ``checkpoint``: a file recording each finished unit (:mod:`tilesat.running.checkpoint`);
-    run again with the same file, the finished units are skipped.
-    ``cluster="dask"``: the units as tasks on a Dask cluster
-    (:mod:`tilesat.running.cluster`): a local one of ``jobs`` workers, or the
-    scheduler at ``address``."""
-    t0 = time.perf_counter()
-    if method not in (names := method_names("count")):
-        raise TilesatError(f"unknown count method {method!r}; choose one of: {', '.join(names)}")
-    if jobs < 1:
+    method: str = "auto"
+    up_to_symmetry: bool = False
+    limit: int | None = None
+    jobs: int = 1
+    approx: Approx = Approx()
+    certificates: bool | str = True
+    checkpoint: str | os.PathLike | None = None
+    cluster: str | None = None
+    address: str | None = None
+
+
+def count_request(method: str, keywords: dict) -> tuple[CountRequest, SatOptions, Callable | None]:
+    """:func:`count_tilings`' keywords as the objects they stand for, each checked once."""
+    keywords = dict(keywords)
+    progress = keywords.pop("progress", None)
+    approx = Approx(**{k: keywords.pop(k) for k in ("epsilon", "delta", "seed") if k in keywords})
+    fields = {f.name for f in dataclasses.fields(CountRequest)} - {"method", "approx"}
+    request = CountRequest(method, approx=approx, **{k: keywords.pop(k) for k in list(keywords) if k in fields})
+    _check_request(request)
+    options = keywords.pop("options", None) or SatOptions(**keywords)
+    return request, options, progress
+
+
+def _check_request(request: CountRequest) -> None:
+    """The method's name and the processes asked for, before any work."""
+    if request.method not in (names := method_names("count")):
+        raise TilesatError(f"unknown count method {request.method!r}; choose one of: {', '.join(names)}")
+    if request.jobs < 1:
         raise TilesatError("--jobs must be at least 1")
-    if address is None:
-        check_jobs(jobs)  # before any unit is planned (20 a job)
+    if request.address is None:
+        check_jobs(request.jobs)  # before any unit is planned (20 a job)
     from ..running.cluster import check_backend
 
-    check_backend(cluster, address)
-    options = SatOptions(encoding, solver, card, timeout)
+    check_backend(request.cluster, request.address)
+
+
+def count_tilings(instance: Instance, method: str = "auto", **keywords) -> CountResult:
+    """Count the tilings (and their classes under the board's symmetries).
+
+    The keywords are :class:`CountRequest`'s (``epsilon``, ``delta`` and
+    ``seed`` for its ``approx``), :class:`~tilesat.sat.options.SatOptions`'
+    (or ``options=`` one), and ``progress(tilings, units_done, units)``, called
+    as work advances.  Ctrl-C returns what was counted so far, as a lower bound;
+    a certificate found makes the count an exact 0; run again with the same
+    checkpoint, the finished units are skipped."""
+    return count(instance, *count_request(method, keywords))
+
+
+def count(instance: Instance, request: CountRequest, options: SatOptions,
+          progress: Callable[[int, int, int], None] | None = None) -> CountResult:
+    """:func:`count_tilings` for a request already made (the command line's)."""
+    t0 = time.perf_counter()
+    _check_request(request)
     check_memory(instance)  # before choosing a method: the region count alone is slow on huge boards
-    if limit is not None and (up_to_symmetry or jobs > 1):
+    limit, jobs, split = request.limit, request.jobs, request.checkpoint is not None or request.cluster is not None
+    if limit is not None and (request.up_to_symmetry or jobs > 1):
         raise TilesatError("--limit counts raw tilings in one process: it cannot go with --up-to-symmetry or --jobs")
-    if limit is not None and (checkpoint is not None or cluster is not None):
+    if limit is not None and split:
         raise TilesatError("--limit stops in the middle of a unit: it cannot go with --checkpoint or --cluster")
-    job = Job("count", instance, options, limit=limit, up_to_symmetry=up_to_symmetry, jobs=jobs,
-              certificates=certificates)
-    engine, why = _count_engine(job, method)
-    if not engine.plans_units and (checkpoint is not None or cluster is not None):
+    job = Job("count", instance, options, limit=limit, up_to_symmetry=request.up_to_symmetry, jobs=jobs,
+              certificates=request.certificates)
+    engine, why = _count_engine(job, request.method)
+    if not engine.plans_units and split:
         raise TilesatError(f"--method {engine.name} counts in one process, to the end: it cannot go with "
                            "--limit, --jobs, --checkpoint or --cluster")
     if engine.whole:
         job.jobs = jobs = 1  # one computation, no units to share out
-    check_mode(certificates, "raced beside the count")
-    if not (0 < epsilon < float("inf") and 0 < delta < 1):
+    check_mode(request.certificates, "raced beside the count")
+    approx = request.approx
+    if not (0 < approx.epsilon < float("inf") and 0 < approx.delta < 1):
         raise TilesatError("--epsilon must be above 0 and --delta between 0 and 1")
-    estimate = None if engine.exact else {"epsilon": epsilon, "delta": delta}
+    estimate = None if engine.exact else {"epsilon": approx.epsilon, "delta": approx.delta}
     # the SAT options in the answer only where the engine uses them (a determinant has no solver)
     result = CountResult(0, engine.exact, engine.name, why, estimate=estimate, jobs=jobs,
-                         encoding=encoding if "encoding" in engine.uses else None,
+                         encoding=options.encoding if "encoding" in engine.uses else None,
                          solver=engine.solver_label(options) if "solver" in engine.uses else None,
                          grid=instance.board.grid)
     report = progress or (lambda tilings, done, total: None)
@@ -384,24 +408,22 @@ def count_tilings(
             engine.count_all(job, result, report)
         result.seconds = time.perf_counter() - t0
         return result
-    book = None
-    if checkpoint is not None:
+    run = _Count(job, engine, result, report, approx, t0)
+    if request.checkpoint is not None:
         from ..model.instance import format_instance
         from ..running.checkpoint import Checkpoint, instance_digest
 
         identity = {"instance": instance_digest(format_instance(instance)), "method": engine.name,
-                    "up_to_symmetry": up_to_symmetry}
-        book = Checkpoint(checkpoint, "count", identity).open()  # refused here, before any work
-    run = _Count(job, engine, result, report, Approx(epsilon, delta, seed), t0)
+                    "up_to_symmetry": request.up_to_symmetry}
+        run.book = Checkpoint(request.checkpoint, "count", identity).open()  # refused here, before any work
     try:
         with time_limit(options.timeout), contextlib.ExitStack() as stack:
-            if cluster is not None:
+            if request.cluster is not None:
                 from ..running.cluster import DaskRunner
 
-                run.cluster = stack.enter_context(DaskRunner(jobs, address))
-            if book is not None:
-                stack.callback(book.close)
-                run.book = book
+                run.cluster = stack.enter_context(DaskRunner(jobs, request.address))
+            if run.book is not None:
+                stack.callback(run.book.close)
             return run.count()
     except TimedOut:  # before the counting started (placements, symmetry group, the cluster)
         result.timed_out, result.exact = True, False
@@ -623,17 +645,17 @@ class Listing:
 
 
 def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None = None, *,
-                    encoding: str = DEFAULT_ENCODING, solver: str = DEFAULT_SOLVER, card: str = DEFAULT_CARD,
-                    timeout: float | None = None, certificates: bool | str = True) -> Listing:
+                    certificates: bool | str = True, options: SatOptions | None = None, **sat) -> Listing:
     """The tilings one by one by an enumerating method (``auto``: see
-    :func:`choose_list_method`), each verified.  With ``timeout``,
+    :func:`choose_list_method`), each verified; ``options`` (or its fields as
+    keywords) say how a SAT method solves.  With a ``timeout``,
     :class:`~tilesat.running.control.TimedOut` ends the iteration when the time is up.
     ``certificates`` as for :func:`count_tilings`: the LP raced beside the
     listing (stopped at the first tiling), first, or never."""
     if method not in (names := method_names("list")):
         raise TilesatError(f"unknown list method {method!r}; available: {', '.join(names)}")
     check_mode(certificates, "raced beside the listing")
-    options = SatOptions(encoding, solver, card, timeout)
+    options = options or SatOptions(**sat)
     engine = _list_engine(instance, method, options)
     return Listing(lambda listing: _listing(listing, Job("list", instance, options, limit=limit,
                                                          certificates=certificates), engine))
@@ -659,11 +681,11 @@ class UnitListing:
     records a unit once its tilings are written, so a resumed listing
     writes each tiling once."""
 
-    def __init__(self, instance: Instance, method: str = "auto", *, encoding: str = DEFAULT_ENCODING,
-                 solver: str = DEFAULT_SOLVER, card: str = DEFAULT_CARD, target: int = CHECKPOINT_UNITS):
+    def __init__(self, instance: Instance, method: str = "auto", *, options: SatOptions | None = None,
+                 target: int = CHECKPOINT_UNITS, **sat):
         if method not in (names := method_names("list")):
             raise TilesatError(f"unknown list method {method!r}; available: {', '.join(names)}")
-        options = SatOptions(encoding, solver, card, None)
+        options = replace(options or SatOptions(**sat), timeout=None)
         self.engine = _list_engine(instance, method, options)
         self.instance, self.method, self.target = instance, self.engine.name, target
         self.reason = obstruction(instance)

@@ -47,14 +47,13 @@ from pysat.formula import WCNF
 
 from ..certify.certificate import BoundCertificate, bound_certificate, solve_pack_lp
 from ..running.control import TimedOut, call_in_child, sigint_held, time_limit
-from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
-from ..sat.formula import DEFAULT_CARD, Formula
+from ..sat.formula import Formula
 from ..model.instance import Instance
 from ..sat.options import SatOptions
 from ..sat.objectives import _compile_broken
 from ..engines.portfolio import JOBS_REFUSAL, check_jobs, configurations, race_packings
-from ..sat.solvers import DEFAULT_SOLVER, EXTERNAL_PREFIX, load_formula, make_solver
+from ..sat.solvers import EXTERNAL_PREFIX, load_formula, make_solver
 from ..model.tiling import Tiling, tiling_from_model
 from ..certify.verify import verify_tiling
 
@@ -159,22 +158,14 @@ def _rc2_optimum(wcnf, solver_name):
         return model, rc2.cost
 
 
-def pack(
-    instance: Instance,
-    objective: str = "pieces",
-    method: str = "incremental",
-    encoding: str = DEFAULT_ENCODING,
-    solver: str = DEFAULT_SOLVER,
-    card: str = DEFAULT_CARD,
-    progress: Callable[..., None] | None = None,
-    timeout: float | None = None,
-    jobs: int | str = 1,
-    break_symmetry: bool = False,
-) -> PackResult:
+def pack(instance: Instance, objective: str = "pieces", method: str = "incremental", *,
+         options: SatOptions | None = None, progress: Callable[..., None] | None = None, jobs: int | str = 1,
+         break_symmetry: bool = False, **sat) -> PackResult:
     """The maximum packing of the instance's pieces on its board, proved
     (unless ``timeout`` seconds or Ctrl-C came first: then the best so far).
 
-    ``progress`` as for :class:`~tilesat.engines.sat.TilingSearch`; ``jobs`` above
+    ``options`` (or its fields as keywords: encoding, solver, card, timeout)
+    say how to solve; ``progress`` as for :class:`~tilesat.engines.sat.TilingSearch`; ``jobs`` above
     1: that many SAT configurations race, sharing the best packing found
     (:func:`tilesat.engines.portfolio.race_packings`, the incremental method only);
     ``break_symmetry`` adds lex-leader clauses for the board's symmetries (same
@@ -182,8 +173,8 @@ def pack(
     progress = progress or (lambda message, done=None, total=None: None)
     if method not in METHODS:
         raise TilesatError(f"unknown packing method {method!r}; use {' or '.join(METHODS)}")
-    options = SatOptions(encoding, solver, card, timeout)
-    solver_name = options.solver
+    options = options or SatOptions(**sat)
+    encoding, solver_name, card = options.encoding, options.solver, options.card
     jobs = check_jobs(jobs)
     if jobs > 1 and break_symmetry:
         raise TilesatError(JOBS_REFUSAL)
@@ -207,7 +198,7 @@ def pack(
             lp_seconds = compiled - lp_start
             if jobs > 1:
                 configs = configurations(jobs, encoding, solver_name)
-                packings = race_packings(formula, goal, configs, encoding, solver_name, card, race, progress)
+                packings = race_packings(formula, goal, configs, options, race, progress)
             else:
                 packings = (_incremental if method == "incremental" else _rc2)(formula, goal, solver_name, progress)
             try:

@@ -9,8 +9,9 @@ the tilings found before it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 from ..certify.certificate import Certificate
@@ -69,23 +70,47 @@ def choose_search_method(instance: Instance, options: SatOptions | None = None, 
     return engine.name, why
 
 
-def _first(instance: Instance, count: int, method: str = "auto", progress: Callable | None = None,
-           certificates: bool = True, jobs: int | str = 1, **sat) -> tuple[list[Tiling], str | None, dict]:
+@dataclass(frozen=True)
+class FindRequest:
+    """How solve and check-unique look for tilings (the SAT options travel beside, as one
+    :class:`~tilesat.sat.options.SatOptions`): the method (or ``auto``), the LP's
+    certificate of "no tiling" (:mod:`tilesat.certify.schedule`), the processes
+    (``jobs`` above 1: a portfolio of SAT configurations), lex-leader clauses."""
+
+    method: str = "auto"
+    certificates: bool | str = True
+    jobs: int | str = 1
+    break_symmetry: bool | str = False
+
+
+def find_request(method: str, keywords: dict) -> tuple[FindRequest, SatOptions, Callable | None]:
+    """The keywords of :func:`solve` and :func:`check_unique` as the objects they stand for
+    (the method checked first, then the SAT options, then the processes)."""
+    if method != "auto":
+        engine_for("find", method, "method")
+    keywords = dict(keywords)
+    progress = keywords.pop("progress", None)
+    fields = {f.name for f in dataclasses.fields(FindRequest)} - {"method"}
+    request = FindRequest(method, **{k: keywords.pop(k) for k in list(keywords) if k in fields})
+    options = keywords.pop("options", None) or SatOptions(**keywords)
+    return replace(request, jobs=check_jobs(request.jobs)), options, progress
+
+
+def find(instance: Instance, count: int, request: FindRequest = FindRequest(), options: SatOptions = SatOptions(),
+         progress: Callable | None = None) -> tuple[list[Tiling], str | None, dict]:
     """Up to ``count`` verified tilings, the quick checks' reason, and stats
-    (``stats["stopped"] == "timeout"`` when the time limit passed first).
-    ``jobs`` above 1: a portfolio of that many SAT configurations (:mod:`tilesat.engines.portfolio`)."""
-    engine = None if method == "auto" else engine_for("find", method, "method")
-    break_symmetry = sat.pop("break_symmetry", False)
-    options = SatOptions(**sat)
-    jobs = check_jobs(jobs)
-    job = Job("find", instance, options, jobs=jobs, break_symmetry=break_symmetry, certificates=certificates)
+    (``stats["stopped"] == "timeout"`` when the time limit passed first)."""
+    engine = None if request.method == "auto" else engine_for("find", request.method, "method")
+    jobs = check_jobs(request.jobs)
+    job = Job("find", instance, options, jobs=jobs, break_symmetry=request.break_symmetry,
+              certificates=request.certificates)
     why = "chosen with --method"
     if engine is None:
         engine, why = choose(job)
         runner = engine.for_jobs(jobs) or engine  # auto's dancing links run alone whatever --jobs says
     elif (runner := engine.for_jobs(jobs)) is None:
         raise TilesatError(f"--jobs: a portfolio of SAT configurations, but --method {engine.name} uses no SAT solver")
-    if break_symmetry and (refusal := runner.refuses_break_symmetry) is not None:
+    if request.break_symmetry and (refusal := runner.refuses_break_symmetry) is not None:
         raise TilesatError(refusal)
     if not engine.uses:
         options.refuse_for(engine.name)
@@ -118,28 +143,42 @@ UNIQUE_REFUSAL = ("--break-symmetry keeps one tiling per symmetry class, so it c
                   "'multiple' (a symmetric twin is cut away); use it with solve, pack or count --up-to-symmetry")
 
 
-def solve(instance: Instance, method: str = "auto", **options) -> Result:
+def solve(instance: Instance, method: str = "auto", **keywords) -> Result:
     """One verified tiling (verdict ``solved``), ``none``, or ``unknown``
     when ``timeout`` seconds passed first.  ``method``: ``sat``, ``dlx``
-    (dancing links) or ``auto`` (:func:`choose_search_method`); ``jobs=N``
-    (or ``"auto"``): N SAT configurations racing (:mod:`tilesat.engines.portfolio`);
-    ``break_symmetry`` (True or "full") adds lex-leader clauses
-    (:mod:`tilesat.sat.symbreak`): the verdict stays exact and the tiling found is
-    still a real one."""
-    found, reason, stats = _first(instance, 1, method, **options)
+    (dancing links) or ``auto`` (:func:`choose_search_method`).  The keywords
+    are :class:`FindRequest`'s (``jobs=N`` or ``"auto"``: N SAT configurations
+    racing, :mod:`tilesat.engines.portfolio`; ``break_symmetry``, True or "full":
+    lex-leader clauses, :mod:`tilesat.sat.symbreak`, the verdict exact and the
+    tiling still a real one), :class:`~tilesat.sat.options.SatOptions`' (or
+    ``options=`` one), and ``progress``."""
+    return answer_solve(instance, *find_request(method, keywords))
+
+
+def answer_solve(instance: Instance, request: FindRequest, options: SatOptions, progress: Callable | None = None) -> Result:
+    """:func:`solve` for a request already made (the command line's)."""
+    found, reason, stats = find(instance, 1, request, options, progress)
     if stats.get("stopped"):
         return _result("unknown", found, None, stats, instance)
     return _result("solved" if found else "none", found, reason, stats, instance)
 
 
-def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
+def check_unique(instance: Instance, method: str = "auto", **keywords) -> Result:
     """Verdict ``unique``, ``multiple`` (with two tilings), ``none``, or
     ``unknown`` when ``timeout`` seconds passed first (with the tiling found
-    before, if any); ``method`` as for :func:`solve`.  ``break_symmetry`` is
+    before, if any); the keywords as for :func:`solve`.  ``break_symmetry`` is
     refused: it keeps one tiling per class, so a second tiling may be cut away."""
-    if options.get("break_symmetry"):
+    if keywords.get("break_symmetry"):
         raise TilesatError(UNIQUE_REFUSAL)
-    found, reason, stats = _first(instance, 2, method, **options)
+    return answer_unique(instance, *find_request(method, keywords))
+
+
+def answer_unique(instance: Instance, request: FindRequest, options: SatOptions,
+                  progress: Callable | None = None) -> Result:
+    """:func:`check_unique` for a request already made (the command line's)."""
+    if request.break_symmetry:
+        raise TilesatError(UNIQUE_REFUSAL)
+    found, reason, stats = find(instance, 2, request, options, progress)
     if stats.get("stopped") and len(found) < 2:
         return _result("unknown", found, None, stats, instance)
     verdict = {0: "none", 1: "unique", 2: "multiple"}[len(found)]
@@ -147,9 +186,10 @@ def check_unique(instance: Instance, method: str = "auto", **options) -> Result:
 
 
 def iter_tilings(instance: Instance, limit: int | None = None, **options) -> Iterator[Tiling]:
-    """Every tiling of the instance (up to ``limit``), each verified.  With
-    ``timeout``, :class:`~tilesat.running.control.TimedOut` ends the iteration when
-    the time is up (the tilings yielded before it stand)."""
+    """Every tiling of the instance (up to ``limit``), each verified; the keywords are
+    :class:`~tilesat.engines.sat.TilingSearch`'s.  With ``timeout``,
+    :class:`~tilesat.running.control.TimedOut` ends the iteration when the time is up
+    (the tilings yielded before it stand)."""
     with TilingSearch(instance, **options) as search:
         for n, t in enumerate(search, 1):
             yield t

@@ -38,14 +38,11 @@ from .plugins import EXTERNAL_PREFIX
 
 DEFAULT_SOLVER = "cadical195"
 
-#: CaDiCaL's options on open boards: the ones its binary's ``--sat`` sets
-#: (a configuration for satisfiable instances).  Measured (docs/benchmarks/
-#: hard-boards.md): on random-packing L4 boards (24-32 candidate placements per
-#: cell) the default run's time to two tilings is a lottery; with these
-#: options (and ladder, which ``auto`` picks in the same band:
-#: encodings.AUTO_LADDER_BAND) the median over 9 30x30 boards went from
-#: 13.4 s to 4.2 s.  The designed puzzles (at most 18 candidates a cell:
-#: propagation does the work) and pentomino puzzles (100+) are outside the band.
+#: CaDiCaL's options on open boards: the ones its binary's ``--sat`` sets (a
+#: configuration for satisfiable instances), which cut the time to two tilings
+#: of random-packing boards (24-32 candidate placements a cell) about 3x (docs/benchmarks/
+#: hard-boards.md).  Designed puzzles (propagation does the work)
+#: and pentomino puzzles (100+ candidates) are outside the band.
 OPEN_BOARD_OPTIONS = {"stabilizeonly": 1, "elimreleff": 10, "subsumereleff": 60}
 OPEN_BOARD_CANDIDATES = AUTO_LADDER_BAND  # mean candidate placements per open cell: above the first, up to the second
 
@@ -64,7 +61,7 @@ def default_options(name: str, mean_candidates: float) -> dict:
 # without paying for a process.  A solve that goes on moves with its solver
 # into a forked child (the fork copies the solver, learnt clauses and all),
 # where it runs in slices of CHILD_SLICE conflicts, doubling (few slices:
-# MEASUREMENTS.md, slicing at 20,000 conflicts cost 4-5x, at 200,000 nothing),
+# slicing at 20,000 conflicts cost 4-5x, at 200,000 nothing),
 # each reporting its conflicts; the parent waits and kills it at the
 # deadline or on Ctrl-C.  Formulas above IN_PROCESS_CLAUSES go to the child
 # at once: there even a few conflicts can take longer than Ctrl-C may wait.

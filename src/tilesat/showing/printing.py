@@ -271,14 +271,27 @@ def panels(draw: str, tilings: list[Tiling]) -> tuple[list[Tiling | None], list[
     return shown, (["puzzle"] if draw in ("puzzle", "both") else []) + (names if draw != "puzzle" else [])
 
 
-def save_drawings(instance: Instance, tilings: list[Tiling], *, svg=None, png=None, pdf=None, draw: str = "solution",
-                  pdf_draw: str = "both", cell: float | None = None, marked: set | None = None, title: str = "",
-                  notes: list[str] | tuple[str, ...] = ()) -> list:
-    """Write the pictures asked for: ``svg``/``png`` show ``draw``, ``pdf`` the
-    print layout's pages for ``pdf_draw``.  Returns the paths left unwritten
-    because there was nothing to draw (no tiling, and no puzzle asked)."""
+@dataclass(frozen=True)
+class Drawings:
+    """The pictures asked for: ``svg``/``png`` show ``draw`` (``cell`` pixels a
+    cell), ``pdf`` the print layout's pages for ``pdf_draw``."""
+
+    svg: object = None
+    png: object = None
+    pdf: object = None
+    draw: str = "solution"
+    pdf_draw: str = "both"
+    cell: float | None = None
+
+
+def save_drawings(instance: Instance, tilings: list[Tiling], drawings: Drawings, marked: set | None = None,
+                  title: str = "", notes: list[str] | tuple[str, ...] = ()) -> list:
+    """Write the pictures asked for (``title`` and ``notes``: the PDF's).  Returns the paths
+    left unwritten because there was nothing to draw (no tiling, and no puzzle asked)."""
     from .pictures import save_picture
 
+    svg, png, pdf, draw, pdf_draw, cell = (drawings.svg, drawings.png, drawings.pdf, drawings.draw, drawings.pdf_draw,
+                                           drawings.cell)
     skipped = []
     shown, titles = panels(draw, tilings)
     for path in (svg, png):
