@@ -18,7 +18,7 @@ from tilesat.model.board import Board
 from tilesat.running.control import TimedOut, time_limit
 from tilesat.model.placements import generate_placements
 from tilesat.engines.prune import prune
-from tilesat.engines.repair_sweep import RepairSweep, repair_sweep_tiling
+from tilesat.engines.repair_sweep import Reach, RepairSweep, repair_sweep_tiling
 from tilesat.engines.sweep import SweepStats
 from tilesat.model.tiling import Tiling
 
@@ -34,7 +34,7 @@ def test_a_repairing_sweep_finds_only_tilings_the_oracle_accepts(instance, sizes
     placements = generate_placements(instance)
     step, window = sizes
     alive = prune(placements).alive if pruned else None
-    chosen = repair_sweep_tiling(placements, alive=alive, step=step, window=window, radius=radius, grow=radius)
+    chosen = repair_sweep_tiling(placements, alive=alive, reach=Reach(step, window, radius, radius))
     if not truth:
         assert chosen is None  # nothing to find: it cannot make one up
         return
@@ -51,17 +51,17 @@ def test_a_failed_window_takes_back_the_pieces_near_it():
     instance = Instance(Board.rectangle(3, 8), parse_pieces("L4"))
     placements = generate_placements(instance)
     stats = SweepStats()
-    sweep = RepairSweep(placements, stats=stats, step=1, window=2, radius=1, grow=1)
+    sweep = RepairSweep(placements, stats=stats, reach=Reach(step=1, window=2, radius=1, grow=1))
     chosen = sweep.run()
     assert chosen is not None and oracle_checker(instance)(as_key(Tiling.from_placements(placements, chosen)))
     assert sweep.repairs == stats.repairs > 0 and not stats.gave_up
     # a strip with no tiling: it repairs, then gives up, having found nothing
     odd = Instance(Board.rectangle(1, 7), parse_pieces("I3"))
     stats = SweepStats()
-    assert RepairSweep(generate_placements(odd), stats=stats, step=1, window=2).run() is None
+    assert RepairSweep(generate_placements(odd), stats=stats, reach=Reach(step=1, window=2)).run() is None
     assert stats.gave_up
     with pytest.raises(ValueError):
-        RepairSweep(placements, step=2, window=2)
+        RepairSweep(placements, reach=Reach(step=2, window=2))
 
 
 def test_a_repairing_sweep_stopped_by_a_time_limit_resumes_from_what_it_kept():

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -56,18 +57,31 @@ CONFLICTS_PER_CELL = 15
 RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
 
 
+@dataclass(frozen=True)
+class Reach:
+    """How far a repairing sweep looks: it keeps ``step`` diagonals of each ``window``, and takes
+    back ``radius`` cells around a failed window's cells, ``grow`` more at each failure up to ``max_radius``."""
+
+    step: int = STEP
+    window: int = WINDOW
+    radius: int = RADIUS
+    grow: int = GROW
+    max_radius: int = MAX_RADIUS
+
+
 class RepairSweep:
     """A resumable sweep (the interface of :class:`tilesat.engines.sweep.Sweep`): a
     deadline or Ctrl-C in the middle of a window loses that window only."""
 
     def __init__(self, placements: Placements, encoding: str = "ladder", solver_name: str = DEFAULT_SOLVER,
-                 stats: SweepStats | None = None, alive: np.ndarray | None = None, step: int = STEP,
-                 window: int = WINDOW, radius: int = RADIUS, grow: int = GROW, max_radius: int = MAX_RADIUS,
+                 stats: SweepStats | None = None, alive: np.ndarray | None = None, reach: Reach = Reach(),
                  options: dict | None = None, restarts: tuple[str, ...] = RESTART_ENCODINGS):
+        step, window = reach.step, reach.window
         if not 0 < step < window:
             raise ValueError(f"a sweep keeps part of each window: 0 < step < window (step {step}, window {window})")
         self.placements, self.solver_name, self.options = placements, solver_name, dict(options or {})
-        self.step, self.window, self.radius0, self.grow, self.max_radius = step, window, radius, grow, max_radius
+        self.step, self.window, self.radius0, self.grow, self.max_radius = (step, window, reach.radius, reach.grow,
+                                                                            reach.max_radius)
         self.encodings = [encoding] + [e for e in restarts if e != encoding]
         self.stats = stats if stats is not None else SweepStats()
         self.geo = _Geometry(placements)
@@ -272,6 +286,6 @@ class RepairSweep:
 
 def repair_sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Callable | None = None,
                         stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER,
-                        alive: np.ndarray | None = None, **sizes) -> list[int] | None:
+                        alive: np.ndarray | None = None, reach: Reach = Reach()) -> list[int] | None:
     """The placement indices of a tiling found by a repairing sweep (:class:`RepairSweep`), or None."""
-    return RepairSweep(placements, encoding, solver_name, stats, alive, **sizes).run(progress)
+    return RepairSweep(placements, encoding, solver_name, stats, alive, reach).run(progress)
