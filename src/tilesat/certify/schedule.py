@@ -121,10 +121,8 @@ class Certified(Exception):
 
 
 #: The count runs alone for this long (at least) before the LP's child is
-#: forked: a count that ends sooner (most of them) never pays for the LP.
-#: Measured on 6x10 pentominoes (0.25-0.45 s, 2 busy cores): the LP started
-#: at once cost 20% (HiGHS's import, 0.2-0.3 s of CPU, beside the count);
-#: a child forked at once that slept through the count still cost 7% (30 ms).
+#: forked: a count that ends sooner (most of them) never pays for the LP, whose
+#: start (a fork, HiGHS's import) costs a short count a noticeable share.
 RACE_HEAD_START = 0.5
 #: HiGHS's import in a fresh child, added to the LP's estimate (lp_estimate leaves it out).
 LP_LOAD_SECONDS = 0.25

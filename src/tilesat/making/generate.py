@@ -28,10 +28,9 @@ Every grid (``grid``: square, triangle, hex, cube): the box is the grid's
 above depends on the grid but the regions' adjacency, which the grid gives
 (:meth:`tilesat.model.grids.Grid.edges`).
 
-Measured (2-core machine): the earlier method, a SAT call per round asking
-for a second tiling, took > 300 s on 40x40 L4 (and its SAT packing 58 s on
-60x60); this one takes about 1 s on 40x40 and 14 s on 60x60
-(``scripts/bench_generate.py``, docs/benchmarks/making.md).
+Why propagation and not a SAT call per round asking for a second tiling:
+it is hundreds of times faster on big boards (``scripts/bench_generate.py``,
+docs/benchmarks/making.md).
 """
 
 from __future__ import annotations

@@ -46,19 +46,14 @@ AUTO = "auto"
 DEFAULT_ENCODING = AUTO
 
 #: ``auto`` picks pairwise when the average open cell has at most this many
-#: candidate placements, else commander.  Measured (docs/benchmarks/
-#: encodings.md): on tight boards (L-Panel puzzles 6-9, dominoes 4, the X torus
-#: 5) the time is building and loading the formula and pairwise, the
-#: smallest without auxiliary variables, is 1.2-1.8x faster; from about 10
-#: (L-trominoes on an open board: 10-12) CaDiCaL needs commander's
-#: auxiliaries to search well (64x64 L-trominoes: 0.19 s against 5.4 s).
+#: candidate placements, else commander: on tight boards the time goes into
+#: building and loading the formula, and pairwise is the smallest; from about 10
+#: candidates CaDiCaL needs commander's auxiliary variables to search well
+#: (docs/benchmarks/encodings.md).
 AUTO_PAIRWISE_UP_TO = 9.0
-#: ... and ladder on open boards, above 20 and up to 60 candidates a cell
-#: (random-packing boards of L4, P5, mixed sets: 24-38), where CaDiCaL also gets
-#: its --sat options (solvers.default_options).  Measured (docs/benchmarks/
-#: hard-boards.md): 30x30 L4 boards, check-unique, median of 9: commander 13.4 s,
-#: commander with the options 6.1 s, ladder with them 4.2 s and the steadiest.
-#: Pentomino puzzles (100+) keep commander.
+#: ... and ladder on open boards (random packings: 24-38 candidates a cell), where
+#: CaDiCaL also gets its --sat options (solvers.default_options): the fastest and
+#: steadiest there (docs/benchmarks/hard-boards.md).  Pentomino puzzles (100+) keep commander.
 AUTO_LADDER_BAND = (20.0, 60.0)
 
 
