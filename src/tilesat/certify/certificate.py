@@ -899,8 +899,3 @@ def bound_certificate(instance: Instance, objective: str, lp: PackLP, target: in
     return attempt(Y, M, D)
 
 
-def certificate_reason(instance: Instance, placements: Placements) -> str | None:
-    """For engines that only need the reason (count, list): the sentence of
-    a checked certificate when the gated check finds one, else None."""
-    cert = quick_check(instance, placements)
-    return cert.sentence() if cert is not None else None

@@ -183,9 +183,9 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
     """list --out FILE --checkpoint C: unit by unit, each unit's tilings written
     and pushed to the disk before its record; a resume cuts the file back to
     the end of the last recorded unit (a unit cut short is listed again)."""
-    from ..running.checkpoint import Checkpoint, instance_digest
+    from ..running.checkpoint import Checkpoint
     from ..questions.count import CHECKPOINT_UNITS, UnitListing, choose_list_method
-    from ..model.instance import format_instance
+    from ..model.instance import instance_digest
 
     if out is None:
         raise TilesatError("--checkpoint needs --out FILE: the tilings are written there, unit by unit")
@@ -196,7 +196,7 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
         raise TilesatError("--checkpoint lists every tiling to --out: it cannot go with --limit, --svg or --png")
     if method == "auto":
         method, _ = choose_list_method(instance, options)  # what a checkpoint records: the method that ran
-    identity = {"instance": instance_digest(format_instance(instance)), "method": method,
+    identity = {"instance": instance_digest(instance), "method": method,
                 "out": os.path.realpath(out)}
     book = Checkpoint(checkpoint, "list", identity).open()
     if not book.exists:

@@ -129,12 +129,6 @@ def _codes(instance: Instance, area: int):
     return stride, offset, field, cap, saturate, codes
 
 
-def _digits(offset, field, codes):
-    """digits[c, k]: rule k's digit in code c (0 for uncounted rules)."""
-    c = np.arange(codes, dtype=np.int64)[:, None]
-    return (c >> offset) & field
-
-
 def make_plan(instance: Instance, placements: Placements | None = None) -> Plan:
     if placements is None:
         placements = generate_placements(instance)

@@ -15,6 +15,7 @@ blocked).  Lines starting with ``;`` are comments anywhere.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -343,3 +344,9 @@ def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = 
         lines.append(f"wrap: {instance.board.wrap}")
     lines.extend(instance.board.rows_text())
     return "\n".join(lines) + "\n"
+
+
+def instance_digest(instance: Instance) -> str:
+    """SHA-256 of the instance in canonical form (comments and layout ignored): what a
+    DIMACS file, a proof and a checkpoint record to recognise their instance."""
+    return hashlib.sha256(format_instance(instance).encode()).hexdigest()

@@ -410,10 +410,10 @@ def count(instance: Instance, request: CountRequest, options: SatOptions,
         return result
     run = _Count(job, engine, result, report, approx, t0)
     if request.checkpoint is not None:
-        from ..model.instance import format_instance
-        from ..running.checkpoint import Checkpoint, instance_digest
+        from ..model.instance import instance_digest
+        from ..running.checkpoint import Checkpoint
 
-        identity = {"instance": instance_digest(format_instance(instance)), "method": engine.name,
+        identity = {"instance": instance_digest(instance), "method": engine.name,
                     "up_to_symmetry": request.up_to_symmetry}
         run.book = Checkpoint(request.checkpoint, "count", identity).open()  # refused here, before any work
     try:

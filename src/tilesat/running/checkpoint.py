@@ -20,7 +20,6 @@ than the run that wrote it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
@@ -40,10 +39,6 @@ MAX_BYTES = 256 << 20
 
 class CheckpointError(TilesatError):
     """A checkpoint that cannot be used: damaged, or made by another run."""
-
-
-def instance_digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _line(data: dict) -> str:

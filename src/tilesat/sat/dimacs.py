@@ -13,7 +13,6 @@ verdict (with ``--block``: whether the blocked tiling is the only one).
 from __future__ import annotations
 
 import gzip
-import hashlib
 import lzma
 import re
 from dataclasses import dataclass
@@ -26,17 +25,12 @@ from .. import __version__
 from .encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, compile_formula
-from ..model.instance import Instance, format_instance
+from ..model.instance import Instance, instance_digest
 from ..model.placements import Placements, generate_placements
 from ..model.tiling import Tiling, tiling_from_model
 from ..certify.verify import problems, verify_tiling
 
 CHUNK = 65536  # clauses formatted at a time
-
-
-def instance_digest(instance) -> str:
-    """SHA-256 of the instance in canonical form (comments and layout ignored)."""
-    return hashlib.sha256(format_instance(instance).encode()).hexdigest()
 
 
 def open_text(path: str | Path, mode: str) -> IO[str]:

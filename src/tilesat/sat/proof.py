@@ -40,12 +40,12 @@ from ..running import memory
 from ..certify.certificate import (
     BoundCertificate, Certificate, CertificateError, check_bound_certificate, check_certificate,
 )
-from .dimacs import blocking_clause, dimacs_nvars, instance_digest, parse_dimacs, write_dimacs
+from .dimacs import blocking_clause, dimacs_nvars, parse_dimacs, write_dimacs
 from .encodings import ENCODINGS
 from ..errors import TilesatError
 from ..running.inputs import read_bytes
 from .formula import CARD_ENCODINGS, compile_formula
-from ..model.instance import Instance, format_instance, load_instance, parse_instance
+from ..model.instance import Instance, format_instance, instance_digest, load_instance, parse_instance
 from .objectives import OBJECTIVES, better_than, compile_packing
 from ..model.placements import generate_placements
 from .symbreak import named_breaking
