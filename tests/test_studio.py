@@ -131,7 +131,7 @@ def test_bad_instance_is_400_with_the_clis_line(url, tmp_path):
     ({"instance": "pieces: L4\n" + ("." * 60 + "\n") * 60}, 400, "at most 2,500"),
     ({"instance": ("." * 60 + "\n") * 60, "options": {"pieces": "L4"}}, 400, "at most 2,500"),  # pieces given apart
     ({"instance": "pieces: L4\n....\n", "extra": 1}, 400, "unknown field"),
-    ({"instance": "grid: hex\npieces: dihex\n. .\n . .\n"}, 400, "square boards only; this one is on the hex grid"),
+    ({"instance": "grid: cube\npieces: dicube\n..\n"}, 400, "triangle and hex boards; this one is on the cube grid"),
 ])
 def test_refused_requests(url, body, status, says):
     response = httpx.post(f"{url}/api/check-unique", json=body, timeout=30)

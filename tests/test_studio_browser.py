@@ -333,3 +333,43 @@ def test_print_downloads_the_puzzle_page_and_the_solution_page(url, browser, tmp
     # the puzzle page shows the board empty, the solution page its tiles: different pictures
     pages = [pdf[k].render(scale=1).to_pil().convert("L") for k in range(2)]
     assert pages[0].tobytes() != pages[1].tobytes()
+
+
+HEXAGON = "grid: hex\npieces: trihexes\n  . . .\n . . . .\n. . # . .\n . . . .\n  . . .\n"  # 311 tilings
+LOZENGES = "grid: triangle\npieces: diamond\n ^v^v^\n^v^v^v^\nv^v^v^v\n v^v^v\n"  # 20 tilings
+
+
+@pytest.mark.parametrize("text, cells", [(HEXAGON, 18), (LOZENGES, 24)])
+def test_triangle_and_hex_boards_load_draw_and_edit_by_clicks(url, browser, text, cells):
+    browser.get(url + "/")
+    settled_verdict(browser)
+    _load_text(browser, text)
+    assert settled_verdict(browser) == "multiple"
+    kind = parse_instance(text).board.grid
+    assert Select(browser.find_element(By.ID, "grid")).first_selected_option.get_attribute("value") == kind
+    shown = parse_instance(instance_text(browser))  # written in the grid's own layout: the same board
+    assert shown.board.grid == kind and (shown.board.open == parse_instance(text).board.open).all()
+    polygons = browser.find_elements(By.CSS_SELECTOR, "#board svg polygon.cell:not(.blocked)")
+    assert len(polygons) == cells and browser.find_elements(By.CSS_SELECTOR, "#picture svg .tile")
+
+    # a click blocks a cell: the board the page writes has one open cell fewer, and its verdict is the CLI's
+    r, c = polygons[0].get_attribute("data-r"), polygons[0].get_attribute("data-c")
+    polygons[0].click()
+    verdict = settled_verdict(browser)
+    edited = parse_instance(instance_text(browser))
+    assert edited.board.area == shown.board.area - 1
+    assert verdict == check_unique(edited).verdict == "none"  # the cells no longer a multiple of the piece's
+    assert "blocked" in cell(browser, r, c).get_attribute("class")
+    cell(browser, r, c).click()  # opened again
+    assert settled_verdict(browser) == "multiple"
+    assert parse_instance(instance_text(browser)).board.area == shown.board.area
+
+
+def test_switching_to_hexagons_gives_a_board_with_tilings(url, browser):
+    browser.get(url + "/")
+    settled_verdict(browser)
+    Select(browser.find_element(By.ID, "grid")).select_by_value("hex")
+    verdict = settled_verdict(browser)
+    text = instance_text(browser)
+    assert "grid: hex" in text and "pieces: dihex" in text
+    assert verdict == check_unique(parse_instance(text)).verdict != "error"

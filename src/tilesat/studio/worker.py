@@ -208,7 +208,7 @@ def cli_command():
 
 def _too_many_cells(argv: list[str], max_cells: int) -> bool:
     """The studio's board-size limit, checked before the command runs (says why on stderr);
-    and its one grid: the page edits square boards only."""
+    and its grids: the page edits square, triangle and hex boards (cube boards: the command line)."""
     if "instance.txt" not in argv:
         return False
     from ..errors import TilesatError
@@ -219,8 +219,8 @@ def _too_many_cells(argv: list[str], max_cells: int) -> bool:
         instance = parse_instance(read_instance_text("instance.txt"), **overrides)
     except (TilesatError, ValueError):
         return False  # the command says what is wrong with it
-    if not instance.board.is_square:
-        print(f"error: the studio edits square boards only; this one is on the {instance.board.grid} grid "
+    if instance.board.grid not in ("square", "triangle", "hex"):
+        print(f"error: the studio edits square, triangle and hex boards; this one is on the {instance.board.grid} grid "
               "(use the tilesat command line)", file=sys.stderr)
         return True
     cells = instance.board.ncells

@@ -8,6 +8,8 @@ const ORIENTATIONS = ["free", "one-sided", "fixed"];
 const DEBOUNCE_MS = 300;
 
 const state = {
+  grid: "square",              // or "triangle", "hex" (cube boards stay file-only: the command line)
+  shift: 0,                    // triangle: cell (r, c) points up when r + c + shift is even
   rows: 6, cols: 6, wrap: "none",
   blocked: new Set(),          // "r,c"
   items: [{ name: "L4", orient: "free", count: "" }],  // the pieces: header, item by item
@@ -40,19 +42,53 @@ function piecesText() {
 function instanceText() {
   const lines = [...state.comments, "pieces: " + piecesText()];
   for (const [name, rows] of Object.entries(state.shapes)) lines.push(`shape: ${name} ${rows.join("/")}`);
+  if (state.grid !== "square") lines.push("grid: " + state.grid);
   if (state.wrap !== "none") lines.push("wrap: " + state.wrap);
   for (let r = 0; r < state.rows; r++) {
-    let row = "";
-    for (let c = 0; c < state.cols; c++) row += state.blocked.has(r + "," + c) ? "#" : ".";
-    lines.push(row);
+    const chars = [];
+    for (let c = 0; c < state.cols; c++)
+      chars.push(state.blocked.has(r + "," + c) ? "#" : state.grid === "triangle" ? (up(r, c) ? "^" : "v") : ".");
+    // hex: two characters a hexagon, each row one character right of the one above (a rhombus)
+    lines.push(state.grid === "hex" ? " ".repeat(r) + chars.join(" ") : chars.join(""));
   }
   return lines.join("\n") + "\n";
+}
+
+function up(r, c) { return (r + c + state.shift) % 2 === 0; }
+
+const ROW_CHARACTERS = { square: /^[.#]+$/, triangle: /^[.#^v ]+$/, hex: /^[.# ]+$/ };
+
+function boardCells(grid, rows) {
+  // the layout's rows -> {rows, cols, shift, open: Set "r,c"}: the grids' own rules (tilesat.model.grids);
+  // a space (no cell) becomes a blocked cell, which is the same board
+  const open = new Set();
+  let shift = 0, first = null, cols = 0, low = Infinity;
+  const cells = [];
+  rows.forEach((text, r) => [...text].forEach((ch, p) => {
+    if (ch === " ") return;
+    if (grid === "hex") {
+      if (first === null) first = (p - r) % 2;
+      if ((p - r - first) % 2) throw new Error(`row ${r + 1}: a hexagon between two others: two characters a cell`);
+      cells.push([r, (p - r - first) / 2, ch]);
+    } else {
+      if (grid === "triangle" && first === null && "^v".includes(ch)) { first = 1; shift = (((r + p) % 2 === 0) === (ch === "^")) ? 0 : 1; }
+      cells.push([r, p, ch]);
+    }
+  }));
+  cells.forEach(([, c]) => { low = Math.min(low, c); });
+  if (grid !== "hex" || !cells.length) low = 0;
+  for (const [r, c, ch] of cells) {
+    cols = Math.max(cols, c - low + 1);
+    if (ch !== "#") open.add(r + "," + (c - low));
+  }
+  if (grid === "triangle") shift = (shift + low) % 2;
+  return { rows: rows.length, cols, shift, open };
 }
 
 function parseInstance(text) {
   // the parts the page edits; the server's parser has the last word on anything else
   const grid = [], shapes = {}, comments = [];
-  let pieces = null, wrap = "none";
+  let pieces = null, wrap = "none", kind = "square";
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line.startsWith(";")) comments.push(line);  // kept: written back at the top of the file
@@ -62,6 +98,10 @@ function parseInstance(text) {
       const [key, value] = [header[1].toLowerCase(), header[2].trim()];
       if (key === "pieces") pieces = value;
       else if (key === "wrap") wrap = value;
+      else if (key === "grid") {
+        if (!(value in ROW_CHARACTERS)) throw new Error(`grid: ${value} boards are edited with the command line (the studio edits square, triangle and hex)`);
+        kind = value;
+      }
       else if (key === "shape") {
         const m = value.match(/^(\S+)\s+(\S+)$/);
         if (!m) throw new Error("shape: give NAME ROW/ROW/…");
@@ -69,28 +109,75 @@ function parseInstance(text) {
       }
       continue;
     }
-    if (!/^[.#]+$/.test(line)) throw new Error(`not a grid row: '${line}'`);
-    grid.push(line);
+    grid.push(raw.replace(/\s+$/, ""));  // leading spaces place triangle and hex rows
   }
   if (!grid.length) throw new Error("no grid rows");
-  if (grid.some((row) => row.length !== grid[0].length)) throw new Error("rows of different lengths");
+  const rows = kind === "square" ? grid.map((row) => row.trim()) : grid;
+  const bad = rows.find((row) => !ROW_CHARACTERS[kind].test(row));
+  if (bad !== undefined) throw new Error(`not a ${kind} grid row: '${bad}'`);
+  if (kind === "square" && rows.some((row) => row.length !== rows[0].length)) throw new Error("rows of different lengths");
   if (pieces === null) throw new Error("no 'pieces:' header");
   const items = pieces.split(",").map((s) => s.trim()).filter(Boolean).map((s) => {
     const m = s.match(/^([A-Za-z][A-Za-z0-9_-]*)(?:\/([a-z-]+))?(?::(.+))?$/);
     if (!m) throw new Error(`piece item '${s}': use NAME[/ORIENT][:COUNT]`);
     return { name: m[1], orient: m[2] || "free", count: m[3] || "" };
   });
+  const board = boardCells(kind, rows);
   const blocked = new Set();
-  grid.forEach((row, r) => [...row].forEach((ch, c) => { if (ch === "#") blocked.add(r + "," + c); }));
-  Object.assign(state, { rows: grid.length, cols: grid[0].length, wrap, blocked, items, shapes, comments });
+  for (let r = 0; r < board.rows; r++) for (let c = 0; c < board.cols; c++) if (!board.open.has(r + "," + c)) blocked.add(r + "," + c);
+  Object.assign(state, { grid: kind, shift: board.shift, rows: board.rows, cols: board.cols, wrap, blocked, items, shapes, comments });
 }
 
 // -- the board ---------------------------------------------------------------------------
 
 let painting = null;  // while the pointer is down: true = blocking, false = unblocking
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function cellPoints(r, c, size) {
+  // a triangle or a hexagon's corners, as the pictures draw them (pointy-top hexagons, axial cells)
+  if (state.grid === "triangle") {
+    const h = size * Math.sqrt(3) / 2, x = c * size / 2;
+    return up(r, c) ? [[x, (r + 1) * h], [x + size / 2, r * h], [x + size, (r + 1) * h]]
+      : [[x, r * h], [x + size, r * h], [x + size / 2, (r + 1) * h]];
+  }
+  const radius = size / Math.sqrt(3), w = size;
+  const cx = w * (c + r / 2) + w / 2, cy = radius * 1.5 * r + radius;
+  return [...Array(6).keys()].map((k) => [cx + radius * Math.cos(Math.PI / 180 * (60 * k - 30)),
+    cy + radius * Math.sin(Math.PI / 180 * (60 * k - 30))]);
+}
+
+function drawShapedBoard(board) {
+  // triangle and hex boards: an SVG of polygons, each a .cell with data-r/data-c as the square cells have
+  const across = state.grid === "hex" ? state.cols + state.rows / 2 : state.cols / 2 + 0.5;
+  const size = Math.max(12, Math.min(48, Math.floor(560 / Math.max(across, 1))));
+  const svg = document.createElementNS(SVG_NS, "svg");
+  let width = 0, height = 0;
+  for (let r = 0; r < state.rows; r++) for (let c = 0; c < state.cols; c++) {
+    const points = cellPoints(r, c, size);
+    points.forEach(([x, y]) => { width = Math.max(width, x); height = Math.max(height, y); });
+    const cell = document.createElementNS(SVG_NS, "polygon");
+    cell.setAttribute("points", points.map((p) => p.map((v) => v.toFixed(1)).join(",")).join(" "));
+    cell.setAttribute("class", "cell" + (state.blocked.has(r + "," + c) ? " blocked" : ""));
+    cell.dataset.r = r; cell.dataset.c = c;
+    cell.setAttribute("role", "gridcell");
+    svg.appendChild(cell);
+  }
+  svg.setAttribute("width", Math.ceil(width) + 1); svg.setAttribute("height", Math.ceil(height) + 1);
+  board.style.gridTemplateColumns = ""; board.style.gridAutoRows = "";
+  board.className = "shaped";
+  board.replaceChildren(svg);
+}
+
 function drawBoard() {
   const board = $("board");
+  $("grid").value = state.grid;
+  $("wrap").disabled = state.grid !== "square";
+  if (state.grid !== "square") {
+    drawShapedBoard(board);
+    $("rows").value = state.rows; $("cols").value = state.cols; $("wrap").value = state.wrap;
+    return;
+  }
   const size = Math.max(10, Math.min(36, Math.floor(560 / Math.max(state.rows, state.cols))));
   board.style.gridTemplateColumns = `repeat(${state.cols}, ${size}px)`;
   board.style.gridAutoRows = size + "px";
@@ -143,6 +230,15 @@ function resize() {
 $("rows").addEventListener("change", resize);
 $("cols").addEventListener("change", resize);
 $("wrap").addEventListener("change", () => { state.wrap = $("wrap").value; drawBoard(); changed(); });
+//: A grid's first pieces when the page switches to it (square pieces do not fit the others).
+const GRID_PIECES = { square: "L4", triangle: "diamond", hex: "dihex" };
+$("grid").addEventListener("change", () => {
+  state.grid = $("grid").value;
+  state.shift = 0; state.wrap = "none";
+  state.items = [{ name: GRID_PIECES[state.grid], orient: "free", count: "" }];
+  state.shapes = {};
+  drawBoard(); drawPalette(); changed();
+});
 $("clear-board").addEventListener("click", () => { state.blocked.clear(); drawBoard(); changed(); });
 $("invert-board").addEventListener("click", () => {
   const all = new Set();
