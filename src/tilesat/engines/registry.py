@@ -27,7 +27,7 @@ BUILTIN = {
     "native": "tilesat.engines.compiled:NATIVE",
     "pfaffian": "tilesat.engines.compiled:PFAFFIAN",
     "frontier": "tilesat.engines.compiled:FRONTIER",
-    "xcc": "tilesat.engines.xcc:XCC",
+    "xcc": "tilesat.engines.xcc_engine:XCC",
     "portfolio": "tilesat.engines.portfolio:PORTFOLIO",
     "lexleader": "tilesat.engines.lexleader:LEXLEADER",
 }

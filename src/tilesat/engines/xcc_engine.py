@@ -1,0 +1,110 @@
+"""The compiled exact cover (:mod:`.xcc`) as an engine for tilesat's own
+instances (``--method xcc``): every open cell an item covered once, each piece
+rule a shape used within its count range, its placements the options.
+
+Kept apart from :mod:`.xcc` so that counting a BurrTools file
+(:mod:`tilesat.questions.burrtools`) imports the cover and its C search only.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterator
+
+import numpy as np
+
+from .base import Context, Engine, Unit
+from .xcc import Cover, _i32
+
+
+def placements_cover(placements, forced: tuple[int, ...] = ()) -> tuple[Cover, np.ndarray] | None:
+    """The placements as a Cover (every open cell fixed, each piece rule a
+    shape with its count range) and the placement of each option; with
+    ``forced`` placements, the cover left once they are down (None when they
+    overlap or exceed a piece's count)."""
+    instance = placements.instance
+    board = instance.board
+    taken = np.zeros(board.ncells, bool)
+    used = np.zeros(len(instance.rules), np.int64)
+    for p in forced:
+        cells = placements.cells_of(int(p))
+        if taken[cells].any():
+            return None
+        taken[cells] = True
+        used[int(placements.rule[p])] += 1
+    lo = np.array([r.min for r in instance.rules], np.int64) - used
+    hi = np.array([r.max if r.max != float("inf") else len(placements) + 1 for r in instance.rules], np.int64) - used
+    if (hi < 0).any():
+        return None
+    sizes = np.diff(placements.indptr)
+    rule = placements.rule.astype(np.int64)
+    keep = hi[rule] > 0
+    if taken.any() and placements.cells.size:
+        hit = np.add.reduceat(taken[placements.cells].astype(np.int64), placements.indptr[:-1]) > 0
+        keep &= ~(hit & (sizes > 0))
+    left = board.open_cells[~taken[board.open_cells]]
+    column = np.full(board.ncells, -1, np.int64)
+    column[left] = np.arange(left.size)
+    index = np.flatnonzero(keep)
+    ptr = np.zeros(index.size + 1, np.int64)
+    np.cumsum(sizes[index], out=ptr[1:])
+    cells = column[placements.cells[np.repeat(keep, sizes)]]
+    cover = Cover(np.ones(left.size, np.uint8), _i32(ptr), _i32(cells), _i32(rule[index]), _i32(np.maximum(lo, 0)),
+                  _i32(hi))
+    return cover, index
+
+
+def _run_sliced(search, max_sols: int = 0) -> str:
+    """Run the search in slices of POLL_SECONDS, so that the run's deadline and
+    the watchers (the LP raced beside a count) act between them."""
+    from ..running.control import POLL_SECONDS, wait_step
+
+    while True:
+        status = search.run(max_sols, time.monotonic() + POLL_SECONDS)
+        if status != "timeout":
+            return status
+        wait_step()  # raises TimedOut, or what a watcher raises
+
+
+class XccEngine(Engine):
+    """The compiled exact cover (:mod:`tilesat.engines.xcc`): counts a unit
+    without listing when no symmetry but the identity is asked about; every
+    grid, every piece count (ranges included)."""
+
+    name = "xcc"
+    questions = frozenset({"count", "list"})
+    enumerates = True
+    summary = "the compiled exact cover (piece count ranges, every grid)"
+
+    def count_unit(self, ctx: Context, unit: Unit, on_tiling: Callable[[], None] = lambda: None,
+                   limit: int | None = None) -> list[int]:
+        if not ctx.identity_only(unit) or limit is not None:
+            return super().count_unit(ctx, unit, on_tiling, limit)
+        made = placements_cover(ctx.placements, unit.forced)
+        if made is None:
+            return [0] * len(unit.syms)
+        search = made[0].search()
+        search.reset(np.zeros(0, np.int32))
+        _run_sliced(search)
+        return [int(search.count)] * len(unit.syms)
+
+    def tilings(self, ctx: Context, forced: tuple[int, ...] | None, limit: int | None) -> Iterator[np.ndarray]:
+        yield from ctx.checked(self._covers(ctx, tuple(forced or ())), limit, disjoint=True)
+
+    def _covers(self, ctx: Context, forced: tuple[int, ...]) -> Iterator[np.ndarray]:
+        made = placements_cover(ctx.placements, forced)
+        if made is None:
+            return
+        cover, index = made
+        search = cover.search()
+        search.reset(np.zeros(0, np.int32))
+        forced_array = np.asarray(forced, np.int64)
+        while True:
+            status = _run_sliced(search, 256)
+            for options in search.take_solutions():
+                yield np.concatenate([index[np.asarray(options, np.int64)], forced_array])
+            if status != "paused":
+                return
+
+
+XCC = XccEngine()
