@@ -87,7 +87,7 @@ def main() -> None:
     if args.one:
         one(args.one[0], int(args.one[1]))
         return
-    burrtxt = args.burrtxt or shutil.which("burrTxt")
+    burrtxt = shutil.which(args.burrtxt or "burrTxt")
     if burrtxt is None:
         print("burrTxt not found (give --burrtxt PATH or put it on PATH): timing tilesat alone", file=sys.stderr)
     files = sorted({f for p in args.paths for f in ([p] if p.is_file() else sorted(p.rglob("*.xmpuzzle")))})

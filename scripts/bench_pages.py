@@ -57,6 +57,10 @@ PAGES = [
      "`tilesat explain` on an author's draft (a generated puzzle with black groups reopened): the "
      "backbone algorithms against the naive way (one solver call per tile), and the whole explanation "
      "with its repair. The guide's [Explaining a board](../guide/explain.md) says how it works."),
+    ("burrtools", "BurrTools files: tilesat against burrTxt",
+     "Every cube-grid problem of public BurrTools files counted by BurrTools' own command-line solver "
+     "`burrTxt` and by tilesat (`scripts/bench_burrtools.py`), whole processes side by side, counts "
+     "compared. The guide's [BurrTools files](../guide/burrtools.md) says how tilesat counts them."),
     ("tools", "Other figures",
      "The studio's overhead per request, Golomb's construction at 4096x4096, the fuzzer's rate, "
      "the run controller's cost, and a benchmark family through `compare`."),

@@ -210,3 +210,17 @@ def test_the_commands_read_a_burrtools_file(tmp_path):
     assert run.stderr.decode().startswith("error: ") and run.stderr.count(b"\n") == 1 and b"variable voxel" in run.stderr
     run = tilesat("count", str(FILES / "rotations.xmpuzzle:7"))
     assert run.returncode == 2 and b"no problem 7" in run.stderr
+
+
+def test_the_benchmark_counts_without_burrtxt_and_says_so(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    script = FILES.parent.parent / "scripts" / "bench_burrtools.py"
+    out = tmp_path / "t.json"
+    run = subprocess.run([sys.executable, str(script), str(FILES / "copies-and-twins.xmpuzzle"), "--burrtxt",
+                          str(tmp_path / "no-burrTxt"), "--json", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0 and "burrTxt not found" in run.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r[3], r[2]) for r in rows] == [(1, "-"), (3, "-")]  # tilesat's counts; no peer's

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engines.xcc import Cover, Element, make_cover, with_symmetry
+from ..engines.xcc import Cover, Element, with_symmetry
 from ..errors import TilesatError
 from ..model.xmpuzzle import FILLED, GRID_NAMES, BurrPuzzle, BurrShape
 
@@ -61,6 +61,13 @@ def _normal(coords: np.ndarray, colours: np.ndarray) -> tuple:
     the two are the same up to translation."""
     low = coords.min(axis=0)
     return tuple(sorted(zip(map(tuple, (coords - low).tolist()), colours.tolist())))
+
+
+def _normal_bytes(coords: np.ndarray, labels: np.ndarray) -> bytes:
+    """:func:`_normal` as bytes, for shapes of many voxels (the result's symmetry test)."""
+    moved = coords - coords.min(axis=0)
+    order = np.lexsort((labels, moved[:, 2], moved[:, 1], moved[:, 0]))
+    return np.column_stack([moved[order], labels[order]]).astype(np.int64).tobytes()
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,7 +121,7 @@ def burr_cover(puzzle: BurrPuzzle, which: int | str | None = None, keep_mirror: 
             if a < 63 and b < 63:
                 allowed[a + 1, b + 1] = True
 
-    options: list[tuple[int, list[int], list[int]]] = []
+    opt_shape, opt_cells, opt_colours, opt_sizes = [], [], [], []  # per orientation: its options
     lo, hi, names, parts, orients = [], [], [], [], []
     for k, part in enumerate(problem.parts):
         shape = puzzle.shapes[part.shape]
@@ -133,8 +140,7 @@ def burr_cover(puzzle: BurrPuzzle, which: int | str | None = None, keep_mirror: 
         orients.append(set(seen))
         if part.max == 0:
             continue
-        placed: set[tuple] = set()
-        for orient in seen:
+        for orient in seen:  # distinct orientations at distinct places: distinct options
             offs = np.array([c for c, _ in orient], np.int64)
             cols = np.array([c for _, c in orient], np.int64)
             room = box - offs.max(axis=0)
@@ -148,26 +154,30 @@ def burr_cover(puzzle: BurrPuzzle, which: int | str | None = None, keep_mirror: 
             if idx.size:
                 ok2 = allowed[cols[None, :], rcol[idx]].all(axis=1)
                 idx = idx[ok2]
-            for row in idx.tolist():
-                key = tuple(sorted(zip(row, cols.tolist())))
-                if key in placed:
-                    continue
-                placed.add(key)
-                options.append((k, [c for c, _ in key], [c for _, c in key]))
+            if idx.size:
+                order = np.argsort(idx, axis=1, kind="stable")  # each option's cells ascending
+                opt_shape.append(np.full(len(idx), k, np.int64))
+                opt_cells.append(np.take_along_axis(idx, order, axis=1).ravel())
+                opt_colours.append(cols[order].ravel())
+                opt_sizes.append(np.full(len(idx), idx.shape[1], np.int64))
     fixed = (rs == FILLED).astype(np.uint8)
     volume = [len(next(iter(o))) for o in orients]
     min_vol = sum(v * p.min for v, p in zip(volume, problem.parts))
     max_vol = sum(v * p.max for v, p in zip(volume, problem.parts))
     max_holes = problem.max_holes if (problem.max_holes is not None and min_vol != max_vol) else -1
-    cover = make_cover(fixed, options, lo, hi, max_holes)
+    ptr = np.zeros(sum(map(len, opt_sizes)) + 1, np.int64)
+    np.cumsum(np.concatenate(opt_sizes or [np.zeros(0, np.int64)]), out=ptr[1:])
+    joined = [np.concatenate(a or [np.zeros(0, np.int64)]).astype(np.int32) for a in (opt_cells, opt_shape, opt_colours)]
+    cover = Cover(fixed, ptr.astype(np.int32), joined[0], joined[1], np.asarray(lo, np.int32), np.asarray(hi, np.int32),
+                  joined[2], max_holes)
 
     # the result's symmetries: maps of the grid that lay it on itself, states and colours included
-    key = _normal(rc, rs * 64 + rcol)
+    key = _normal_bytes(rc, rs * 64 + rcol)
     rot_maps, mirror_maps = [], []
     for maps, out in ((ROTATIONS, rot_maps), (MIRRORS, mirror_maps)):
         for m in maps:
             image = rc @ m.T
-            if _normal(image, rs * 64 + rcol) != key:
+            if _normal_bytes(image, rs * 64 + rcol) != key:
                 continue
             moved = image - image.min(axis=0)
             out.append(lookup[tuple(moved.T)])
