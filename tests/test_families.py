@@ -18,6 +18,7 @@ from tilesat.model.instance import parse_instance
 from tilesat.questions.pack import pack
 from tilesat.questions.solve import check_unique
 from tilesat.model.tiling import Tiling
+from tilesat.sat.options import SatOptions
 from tilesat.certify.verify import verify_tiling
 
 SMALL = {"lpanel": "6,8", "hard-packing": "6x8", "mutilated": "2,4,6", "pentomino-rectangles": "3",
@@ -68,7 +69,7 @@ def test_export_family_writes_what_it_says_and_the_answers_are_tilesats(tmp_path
 def test_metadata_sizes_are_the_written_files_whatever_the_encoding(tmp_path):
     for encoding in ("native", "commander", "auto"):
         out = tmp_path / encoding
-        write_family("packing", [(5, 5)], out, encoding=encoding)
+        write_family("packing", [(5, 5)], out, options=SatOptions(encoding))
         for name in ("packing-5x5-optimum", "packing-5x5-beyond"):
             meta = json.loads((out / f"{name}.json").read_text())
             nvars, clauses = read_dimacs(out / meta["cnf"])

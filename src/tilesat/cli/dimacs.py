@@ -15,6 +15,7 @@ from ..running.inputs import read_json, read_text
 from ..sat.formula import DEFAULT_CARD, compile_formula
 from ..model.instance import Instance
 from ..model.placements import generate_placements
+from ..sat.options import SatOptions
 from ..sat.proof import ProofError, verify_proof
 from ..questions.solve import Result
 from ..model.tiling import Tiling
@@ -162,7 +163,7 @@ def export_family_cmd(
 
     parsed = parse_sizes(sizes, name)
     err = _err()
-    index = write_family(name, parsed, out, seed=seed, piece=piece, force=force, encoding=encoding, card=card,
+    index = write_family(name, parsed, out, seed=seed, piece=piece, force=force, options=SatOptions(encoding, card=card),
                          progress=lambda message: err.print(f"making {message}", markup=False) if err.is_terminal else None)
     for item in index:
         exp = item["expected"]

@@ -35,12 +35,13 @@ import numpy as np
 from .. import __version__
 from ..model.board import Board
 from ..sat.dimacs import open_text, write_dimacs
-from ..sat.encodings import DEFAULT_ENCODING, check_encoding
+from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
 from ..sat.formula import DEFAULT_CARD, compile_formula
 from ..model.instance import Instance, format_instance, parse_instance, parse_pieces
 from ..model.placements import generate_placements
 from ..model.tiling import Tile, Tiling
+from ..sat.options import SatOptions
 from ..certify.verify import verify_tiling
 
 FAMILIES = ("lpanel", "hard-packing", "mutilated", "pentomino-rectangles", "packing")
@@ -253,13 +254,11 @@ def member_formula(instance: Instance, at_least: int | None, encoding: str = DEF
 
 
 def write_family(family: str, sizes: list[tuple[int, int]], out: Path, *, seed: int = 1, piece: str | None = None,
-                 force: bool = False, progress: Callable[[str], None] | None = None, **formula) -> list[dict]:
+                 force: bool = False, progress: Callable[[str], None] | None = None,
+                 options: SatOptions = SatOptions()) -> list[dict]:
     """Write the family into ``out`` (created if need be); the metadata of each member.
-    ``formula``: the ``encoding`` and ``card`` of its DIMACS files."""
-    encoding, card = formula.pop("encoding", DEFAULT_ENCODING), formula.pop("card", DEFAULT_CARD)
-    if formula:
-        raise TypeError(f"write_family: unknown keywords {', '.join(formula)}")
-    check_encoding(encoding)
+    ``options``: the ``encoding`` and ``card`` of its DIMACS files."""
+    encoding, card = options.encoding, options.card
     _piece(family, piece)
     names = member_names(family, sizes)
     targets = [out / f"{n}{ext}" for n in names for ext in (".cnf", ".json")] + [out / INDEX.format(family=family)]
