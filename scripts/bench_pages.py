@@ -30,6 +30,15 @@ PAGES = [
      "portfolio's members and the open-board defaults were chosen, and the Polyomino Tiler's "
      "heuristics measured one by one. The guide's [Hard boards](../guide/hard-boards.md) says how "
      "the sweep and `--jobs` work."),
+    ("hard-families", "Hard boards of every shape: tilesat against CP-SAT by family",
+     "check-unique on 15 families of boards made differently (`scripts/hard_families.py`: packings in "
+     "row-major, random, spiral and breadth-first order, clustered holes, random blocked cells, designed "
+     "puzzles; L4, L3, T4, P5, mixed sets, pentominoes with counts; 40x40 to 100x100), one row per family, "
+     "tilesat `--jobs 1` against OR-Tools CP-SAT with 1 worker on the report set, and the tuning-set "
+     "measurement behind `auto`'s choice. The target (every family: median ratio at most 0.5, worst board "
+     "at most 1.0) is not reached on every family: the notes under the first table say where, by how much "
+     "and what was tried. The rows for `--jobs 8` against 8 workers are not measured. The guide's "
+     "[Hard boards](../guide/hard-boards.md) says how the look-ahead, the colourings and the repairing sweep work."),
     ("peers", "Against the tools people use today",
      "tilesat's defaults against OR-Tools CP-SAT (the exact-cover model of the published L-Panel "
      "solver) and the `xcover` package (dancing links), in one process, everything from the instance "

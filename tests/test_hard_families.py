@@ -3,18 +3,27 @@ family's board has the verdict it claims (the brute-force oracle decides), a see
 makes the same board again, and the tuning and report seeds differ.
 (Random blocked cells: no verdict is claimed; the benchmark compares the tools'.)"""
 
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
-from test_property import oracle
+from test_property import _args, as_key, oracle, oracle_checker
 
+from tilesat import check_unique
 from tilesat.certify.colourings import colouring_certificate
+from tilesat.certify.oracle import TooHard, brute_force_tilings
 from tilesat.model.placements import generate_placements
+from tilesat.questions.solve import choose_search_method
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+ROOT = Path(__file__).resolve().parent.parent
+#: The measurement auto's find rule rests on (scripts/ablation_families.py, tuning set).
+MEASURED = ROOT / "docs" / "benchmarks" / "data" / "hard-families" / "02-auto-sweep-or-sat.json"
+ENGINE_OF = {"one CDCL run + look-ahead": "sat", "repairing sweep + look-ahead": "sweep"}
+
+sys.path.insert(0, str(ROOT / "scripts"))
 from hard_families import FAMILIES, REPORT_SEEDS, TUNING_SEEDS, count_range  # noqa: E402
 
 SMALL = 8  # the oracle decides 8x8 boards of every family in well under a second
@@ -48,3 +57,36 @@ def test_a_small_board_of_each_family_has_the_verdict_it_claims(name):
 def test_count_ranges():
     assert count_range("+-2", 5) == (3, 7) and count_range("+-2", 1) == (0, 3)
     assert count_range("loose", 5) == (1, 12) and count_range("loose", 0) == (0, 2)
+
+
+@pytest.mark.slow  # the boards at full size: about 20 s on a loaded 2-core machine
+def test_auto_picks_the_measured_winner_on_each_family():
+    # within 25% of the faster median (two boards per family cannot tell closer); a
+    # family where both ran past the limit is a tie
+    table = json.loads(MEASURED.read_text())
+    methods = [ENGINE_OF[c] for c in table["columns"][1:]]
+    for row in table["rows"]:
+        medians = dict(zip(methods, (float(cell.split(":")[0]) for cell in row[1:])))
+        instance, _ = FAMILIES[row[0]].board(TUNING_SEEDS[0])
+        chosen = choose_search_method(instance)[0]
+        assert medians[chosen] <= 1.25 * min(medians.values()), (row[0], chosen, medians)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_auto_on_small_boards_of_each_family_agrees_with_the_oracle(name, monkeypatch):
+    # made 8x8 and with the size thresholds at 0, so that auto takes the path it takes
+    # at full size (look-ahead, colourings, the sweep or one SAT run) where the oracle can judge
+    monkeypatch.setattr("tilesat.engines.auto.SWEEP_MIN_AREA", 0)
+    monkeypatch.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+    family = replace(FAMILIES[name], size=SMALL)
+    for seed in TUNING_SEEDS[:3]:
+        instance, _ = family.board(seed)
+        try:
+            truth = brute_force_tilings(*_args(instance), cap=2)
+        except TooHard:
+            continue  # some random blocked boards: the brute force cannot decide them in time
+        result = check_unique(instance)
+        assert result.verdict == {0: "none", 1: "unique"}.get(len(truth), "multiple"), (name, seed)
+        assert result.stats["method"] == ("sat" if family.counts else "sweep"), (name, seed)
+        accepts = oracle_checker(instance)
+        assert all(accepts(as_key(t)) for t in result.tilings)

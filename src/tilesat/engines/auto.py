@@ -107,7 +107,10 @@ RULES = (
                       "are no (more)")
          if job.instance.board.area >= SWEEP_MIN_AREA and sweep_problem(job.instance) is None
          and not any(r.bounded for r in job.instance.rules) else None,
-         "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s"),
+         "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s; "
+         "on 11 families of 40x40-100x100 boards made differently the sweep was faster on 9, one run on one "
+         "(L3+P5 packed breadth-first: 16.5 s against 19.0 s), neither within 30 s on pentominoes with counts "
+         "(docs/benchmarks/hard-families.md)"),
     Rule("find", "sat", "otherwise", lambda job: "pieces that may repeat: SAT"),
     # --- count
     Rule("count", "blocking", "when --solver is given",

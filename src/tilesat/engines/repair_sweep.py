@@ -25,7 +25,6 @@ of every window.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
@@ -36,7 +35,7 @@ from ..running.control import deadline, sigint_held
 from ..sat.encodings import get_encoding
 from ..model.placements import Placements
 from ..sat.solvers import DEFAULT_SOLVER, _conflicts, _raw_add_clause, solve_quietly
-from .sweep import BUDGET_PER_CELL, MIN_BUDGET, STEP, WINDOW, SweepStats, _Geometry
+from .sweep import BUDGET_PER_CELL, MIN_BUDGET, STEP, WINDOW, Stepping, SweepStats, _Geometry
 
 #: The neighbourhood taken back around a failed window's cells, in cells
 #: (Chebyshev distance); it grows by GROW at each failure until the front moves.
@@ -69,7 +68,7 @@ class Reach:
     max_radius: int = MAX_RADIUS
 
 
-class RepairSweep:
+class RepairSweep(Stepping):
     """A resumable sweep (the interface of :class:`tilesat.engines.sweep.Sweep`): a
     deadline or Ctrl-C in the middle of a window loses that window only."""
 
@@ -105,20 +104,6 @@ class RepairSweep:
         self.width, self.radius = self.window, self.radius0
         self.attempt_repairs = 0
         self.conflicts_at_start = self.stats.conflicts
-
-    def run(self, progress: Callable | None = None, pause_wider_than: int | None = None) -> list[int] | None:
-        """The placement indices of a tiling, or None when the sweep gives up
-        (which proves nothing) or, with ``pause_wider_than``, pauses before a
-        window that much wider (``done`` stays False).  Not verified here: the caller does."""
-        t0 = time.perf_counter()
-        try:
-            while not self.done:
-                if pause_wider_than is not None and self.width > pause_wider_than:
-                    return None
-                self._step(progress)
-            return self.chosen
-        finally:
-            self.stats.seconds += time.perf_counter() - t0
 
     def _step(self, progress) -> None:
         geo, f = self.geo, self.f

@@ -226,7 +226,35 @@ def _solve(placements: Placements, formula: tuple[list, int], extra: list, budge
         return model[model > 0]
 
 
-class Sweep:
+class Stepping:
+    """What both sweeps share: :meth:`run` steps until a tiling is found or the
+    sweep gives up (``done``, ``chosen``), its time added to ``stats``; each
+    sweep's ``_step`` solves one window."""
+
+    done: bool
+    chosen: list[int] | None
+    width: int
+    stats: SweepStats
+
+    def run(self, progress: Callable | None = None, pause_wider_than: int | None = None) -> list[int] | None:
+        """The placement indices of a tiling, or None when the sweep gives up
+        (which proves nothing) or, with ``pause_wider_than``, pauses before a
+        window that much wider (``done`` stays False).  Not verified here: the caller does."""
+        t0 = time.perf_counter()
+        try:
+            while not self.done:
+                if pause_wider_than is not None and self.width > pause_wider_than:
+                    return None
+                self._step(progress)
+            return self.chosen
+        finally:
+            self.stats.seconds += time.perf_counter() - t0
+
+    def _step(self, progress) -> None:
+        raise NotImplementedError
+
+
+class Sweep(Stepping):
     """A sweep over one instance's placements, resumable: a deadline or
     Ctrl-C in the middle of a window loses that window only, and
     :meth:`run` goes on from the steps kept so far (the search lets the LP
@@ -247,20 +275,6 @@ class Sweep:
         self.width = window
         self.done = False  # a tiling found, or given up
         self.chosen: list[int] | None = None
-
-    def run(self, progress: Callable | None = None, pause_wider_than: int | None = None) -> list[int] | None:
-        """The placement indices of a tiling, or None when the sweep gives up
-        (which proves nothing) or, with ``pause_wider_than``, pauses before a
-        window that much wider (``done`` stays False).  Not verified here: the caller does."""
-        t0 = time.perf_counter()
-        try:
-            while not self.done:
-                if pause_wider_than is not None and self.width > pause_wider_than:
-                    return None
-                self._step(progress)
-            return self.chosen
-        finally:
-            self.stats.seconds += time.perf_counter() - t0
 
     def _step(self, progress) -> None:
         geo, f, covered = self.geo, self.f, self.covered
