@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Annotated, Optional
 
 import typer
@@ -22,13 +22,23 @@ from .common import CardOpt, ForceOpt, check_outputs, _err, _load, _out, friendl
 DIRECTORY_TIMEOUT = 60.0  # a family has hard members: each run gets a limit unless one is given
 
 
+@dataclass(frozen=True)
+class Reports:
+    """compare's files besides the table on stdout (None: not asked), and whether they may be overwritten."""
+
+    csv_out: Optional[Path] = None
+    json_out: Optional[Path] = None
+    plot_out: Optional[Path] = None
+    force: bool = False
+
+
 #: compare's files besides the table on stdout.
 REPORTS = Group({
     "csv_out": (Annotated[Optional[Path], typer.Option("--csv", help="Also write every cell as CSV here.")], None),
     "json_out": (Annotated[Optional[Path], typer.Option("--json", help="Also write every cell as JSON here.")], None),
     "plot_out": (Annotated[Optional[Path], typer.Option("--plot", help="Also draw solve times per encoding and solver (PNG, SVG); with a directory, a cactus plot: instances solved against time.")], None),
     "force": (ForceOpt, False),
-}, lambda v: SimpleNamespace(**v))
+}, lambda v: Reports(**v))
 
 
 @app.command("compare")
@@ -42,7 +52,7 @@ def compare_cmd(
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Runs per cell; the median is shown, with min and max.")] = 1,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help=f"Seconds per run; a run past it is shown as a timeout (default with a directory: {DIRECTORY_TIMEOUT:g}).")] = None,
     card: CardOpt = DEFAULT_CARD,
-    reports: SimpleNamespace = REPORTS,
+    reports: Reports = REPORTS,
 ):
     """Run every encoding x solver on the instances; show sizes, times and verdicts.
 

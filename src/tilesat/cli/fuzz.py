@@ -6,7 +6,7 @@ import json
 import os
 import shlex
 from pathlib import Path
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Annotated, Optional
 
 import typer
@@ -26,12 +26,22 @@ from .common import (
 EXIT_DISAGREE = 1
 
 
+@dataclass(frozen=True)
+class FuzzReport:
+    """Where fuzz reports: the folder for a disagreement's files (None: fuzz-SEED), JSON on stdout,
+    and whether that folder's files may be replaced."""
+
+    out: Optional[Path] = None
+    json_out: bool = False
+    force: bool = False
+
+
 #: where fuzz reports: a disagreement's files, JSON on stdout.
 REPORT = Group({
     "out": (Annotated[Optional[Path], typer.Option("--out", help="Directory for a disagreement's instance.txt, formula.cnf and report.txt (default: fuzz-SEED).")], None),
     "json_out": (Annotated[bool, typer.Option("--json", help="Print a JSON summary (seed, examples, answers, the disagreement) instead of the text.")], False),
     "force": (Annotated[bool, typer.Option("--force", help="Write into an existing non-empty --out directory (its instance.txt, formula.cnf and report.txt are replaced).")], False),
-}, lambda v: SimpleNamespace(**v))
+}, lambda v: FuzzReport(**v))
 
 
 @app.command("fuzz")
@@ -44,7 +54,7 @@ def fuzz_cmd(
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Seed of the random instances (printed at the start; the same seed draws the same instances).")] = None,
     max_cells: Annotated[int, typer.Option("--max-cells", min=1, help="Largest board, in cells (rows x columns; each at most 8).")] = DEFAULT_MAX_CELLS,
     grid: Annotated[str, typer.Option("--grid", help=f"Draw boards on these grids (comma-separated): {', '.join(FUZZ_GRIDS)}, or all.")] = "square",
-    report: SimpleNamespace = REPORT,
+    report: FuzzReport = REPORT,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds the whole run may take; then exit 124 with the number of examples checked.")] = None,
 ):
     """Differential testing: random boards and piece sets; every encoding x solver must agree
