@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from tilesat.certify.oracle import TooHard, brute_force_tilings
 from test_property import _args, instances
 
-from tilesat.engines import enumerator
+from tilesat.engines import _bitboard, enumerator
 from tilesat import verify_tiling
 from tilesat.questions.count import count_tilings
 from tilesat.model.instance import parse_instance
@@ -45,9 +45,15 @@ def test_l_trominoes_2x3n(n):
 
 
 def test_boards_beyond_one_word():
-    # 2x33 = 66 cells: the any-size search on two words (L-trominoes: 2**11)
+    # 2x33 = 66 cells: the grid in one 128-bit word (L-trominoes: 2**11)
     inst = rect("L3", 2, 33)
-    assert not enumerator.build_tables(generate_placements(inst)).grid
+    tables = enumerator.build_tables(generate_placements(inst))
+    assert tables.grid and tables.kind == _bitboard.KIND_128
+    assert enumerator.count(inst) == 2**11
+    # the same strip in a 5x34 grid (170 cells): open cells only, on two 64-bit words
+    inst = parse_instance("pieces: L3\n" + "." * 33 + "#\n" + "." * 33 + "#\n" + "#" * 34 + "\n" * 1 + ("#" * 34 + "\n") * 2)
+    tables = enumerator.build_tables(generate_placements(inst))
+    assert not tables.grid and tables.kind == _bitboard.KIND_WORDS and tables.words == 2
     assert enumerator.count(inst) == 2**11
     # 9x8 = 72 cells with 8 blocked: 64 open cells, not the whole grid in a word
     inst = parse_instance("pieces: I2\n" + "#......#\n" * 8 + "........\n")
@@ -248,3 +254,72 @@ def test_counts_beyond_the_board_are_clamped():
     board = "........\n........\n"
     assert enumerator.count(parse_instance("pieces: I2:0..99999999999999999999\n" + board)) == 34
     assert enumerator.count(parse_instance("pieces: I2:99999999999999999999\n" + board)) == 0
+
+
+# --- a search split where it stands (issue 31) ----------------------------
+
+def count_split(tables, forced, excluded, pauses, general):
+    """The tilings holding ``forced`` and none of ``excluded``: the search run
+    for the next number of nodes in ``pauses``, then split where it stands and
+    each part counted the same way (recursively), until ``pauses`` runs out."""
+    search = enumerator.Search(tables, forced, general=general, excluded=excluded)
+    if not pauses:
+        return search.count()
+    found = search.core.run(pauses[0])
+    return found + sum(count_split(tables, f, e, pauses[1:], general) for f, e in search.split())
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances(), st.booleans(), st.lists(st.integers(0, 40), max_size=4))
+def test_a_search_split_where_it_stands_counts_like_the_oracle(instance, general, pauses):
+    grid, wrap, pieces = _args(instance)
+    try:
+        truth = brute_force_tilings(grid, wrap, pieces, node_limit=50_000)
+    except TooHard:
+        reject()
+    tables = enumerator.build_tables(generate_placements(instance))
+    assert count_split(tables, (), (), pauses, general) == len(truth)
+
+
+@settings(max_examples=30, deadline=None)
+@given(same_size_instances(), st.lists(st.integers(0, 30), min_size=1, max_size=3))
+def test_split_parts_are_disjoint_and_hold_every_tiling(instance, pauses):
+    P = generate_placements(instance)
+    tables = enumerator.build_tables(P)
+    whole = sorted(tuple(sorted(t.tolist())) for t in enumerator.Search(tables).batches())
+    search = enumerator.Search(tables)
+    search.core.run(pauses[0], 10**4)
+    first = [tuple(sorted(t)) for t in search.core.take()]
+    parts = [tuple(sorted(t.tolist())) for f, e in search.split() for t in enumerator.Search(tables, f, excluded=e).batches()]
+    assert sorted(first + parts) == whole  # no tiling twice, none lost
+    for f, e in search.split():
+        for t in enumerator.Search(tables, f, excluded=e).batches():
+            assert set(f) <= set(t.tolist()) and not set(e) & set(t.tolist())
+
+
+def test_excluded_placements_are_never_used():
+    inst = rect("pentominoes:1", 4, 15)
+    P = generate_placements(inst)
+    tables = enumerator.build_tables(P)
+    x = P.of_rule([r.name for r in inst.rules].index("X5"))
+    # without X's first placements, the tilings are those of the others
+    assert enumerator.Search(tables, excluded=x[:5]).count() == sum(enumerator.count(inst, P, forced=int(p)) for p in x[5:])
+
+
+def test_knuths_estimate_is_unbiased_on_a_small_tree():
+    """Random paths estimate the nodes closely; the tilings, rare leaves, only on average."""
+    inst = rect("pentominoes:1", 5, 12)
+    P = generate_placements(inst)
+    tables = enumerator.build_tables(P)
+    x = int(P.of_rule([r.name for r in inst.rules].index("X5"))[3])
+    exact = enumerator.Search(tables, x)
+    tilings = exact.count()
+    estimates = [enumerator.Search(tables, x).estimate(20_000, seed=seed) for seed in range(1, 6)]
+    for nodes, _ in estimates:
+        assert 0.85 * exact.nodes < nodes < 1.15 * exact.nodes
+    mean = sum(t for _, t in estimates) / len(estimates)
+    assert 0.5 * tilings < mean < 1.5 * tilings
+    started = enumerator.Search(tables, x)
+    started.run(10)
+    with pytest.raises(RuntimeError):
+        started.estimate(10)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ..running.control import TimedOut
 from ..engines.auto import method_help
@@ -73,16 +73,24 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
     """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
     instance = source.load()
     err = _err()
-    progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings"),
+    progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings{task.fields[expected]}"),
                         TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("units {task.completed}/{task.total}"),
-                        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(), console=err, disable=not err.is_terminal or as_json, transient=True)
+                        TimeElapsedColumn(), TextColumn("{task.fields[left]}"), console=err,
+                        disable=not err.is_terminal or as_json, transient=True)
     t0 = time.perf_counter()
     with progress, run_limit(sat.timeout):
-        task = progress.add_task("counting", total=None, tilings=0, rate=0.0)
+        task = progress.add_task("counting", total=None, tilings=0, rate=0.0, expected="", left="")
 
-        def report(tilings, done, total):
-            progress.update(task, tilings=tilings, completed=done, total=total,
-                            rate=tilings / max(time.perf_counter() - t0, 1e-9))
+        def report(tilings, done, total, forecast=None):
+            elapsed = max(time.perf_counter() - t0, 1e-9)
+            expected, left = "", ""
+            if forecast is not None:  # Knuth's estimates of the units left (tilesat.questions.balance)
+                expected = f" of ~{forecast['tilings']:,.0f}" if forecast.get("tilings") else ""
+                left = f"~{_duration(forecast['seconds_left'])} left (estimated)"
+            elif done and total:
+                left = f"{_duration(elapsed / done * (total - done))} left"
+            progress.update(task, tilings=tilings, completed=done, total=total, rate=tilings / elapsed,
+                            expected=expected, left=left)
 
         result = count(instance, request, sat, report)
     if as_json:
@@ -95,6 +103,12 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
         raise interrupted_exit()
     if result.timed_out:
         raise typer.Exit(EXIT_TIMEOUT)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
 
 
 def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int, split: bool = False) -> None:

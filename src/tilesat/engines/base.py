@@ -107,9 +107,41 @@ class Unit:
     forced: tuple[int, ...] = ()  # placements every tiling of this unit holds (a cube)
     syms: tuple[int, ...] = (0,)  # indices into the group: count the tilings each fixes
     weight: int = 1  # raw tilings = weight * fix(identity) (the orbit's size)
+    excluded: tuple[int, ...] = ()  # placements no tiling of this unit holds (a part of a split unit)
 
     def to_json(self) -> dict:
-        return {"forced": list(self.forced), "syms": list(self.syms), "weight": self.weight}
+        out = {"forced": list(self.forced), "syms": list(self.syms), "weight": self.weight}
+        if self.excluded:
+            out["excluded"] = list(self.excluded)
+        return out
+
+
+@dataclass
+class Outcome:
+    """What one run of a unit hands back (:meth:`Engine.run_within`): the tilings
+    each of its symmetries fixes among those it found, its seconds and search
+    nodes, and, when it stopped at its time budget, the work it left (``rest``:
+    (forced, excluded) pairs, each a unit with the same symmetries and weight)
+    with each part's estimated (nodes, tilings)."""
+
+    counts: list[int]
+    seconds: float
+    nodes: int | None = None
+    rest: list[tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
+    estimates: list[tuple[float, float] | None] = field(default_factory=list)
+
+    def as_tuple(self) -> tuple:
+        """Picklable in one piece (a pool's or Dask's result)."""
+        return (self.counts, self.seconds, self.nodes, self.rest, self.estimates)
+
+    @classmethod
+    def from_tuple(cls, t) -> "Outcome":
+        if isinstance(t, Outcome):
+            return t
+        counts, seconds = t[0], t[1]
+        if len(t) == 2:
+            return cls(list(counts), seconds)
+        return cls(list(counts), seconds, t[2], [(tuple(f), tuple(e)) for f, e in t[3]], list(t[4]))
 
 
 class Context:
@@ -151,23 +183,36 @@ class Context:
         counts = self.run(unit)
         return counts, time.perf_counter() - t
 
+    def run_within(self, unit: Unit, budget: float | None = None, seed: int = 1) -> tuple:
+        """The unit within a time ``budget`` (None: to the end), as an :class:`Outcome` tuple."""
+        return self.engine.run_within(self, unit, budget, seed)
+
+    def estimate(self, unit: Unit, probes: int, seed: int = 1) -> tuple[float, float] | None:
+        """The unit's estimated (nodes, tilings), or None when the engine cannot say."""
+        return self.engine.estimate_unit(self, unit, probes, seed)
+
     def enumerate(self, forced: tuple[int, ...] | None, limit: int | None = None) -> Iterator[np.ndarray]:
         """The chosen placement indices of each tiling holding ``forced`` (up to ``limit``)."""
         return self.engine.tilings(self, forced, limit)
+
+    def covers_once(self, chosen: np.ndarray, disjoint: bool = False) -> bool:
+        """Whether the placements cover each open cell once (the cheap check of every tiling
+        after an engine's first; ``disjoint``: they cannot overlap, only the area is checked)."""
+        if self._sizes[chosen].sum() != self.instance.board.area:
+            return False
+        return disjoint or np.unique(np.concatenate([self.placements.cells_of(int(i)) for i in chosen])).size == (
+            self.instance.board.area)
 
     def checked(self, stream: Iterator[np.ndarray], limit: int | None, disjoint: bool = False) -> Iterator[np.ndarray]:
         """An engine's tilings, checked: the first through the full checker, every later
         one for covering each open cell once (``disjoint``: its placements cannot overlap,
         as dancing links' options cannot); stops at ``limit`` (``exhausted`` then False)."""
-        P = self.placements
-        area = self.instance.board.area
         n = 0
         self.exhausted = True
         for chosen in stream:
             if n == 0:
-                verify_tiling(self.instance, Tiling.from_placements(P, chosen.tolist()))
-            elif self._sizes[chosen].sum() != area or not disjoint and (
-                    np.unique(np.concatenate([P.cells_of(int(i)) for i in chosen])).size != area):
+                verify_tiling(self.instance, Tiling.from_placements(self.placements, chosen.tolist()))
+            elif not self.covers_once(chosen, disjoint):
                 raise AssertionError(f"BUG: {self.engine.name} returned a non-tiling")
             n += 1
             yield chosen
@@ -192,7 +237,7 @@ class Engine:
     plans_units: bool = True  # False: counts by itself, not unit by unit (count_all)
     instead: dict = {}  # question -> the methods to use where this one cannot take the instance
     units_per_worker: int | None = None  # units a shared-out count plans per worker (None: the count's default)
-    units_in_one_child: bool = False  # a serial count runs every unit in one child, not a child per unit
+    splits: bool = False  # a unit can stop where it stands and hand back the rest (run_within, estimate_unit)
 
     #: The one line refusing ``--break-symmetry`` (None: it takes it).
     refuses_break_symmetry: str | None = "--break-symmetry adds lex-leader clauses to the SAT formula: use --method sat (or auto)"
@@ -243,6 +288,18 @@ class Engine:
                     fixed[j] += 1
             on_tiling()
         return fixed
+
+    def run_within(self, ctx: Context, unit: Unit, budget: float | None, seed: int = 1) -> tuple:
+        """The unit's counts within a time ``budget`` as an :class:`Outcome` tuple; an engine
+        that ``splits`` stops where it stands when the budget is spent and hands back the
+        rest, the others (this default) run to the end."""
+        if unit.excluded:
+            raise AssertionError(f"BUG: a unit with excluded placements given to {self.name}")
+        return Outcome(*ctx.timed_run(unit)).as_tuple()
+
+    def estimate_unit(self, ctx: Context, unit: Unit, probes: int, seed: int = 1) -> tuple[float, float] | None:
+        """The unit's estimated (search nodes, tilings), or None when the engine has no estimator."""
+        return None
 
     def count_all(self, job: Job, result, report: Callable[[int, int, int], None]) -> None:
         """The whole count, for an engine that does not count unit by unit

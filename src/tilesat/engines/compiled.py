@@ -1,24 +1,33 @@
-"""The engines whose search numba compiles: the enumerator (:mod:`.enumerator`),
-the Pfaffian for dominoes (:mod:`.pfaffian`) and the frontier dynamic
-programme (:mod:`.frontier`).  Described here, their code imported on first
+"""The compiled engines: the enumerator (:mod:`.enumerator`, C), the Pfaffian
+for dominoes (:mod:`.pfaffian`) and the frontier dynamic programme
+(:mod:`.frontier`), both numba.  Described here, their code imported on first
 use: importing numba takes half a second that a run choosing another engine
 (or ``--help``) should not pay.
 
-Their searches do not return to Python until they finish, so each runs in a
-forked child that the deadline and Ctrl-C can kill
-(:func:`tilesat.running.control.isolated`).
+The numba searches do not return to Python until they finish, so each runs in
+a forked child that the deadline and Ctrl-C can kill
+(:func:`tilesat.running.control.isolated`); the enumerator's C search runs in
+slices in the calling process (the deadline, Ctrl-C and a unit's time budget
+act between them), and a unit whose budget is spent stops where it stands
+and hands back the rest (:mod:`tilesat.questions.balance`).
 """
 
 from __future__ import annotations
 
 import importlib
+import time
 from typing import Callable, Iterator
 
 import numpy as np
 
+from ..certify.verify import verify_tiling
 from ..model.instance import Instance
-from ..running.control import call_in_child, isolated, isolated_stream
-from .base import Context, Engine, Unit
+from ..model.tiling import Tiling
+from ..running.control import call_in_child, isolated, isolated_stream, wait_step
+from .base import Context, Engine, Outcome, Unit
+
+#: Random paths per estimate of a unit's size (a millisecond or so on the record boards).
+PROBES = 300
 
 
 def _module(name: str):
@@ -27,14 +36,14 @@ def _module(name: str):
 
 class EnumeratorEngine(Engine):
     """The compiled enumerator: counts a unit without listing when no symmetry
-    but the identity is asked about, lists tilings otherwise."""
+    but the identity is asked about, lists tilings otherwise; in this process,
+    slice by slice."""
 
     name = "native"
     questions = frozenset({"count", "list"})
     enumerates = True
     summary = "the compiled enumerator"
-    # a fork per unit cost more than the search (6x10 pentominoes up to symmetry, 8 units: 0.43 s -> 0.27 s)
-    units_in_one_child = True
+    splits = True
 
     def problem(self, instance: Instance) -> str | None:
         return _module("enumerator").problem(instance)
@@ -44,13 +53,54 @@ class EnumeratorEngine(Engine):
 
     def count_unit(self, ctx: Context, unit: Unit, on_tiling: Callable[[], None] = lambda: None,
                    limit: int | None = None) -> list[int]:
-        if ctx.identity_only(unit):
-            # counted without listing; each symmetry fixes every tiling (more than one when a
-            # board map moves no placement: the half turn of a 1x2 board, found by tests/test_burnside.py)
-            count = _module("enumerator").count
-            return [isolated(count, ctx.instance, ctx.placements, unit.forced or None, what=self.name,
-                             preload=self.preload)] * len(unit.syms)
+        if limit is None:
+            return list(self.run_within(ctx, unit, None)[0])
         return super().count_unit(ctx, unit, on_tiling, limit)
+
+    def run_within(self, ctx: Context, unit: Unit, budget: float | None, seed: int = 1) -> tuple:
+        """Counted here in slices: without listing when each symmetry fixes every tiling (more
+        than one when a board map moves no placement: the half turn of a 1x2 board, found by
+        tests/test_burnside.py), else each tiling listed, checked and tested against each
+        symmetry; past the ``budget``, the search stops where it stands and hands back its
+        parts, each estimated."""
+        enumerator = _module("enumerator")
+        t0 = time.perf_counter()
+
+        def over() -> bool:
+            return budget is not None and time.perf_counter() - t0 > budget
+
+        tables = enumerator._tables(ctx.instance, ctx.placements)
+        search = enumerator.Search(tables, unit.forced, excluded=unit.excluded)
+        syms = ctx.symmetries(unit)
+        if ctx.identity_only(unit):
+            found = 0
+            while not search.done:
+                found += search.run()
+                wait_step()  # the deadline, and the count's watchers (the LP beside it)
+                if over():
+                    break
+            counts = [found] * len(syms)
+        else:
+            counts, n = [0] * len(syms), 0
+            for chosen in search.slices(over):
+                if n == 0:
+                    verify_tiling(ctx.instance, Tiling.from_placements(ctx.placements, chosen.tolist()))
+                elif not ctx.covers_once(chosen):
+                    raise AssertionError("BUG: native returned a non-tiling")
+                n += 1
+                for j, g in enumerate(syms):
+                    counts[j] += g is None or g.is_identity or bool(g.fixes(chosen))
+                if n % 1024 == 0:
+                    wait_step()
+        rest = [] if search.done else search.split()
+        estimates = [enumerator.Search(tables, f, excluded=e).estimate(PROBES, seed) for f, e in rest]
+        return Outcome(counts, time.perf_counter() - t0, search.nodes, rest, estimates).as_tuple()
+
+    def estimate_unit(self, ctx: Context, unit: Unit, probes: int, seed: int = 1) -> tuple[float, float]:
+        """Knuth's estimate: the mean over ``probes`` random paths from the unit's root."""
+        enumerator = _module("enumerator")
+        tables = enumerator._tables(ctx.instance, ctx.placements)
+        return enumerator.Search(tables, unit.forced, excluded=unit.excluded).estimate(probes, seed)
 
     def tilings(self, ctx: Context, forced: tuple[int, ...] | None, limit: int | None) -> Iterator[np.ndarray]:
         stream = isolated_stream(_module("enumerator").tilings, ctx.instance, ctx.placements, forced,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import os
 import signal
 import time
@@ -41,7 +42,7 @@ from ..certify.checks import obstruction, placement_check
 from ..certify.schedule import Certified, LpRace, check_mode
 from ..certify.verify import verify_tiling
 from ..engines.auto import choose
-from ..engines.base import Approx, Context, Engine, Job, Unit, refuse_unused
+from ..engines.base import Approx, Context, Engine, Job, Outcome, Unit, refuse_unused
 from ..engines.registry import check_takes, engine_for, engines, method_names
 from ..errors import TilesatError
 from ..model.footprint import check_memory
@@ -52,12 +53,13 @@ from ..running.processes import check_jobs, process_pool
 from ..model.symmetry import Symmetry, symmetry_group
 from ..model.tiling import Tiling
 from ..running.control import (
-    Deadline, TimedOut, in_child_process, load_before_fork, stream_from_child, time_limit, wait_step, watching,
+    Deadline, TimedOut, load_before_fork, stream_from_child, time_limit, wait_step, watching,
 )
 from ..sat.encodings import DEFAULT_ENCODING
 from ..sat.formula import resolve_encoding
 from ..sat.options import SatOptions
 from ..sat.solvers import DEFAULT_SOLVER
+from .balance import Backend, Ledger, drive, split_record
 
 METHODS = method_names("count")  # the built-ins and the plugins installed; a program may register more
 LIST_METHODS = method_names("list")
@@ -85,6 +87,7 @@ class CountResult:
     certificate_check: dict | None = None  # whether the LP ran, and what it found
     cluster: str | None = None  # "dask": the units ran as tasks on a Dask cluster of ``jobs`` workers
     resumed: int = 0  # units whose counts came from a checkpoint
+    splits: int = 0  # units split where they stood (their budget spent): their parts are units too
     unit_seconds: list | None = None  # per unit: the seconds it took (None: not run)
     grid: str = "square"  # the board's grid (the symmetry group's words)
 
@@ -105,7 +108,7 @@ class CountResult:
                 "encoding": self.encoding, "solver": self.solver, "reason": self.reason,
                 "certificate": self.certificate.to_json() if self.certificate is not None else None,
                 "certificate_check": self.certificate_check, "cluster": self.cluster, "resumed_units": self.resumed,
-                "seconds": round(self.seconds, 6)}
+                "splits": self.splits, "seconds": round(self.seconds, 6)}
 
 
 # --- which method ---------------------------------------------------------
@@ -287,6 +290,8 @@ def plan_units(placements: Placements, group: list[Symmetry] | None, split: bool
 UNITS_PER_WORKER = 20
 #: Units of a serial count with a checkpoint: what a crash can lose is one of them.
 CHECKPOINT_UNITS = 64
+#: Random paths per estimate of a unit's size (Knuth's estimator: a millisecond or so a unit).
+ESTIMATE_PROBES = 300
 
 _WORKER: Context | None = None
 
@@ -297,14 +302,8 @@ def _init_worker(ctx: Context) -> None:
     _WORKER = ctx
 
 
-def _run_units(ctx: Context, units: list[Unit], todo: list[int]) -> Iterator[tuple[int, list[int], float]]:
-    """(index, counts, seconds) of each unit of ``todo``, one after another (in one child, streamed back)."""
-    for i in todo:
-        yield (i, *ctx.timed_run(units[i]))
-
-
-def _run_in_worker(unit: Unit) -> tuple[list[int], float]:
-    return _WORKER.timed_run(unit)
+def _run_in_worker(unit: Unit, budget: float | None = None) -> tuple:
+    return _WORKER.run_within(unit, budget)
 
 
 def split_target(jobs: int, shared: bool, checkpoint: bool, engine: Engine, cluster: bool = False) -> int:
@@ -367,7 +366,10 @@ def count_tilings(instance: Instance, method: str = "auto", **keywords) -> Count
     The keywords are :class:`CountRequest`'s (``epsilon``, ``delta`` and
     ``seed`` for its ``approx``), :class:`~tilesat.sat.options.SatOptions`'
     (or ``options=`` one), and ``progress(tilings, units_done, units)``, called
-    as work advances.  Ctrl-C returns what was counted so far, as a lower bound;
+    as work advances; where the units are estimated (a native count shared out
+    or checkpointed) with a keyword ``forecast={"seconds_left": .., "tilings": ..}``
+    too, if it takes one: the time left and the expected raw total, from Knuth's
+    estimates (:mod:`tilesat.questions.balance`).  Ctrl-C returns what was counted so far, as a lower bound;
     a certificate found makes the count an exact 0; run again with the same
     checkpoint, the finished units are skipped."""
     return count(instance, *count_request(method, keywords))
@@ -402,7 +404,7 @@ def count(instance: Instance, request: CountRequest, options: SatOptions,
                          encoding=options.encoding if "encoding" in engine.uses else None,
                          solver=engine.solver_label(options) if "solver" in engine.uses else None,
                          grid=instance.board.grid)
-    report = progress or (lambda tilings, done, total: None)
+    report = _reporter(progress)
     if not engine.plans_units:
         with contextlib.suppress(TimedOut), time_limit(options.timeout):
             engine.count_all(job, result, report)
@@ -429,6 +431,20 @@ def count(instance: Instance, request: CountRequest, options: SatOptions,
         result.timed_out, result.exact = True, False
         result.seconds = time.perf_counter() - t0
         return result
+
+
+def _reporter(progress: Callable | None) -> Callable:
+    """``progress`` called with ``forecast=`` only where it takes that keyword: a
+    callback written for ``(tilings, done, total)`` keeps working."""
+    if progress is None:
+        return lambda tilings, done, total, **forecast: None
+    try:
+        params = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        params = ()
+    if any(p.name == "forecast" or p.kind is p.VAR_KEYWORD for p in params):
+        return progress
+    return lambda tilings, done, total, **forecast: progress(tilings, done, total)
 
 
 class _Count:
@@ -461,21 +477,31 @@ class _Count:
             result.up_to_symmetry = 0 if job.up_to_symmetry else None
             result.seconds = time.perf_counter() - self.t0
             return result
-        self.units = self._plan(placements, group)
-        result.units = len(self.units)
-        result.unit_seconds = [None] * len(self.units)
-        if self.cluster is None:
-            result.jobs = max(1, min(job.jobs, len(self.units)))  # a process per unit at most
-        self.fixed = [[0] * len(u.syms) for u in self.units]  # per unit, per symmetry in u.syms
-        self.done = [False] * len(self.units)
-        self.tilings = 0  # raw tilings of the finished units
-        self.tilings_now = 0  # and of the unit running now (one process)
+        units = self._plan(placements, group)
+        # estimates and budgets where a unit can be split where it stands and the split pays:
+        # units shared out, or a checkpoint (a crash loses at most one budget)
+        self.workers = self.cluster.workers if self.cluster is not None and self.cluster.address is not None \
+            else job.jobs
+        self.balanced = self.engine.splits and job.limit is None and (self.workers > 1 or self.book is not None)
+        if self.cluster is None and not self.balanced:
+            result.jobs = self.workers = max(1, min(job.jobs, len(units)))  # a process per unit at most
+        self.ledger = Ledger(units)
+        self.tilings_now = 0  # raw tilings of the settled units and of the unit running now (in this process)
         # forked workers inherit the context, placements included: nothing is generated twice
         self.ctx = Context(job.instance, self.engine, replace(job.options, encoding=encoding), group,
                            placements, self.approx)
-        self._resume()
-        self._run()
+        self.completed = False
+        try:
+            self._resume()
+            self._run()
+        finally:
+            result.units = len(self.ledger)
+            result.unit_seconds = list(self.ledger.seconds)
         return self._end(group)
+
+    @property
+    def units(self) -> list[Unit]:
+        return self.ledger.units
 
     def _plan(self, placements: Placements, group: list[Symmetry] | None) -> list[Unit]:
         if self.engine.whole:  # one computation: every symmetry's fixed tilings at once (tilesat.engines.burnside)
@@ -487,57 +513,67 @@ class _Count:
         self.target = split_target(workers, shared, self.book is not None, self.engine, cluster is not None)
         if self.book is not None:
             self.target = self.book.param("split", self.target)  # a resume plans the same units as the run it resumes
-        orbits = symmetry_group(placements) if group is None and self.target > 1 else None
-        return plan_units(placements, group, split=shared, target=self.target, orbits=orbits)
+        # an engine that splits units starts from the piece used once (the X pentomino), one
+        # unit per orbit of its placements: what the fast 6x10 solvers do
+        split = shared or self.engine.splits
+        orbits = symmetry_group(placements) if group is None and (self.target > 1 or split) else None
+        return plan_units(placements, group, split=split, target=self.target, orbits=orbits)
 
-    def finish(self, i: int, counts: list[int], seconds: float | None = None, record: bool = True) -> None:
-        self.fixed[i], self.done[i] = list(counts), True
-        unit = self.units[i]
-        if seconds is not None:
-            self.result.unit_seconds[i] = seconds
+    def progress(self) -> None:
+        extra = {}
+        if self.balanced:
+            seconds, total = self.ledger.forecast(self.workers)
+            if seconds is not None:
+                extra = {"forecast": {"seconds_left": seconds, "tilings": total}}
+        self.report(self.tilings_now, self.ledger.settled(), len(self.ledger), **extra)
+
+    def settle(self, i: int, outcome: Outcome, record: bool = True) -> None:
+        """Unit i came back: finished, or split where it stood (its parts join the ledger)."""
+        ledger, o = self.ledger, outcome
+        unit = ledger.units[i]
+        extra = {}
+        if o.rest:
+            first = len(ledger)
+            ledger.split(i, o.counts, o.rest, o.seconds, o.nodes, o.estimates)
+            extra = split_record(ledger, i, first)
+            self.result.splits += 1
+        else:
+            ledger.finish(i, o.counts, o.seconds, o.nodes)
         if record and self.book is not None:
-            self.book.add(i, unit, counts=list(counts), seconds=round(seconds, 6) if seconds is not None else None)
-        self.tilings += unit.weight * counts[0]  # syms[0] is the identity: all tilings
-        self.tilings_now = self.tilings
-        if self.tilings:
+            self.book.add(i, unit, counts=list(o.counts), seconds=round(o.seconds, 6), **extra)
+        self.tilings_now = ledger.tilings()
+        if self.tilings_now:
             self.race.lost("the count found tilings")
-        self.report(self.tilings, sum(self.done), len(self.units))
+        self.progress()
 
     def _resume(self) -> None:
-        book, units = self.book, self.units
+        book, ledger = self.book, self.ledger
         if book is not None:
-            previous = book.begin(units, plan_key(units), {"split": self.target})
-            for i, rec in previous.items():
-                counts = rec.get("counts")
-                if not (isinstance(counts, list) and len(counts) == len(units[i].syms)
-                        and all(isinstance(c, int) and c >= 0 for c in counts)):
-                    from ..running.checkpoint import CheckpointError
-
-                    raise CheckpointError(f"checkpoint {book.path}: damaged: unit {i}'s counts are not what it needs")
-                self.finish(i, counts, rec.get("seconds"), record=False)
-            self.result.resumed = len(previous)
-        self.todo = [i for i in range(len(units)) if not self.done[i]]
-        self.report(self.tilings, sum(self.done), len(units))
+            records = book.begin(ledger.units, plan_key(ledger.units), {"split": self.target}, grows=True)
+            self.result.resumed = ledger.replay(records, book.refuse)
+        if self.balanced:  # the estimates, here (a millisecond or so a unit), of the units without one
+            for i in ledger.pending():
+                ledger.set_estimate(i, self.ctx.estimate(ledger.units[i], ESTIMATE_PROBES, seed=i))
+        self.tilings_now = ledger.tilings()
 
     def _run(self) -> None:
         result, race = self.result, self.race
-        self.completed = False
         try:
+            self.progress()
             race.start()  # before the count: from here on, the count's waits look at the LP's pipe too
-            with watching(race.poll):
-                if not self.todo:
-                    pass  # every unit came from the checkpoint
-                elif self.cluster is not None:
+            with watching(race.poll), contextlib.ExitStack() as stack:
+                if self.cluster is not None:
                     result.cluster = "dask"
-                    self.cluster.run(self.ctx, self.units, self.todo, self.finish)
+                    backend = self.cluster.backend(self.ctx, len(self.ledger.pending()))
                     result.jobs = self.cluster.workers
-                elif result.jobs == 1 and self.engine.units_in_one_child and self.job.limit is None \
-                        and len(self.units) > 1 and not in_child_process():
-                    self._run_in_one_child()
-                elif result.jobs == 1:
-                    self._run_here()
+                elif self.workers > 1:
+                    load_before_fork(self.engine.preload)  # the workers inherit it
+                    backend = stack.enter_context(_Pool(self.workers, self.ctx))
                 else:
-                    self._run_in_pool()
+                    backend = _Serial(self)
+                drive(self.ledger, backend, self.workers, self.settle, budgets=self.balanced)
+            if self.job.limit is not None and not self.ctx.exhausted:
+                result.limited = True
             self.completed = True
         except Certified as e:  # the LP won: there is no tiling
             result.certificate, result.reason = e.certificate, str(e)
@@ -548,50 +584,10 @@ class _Count:
         finally:
             race.stop(self.completed)
 
-    def _run_in_one_child(self) -> None:
-        """Every unit in one child, each unit's counts streamed back as it ends: a fork
-        per unit costs more than the search of a small unit."""
-        load_before_fork(self.engine.preload)  # loaded here, inherited by the child
-        for i, counts, seconds in stream_from_child(_run_units, self.ctx, self.units, self.todo, what=self.engine.name):
-            self.finish(i, counts, seconds)
-
-    def _run_here(self) -> None:
-        for i in self.todo:
-            unit = self.units[i]
-
-            def one_more(weight=unit.weight):
-                # so far: the finished units, and this one's tilings (each
-                # stands for ``weight`` tilings, one per orbit member)
-                self.tilings_now += weight
-                self.race.lost("the count found a tiling")
-                self.report(self.tilings_now, sum(self.done), len(self.units))
-
-            t = time.perf_counter()
-            counts = self.ctx.run(unit, one_more, self.job.limit)
-            self.finish(i, counts, time.perf_counter() - t)
-        if self.job.limit is not None and not self.ctx.exhausted:
-            self.result.limited = True
-
-    def _run_in_pool(self) -> None:
-        load_before_fork(self.engine.preload)  # the workers inherit it
-        with process_pool(self.result.jobs, _init_worker, (self.ctx,)) as pool:
-            futures = {pool.submit(_run_in_worker, self.units[i]): i for i in self.todo}
-            try:
-                pending = set(futures)
-                while pending:
-                    finished, pending = wait(pending, timeout=wait_step(), return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        self.finish(futures[fut], *fut.result())
-            except BaseException:  # Ctrl-C, the deadline, the LP's certificate: the workers go at once
-                for proc in list(pool._processes.values()):
-                    proc.terminate()
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-
     def _end(self, group: list[Symmetry] | None) -> CountResult:
         result, race = self.result, self.race
         if self.completed and race.certificate is not None:  # it came at the count's end
-            if max(self.tilings, self.tilings_now):
+            if self.tilings_now:
                 raise AssertionError("BUG: the count found tilings where a checked certificate says there are none")
             result.certificate, result.reason = race.certificate, race.certificate.sentence()
         if result.certificate is not None:
@@ -599,13 +595,74 @@ class _Count:
             result.up_to_symmetry = 0 if group is not None else None
             result.seconds = time.perf_counter() - self.t0
             return result
-        result.count = max(self.tilings, self.tilings_now)
-        complete = all(self.done) and not result.interrupted and not result.timed_out and not result.limited
+        result.count = self.tilings_now
+        complete = self.ledger.complete and not result.interrupted and not result.timed_out and not result.limited
         result.exact = result.exact and complete
         if group is not None and complete:
-            result.up_to_symmetry = _classes(self.units, self.fixed, len(group), not self.engine.exact)
+            counted = self.ledger.counted()
+            result.up_to_symmetry = _classes([u for u, _ in counted], [c for _, c in counted], len(group),
+                                             not self.engine.exact)
         result.seconds = time.perf_counter() - self.t0
         return result
+
+
+class _Serial(Backend):
+    """The units in this process, one after another: an engine that splits runs each
+    within its budget (in slices); the others report each tiling as they list it, or
+    count in a forked child (:func:`tilesat.running.control.isolated`)."""
+
+    def __init__(self, run: _Count):
+        self.run = run
+        self.done: list = []
+
+    def start(self, i: int, unit: Unit, budget: float | None) -> None:
+        run = self.run
+        if run.engine.splits and run.job.limit is None:
+            self.done.append((i, run.ctx.run_within(unit, budget)))
+            return
+
+        def one_more(weight=unit.weight):
+            # so far: the settled units, and this one's tilings (each
+            # stands for ``weight`` tilings, one per orbit member)
+            run.tilings_now += weight
+            run.race.lost("the count found a tiling")
+            run.progress()
+
+        t = time.perf_counter()
+        counts = run.ctx.run(unit, one_more, run.job.limit)
+        self.done.append((i, (counts, time.perf_counter() - t)))
+
+    def ready(self) -> list:
+        done, self.done = self.done, []
+        return done
+
+
+class _Pool(Backend):
+    """The units on ``jobs`` forked worker processes (each inherits the count's
+    context); leaving kills them at once."""
+
+    def __init__(self, jobs: int, ctx: Context):
+        self.pool = process_pool(jobs, _init_worker, (ctx,))
+        self.capacity = jobs
+        self.futures: dict = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, *rest) -> None:
+        if kind is not None:  # Ctrl-C, the deadline, the LP's certificate: the workers go at once
+            for proc in list(self.pool._processes.values()):
+                proc.terminate()
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        else:
+            self.pool.shutdown()
+
+    def start(self, i: int, unit: Unit, budget: float | None) -> None:
+        self.futures[self.pool.submit(_run_in_worker, unit, budget)] = i
+
+    def ready(self) -> list:
+        finished, _ = wait(self.futures, timeout=wait_step(), return_when=FIRST_COMPLETED)
+        return [(self.futures.pop(f), f.result()) for f in finished]
 
 
 def _classes(units: list[Unit], fixed: list[list[int]], order: int, rounded: bool) -> int:

@@ -70,10 +70,12 @@ class Checkpoint:
         self.identity = identity  # instance digest, method, up_to_symmetry, ...
         self.header: dict | None = None
         self.records: dict[int, dict] = {}
+        self.in_order: list[dict] = []  # the same records as in the file (a count's splits add units in this order)
         self._valid_bytes = 0  # the length of the intact lines (a torn last line is cut off)
         self._file = None
 
-    def _refuse(self, why: str) -> CheckpointError:
+    def refuse(self, why: str) -> CheckpointError:
+        """The error refusing this checkpoint, saying ``why``."""
         return CheckpointError(f"checkpoint {self.path}: {why}")
 
     def open(self) -> "Checkpoint":
@@ -88,29 +90,31 @@ class Checkpoint:
         try:
             text = raw.decode()
         except UnicodeDecodeError:
-            raise self._refuse("damaged (not text); it is not a tilesat checkpoint or it was corrupted") from None
+            raise self.refuse("damaged (not text); it is not a tilesat checkpoint or it was corrupted") from None
         lines = text.split("\n")
         torn = lines.pop()  # "" when the file ends with a newline, else a record cut short by a crash
         if not lines:
-            raise self._refuse("damaged or not a checkpoint (no header line)")
+            raise self.refuse("damaged or not a checkpoint (no header line)")
         header = _parse(lines[0])
         if header is None or header.get("format") != FORMAT:
-            raise self._refuse("damaged or not a tilesat checkpoint (its first line is not a checkpoint header)")
+            raise self.refuse("damaged or not a tilesat checkpoint (its first line is not a checkpoint header)")
         if header.get("kind") != self.kind:
-            raise self._refuse(f"it is a checkpoint of `tilesat {header.get('kind')}`, not of `tilesat {self.kind}`")
+            raise self.refuse(f"it is a checkpoint of `tilesat {header.get('kind')}`, not of `tilesat {self.kind}`")
         for key, value in self.identity.items():
             if header.get(key) != value:
                 what = {"instance": "another instance", "method": "another method",
                         "up_to_symmetry": "a count with a different --up-to-symmetry"}.get(key, f"another {key}")
-                raise self._refuse(f"it was made for {what} ({key}: {_short(header.get(key))}, "
+                raise self.refuse(f"it was made for {what} ({key}: {_short(header.get(key))}, "
                                    f"here {_short(value)}); use another file or delete it")
         for n, line in enumerate(lines[1:], start=2):
             record = _parse(line)
             if record is None or not isinstance(record.get("unit"), int):
-                raise self._refuse(f"damaged at line {n}; delete it to start again")
+                raise self.refuse(f"damaged at line {n}; delete it to start again")
             i = record["unit"]
             if i in self.records and self.records[i] != record:
-                raise self._refuse(f"damaged at line {n}: unit {i} recorded twice with different results")
+                raise self.refuse(f"damaged at line {n}: unit {i} recorded twice with different results")
+            if i not in self.records:
+                self.in_order.append(record)
             self.records[i] = record
         self.header = header
         self._valid_bytes = len(raw) - len(torn.encode())
@@ -128,29 +132,34 @@ class Checkpoint:
             return default
         value = self.header.get(key, default)
         if type(value) is not int or not 1 <= value <= MAX_UNITS:
-            raise self._refuse(f"its header's {key!r} is not a number of units from 1 to {MAX_UNITS:,}; "
+            raise self.refuse(f"its header's {key!r} is not a number of units from 1 to {MAX_UNITS:,}; "
                                "use another file or delete it")
         return value
 
-    def begin(self, units: list, plan: str, params: dict) -> dict[int, dict]:
+    def begin(self, units: list, plan: str, params: dict, grows: bool = False) -> dict[int, dict] | list[dict]:
         """Start writing: a new file's header (with the plan's hash and its
         parameters), or check an old one's plan (and every record's unit).
-        Returns the records of the units already finished, by unit index."""
+        Returns the records of the units already finished, by unit index; with
+        ``grows`` (a count whose units split where they stand, adding units as
+        it goes: :class:`tilesat.questions.balance.Ledger` checks each record),
+        the records in the file's order."""
         if self.header is None:
             self.header = {"format": FORMAT, "kind": self.kind, **self.identity, **params, "plan": plan,
                            "units": len(units)}
             self._write_header()
         else:
             if self.header.get("plan") != plan or self.header.get("units") != len(units):
-                raise self._refuse("its units differ from this run's (made by another version of tilesat?); "
+                raise self.refuse("its units differ from this run's (made by another version of tilesat?); "
                                    "use another file or delete it")
             for i, record in self.records.items():
+                if grows:
+                    break
                 if not 0 <= i < len(units) or record.get("forced") != list(units[i].forced):
-                    raise self._refuse(f"damaged: the record of unit {i} does not match the plan")
+                    raise self.refuse(f"damaged: the record of unit {i} does not match the plan")
             with open(self.path, "r+b") as f:  # a torn last line goes before anything is appended
                 f.truncate(self._valid_bytes)
         self._file = open(self.path, "a")
-        return dict(self.records)
+        return list(self.in_order) if grows else dict(self.records)
 
     def _write_header(self) -> None:
         folder = self.path.parent if str(self.path.parent) else Path(".")
@@ -167,18 +176,21 @@ class Checkpoint:
                     os.unlink(tmp)
                 raise
         except OSError as e:
-            raise self._refuse(f"cannot write it: {e.strerror or e}") from None
+            raise self.refuse(f"cannot write it: {e.strerror or e}") from None
 
     def add(self, unit_index: int, unit, **results) -> None:
         """A finished unit's record, on the disk before this returns."""
         record = {"unit": unit_index, "forced": list(unit.forced), **results}
+        if getattr(unit, "excluded", ()):
+            record["excluded"] = list(unit.excluded)
         self.records[unit_index] = record
+        self.in_order.append(record)
         try:
             self._file.write(_line(record))
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as e:
-            raise self._refuse(f"cannot write it: {e.strerror or e}") from None
+            raise self.refuse(f"cannot write it: {e.strerror or e}") from None
 
     def close(self) -> None:
         if self._file is not None:

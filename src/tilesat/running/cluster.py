@@ -24,7 +24,6 @@ import signal
 import threading
 import time
 import uuid
-from typing import Callable
 
 from .control import sigint_held, wait_step
 from .processes import INTERRUPTING, adopt, disown, make_folder, remove_folder
@@ -69,12 +68,16 @@ class Shared:
         self.token, self.context = token, context
 
 
-def _run_unit(shared: Shared, unit):
+def _context(shared: Shared):
     ctx = _CONTEXTS.get(shared.token)
     if ctx is None:
         _CONTEXTS.clear()  # one count at a time per worker: drop the previous count's placements
         ctx = _CONTEXTS[shared.token] = shared.context
-    return ctx.timed_run(unit)
+    return ctx
+
+
+def _run_unit_within(shared: Shared, unit, budget):
+    return _context(shared).run_within(unit, budget)
 
 
 # --- in the parent ----------------------------------------------------------
@@ -171,35 +174,12 @@ class DaskRunner:
         threads = sum(self.client.nthreads().values())
         return max(1, threads)
 
-    def run(self, context, units: list, todo: list[int], finish: Callable[[int, list[int], float], None],
-            started: Callable[[], None] = lambda: None) -> None:
-        """Each unit of ``todo`` as a task, run by ``context.timed_run(unit)`` (the context sent once
-        to each worker); ``finish(i, counts, seconds)`` as each one comes back (in any order)."""
-        from distributed import as_completed
-
-        self.start(min(self.jobs, max(1, len(todo))))
-        token = uuid.uuid4().hex
-        shared = self.client.scatter(Shared(token, context), broadcast=True, hash=False)  # once per worker
-        futures = {}
-        for i in todo:
-            fut = self.client.submit(_run_unit, shared, units[i], key=f"tilesat-unit-{token}-{i}",
-                                     pure=False, retries=1)
-            futures[fut] = i
-        started()
-        pending = as_completed(futures, loop=self.client.loop)
-        while not pending.is_empty():
-            for fut in pending.next_batch(block=False) if pending.has_ready() else ():
-                if fut.status == "error":
-                    error = fut.exception()
-                    if isinstance(error, TilesatError):
-                        raise TilesatError(str(error))
-                    name = type(error).__name__
-                    if name == "KilledWorker":
-                        raise TilesatError(f"--cluster dask: unit {futures[fut]} killed every worker it ran on: {error}")
-                    raise TilesatError(f"--cluster dask: unit {futures[fut]} failed: {name}: {error}")
-                finish(futures[fut], *fut.result())
-                fut.release()
-            time.sleep(wait_step())  # raises at the deadline; the race's watcher runs here
+    def backend(self, context, todo: int | None = None) -> "DaskBackend":
+        """The cluster as a place to run units one by one (a count's ledger hands them out
+        as it goes: :func:`tilesat.questions.balance.drive`); ``todo``: how many are known
+        now (a local cluster starts no more workers than that)."""
+        self.start(min(self.jobs, max(1, todo)) if todo else None)
+        return DaskBackend(self, context)
 
     def close(self) -> None:
         """Close at once: a local cluster's processes are killed, not asked to finish."""
@@ -269,3 +249,39 @@ def _cluster_processes(cluster) -> list[int]:
         if pid:
             pids.append(pid)
     return pids
+
+
+class DaskBackend:
+    """Units as Dask tasks, handed out one by one (``start``) and collected as they
+    come back (``ready``): each task runs ``context.run_within(unit, budget)`` on a
+    worker (the context sent once to each worker) and hands back its outcome, the
+    parts of a unit split where it stood included."""
+
+    def __init__(self, runner: DaskRunner, context):
+        self.client = runner.client
+        self.token = uuid.uuid4().hex
+        self.shared = self.client.scatter(Shared(self.token, context), broadcast=True, hash=False)  # once per worker
+        self.capacity = runner.workers + 1  # one waiting at the scheduler: a worker never waits for the parent
+        self.futures: dict = {}
+
+    def start(self, i: int, unit, budget: float | None) -> None:
+        fut = self.client.submit(_run_unit_within, self.shared, unit, budget,
+                                 key=f"tilesat-unit-{self.token}-{i}", pure=False, retries=1)
+        self.futures[fut] = i
+
+    def ready(self) -> list:
+        time.sleep(wait_step())  # raises at the deadline; the race's watcher runs here
+        out = []
+        for fut in [f for f in self.futures if f.done()]:
+            i = self.futures.pop(fut)
+            if fut.status == "error":
+                error = fut.exception()
+                if isinstance(error, TilesatError):
+                    raise TilesatError(str(error))
+                name = type(error).__name__
+                if name == "KilledWorker":
+                    raise TilesatError(f"--cluster dask: unit {i} killed every worker it ran on: {error}")
+                raise TilesatError(f"--cluster dask: unit {i} failed: {name}: {error}")
+            out.append((i, fut.result()))
+            fut.release()
+        return out
