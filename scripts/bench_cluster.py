@@ -4,6 +4,14 @@ workers, against the serial run and ``--jobs 2`` (forked processes).
     python scripts/bench_cluster.py            # the three rows of the docs' table (--json OUT: as JSON too)
     python scripts/bench_cluster.py --quick    # 6x10 and 5x12 only
     python scripts/bench_cluster.py --long     # also the 18 one-sided pentominoes in 5x18 (an hour of CPU)
+    python scripts/bench_cluster.py --scaling --workers 1,2,4,8,16   # issue 31: parallel efficiency
+
+``--scaling``: the 12 pentominoes and two dominoes in 8x8 (8,946,360 tilings)
+and the 18 one-sided pentominoes in 5x18 up to symmetry (686,628 classes),
+each counted with ``--jobs N`` and on a local Dask cluster of N workers for
+each N of ``--workers``, in one run: wall seconds, speed-up over the 1-worker
+run of the same kind and parallel efficiency (speed-up / N).  A row with
+more workers than the machine has cores is written "not measured".
 
 Each row: the instance, the method, the count (checked against the known
 answer), and seconds (wall, the whole library call: placements, starting
@@ -37,6 +45,8 @@ ROWS = [
     ("long-counts/pentomino-square-8x8.txt", "dlx", False, 129168, None),  # 16,146 classes (Scott's problem, square anywhere)
 ]
 LONG = [("long-counts/pentomino-one-sided-5x18.txt", "native", False, 4 * 686628, None)]
+SCALING = [("long-counts/pentominoes-dominoes-8x8.txt", "native", False, 8_946_360, None),
+           ("long-counts/pentomino-one-sided-5x18.txt", "native", True, 4 * 686_628, 686_628)]
 
 
 def timed_count(inst, method, sym, **kw):
@@ -59,12 +69,64 @@ def sizes(seconds: list[float]) -> str:
             f"max {s[-1]:.3f} s, sum {sum(s):.1f} s")
 
 
+def scaling(workers: list[int], kinds: list[str], json_out: str | None, only: str | None) -> None:
+    """Issue 31's rows: each instance by --jobs N and Dask N for every N, efficiency against N = 1."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load_at_start = os.getloadavg()[0]
+    print(f"load average before: {load_at_start:.2f} ({cores} cores); python {sys.version.split()[0]}")
+    print("| instance | kind | workers | seconds | units (splits) | speed-up | efficiency |")
+    print("|---|---|---|---|---|---|---|")
+    table = []
+    for name, method, sym, raw, classes in SCALING:
+        if only and only not in name:
+            continue
+        inst = load_instance(ROOT / "instances" / name)
+        label = Path(name).stem + (", up to symmetry" if sym else "")
+        for kind in kinds:
+            base = None
+            for n in workers:
+                if n > cores:
+                    row = [label, kind, n, "not measured", "", "", ""]
+                    cells = row[3:]
+                else:
+                    kw = {"jobs": n} if kind == "--jobs" else {"jobs": n, "cluster": "dask"}
+                    r, seconds = timed_count(inst, method, sym, **kw)
+                    assert r.exact and r.count == raw and (classes is None or r.up_to_symmetry == classes), (n, r)
+                    base = seconds if n == 1 else base
+                    speedup = base / seconds if base else None
+                    cells = [f"{seconds:.1f}", f"{r.units} ({r.splits})",
+                             f"{speedup:.2f}" if speedup else "", f"{speedup / n:.0%}" if speedup else ""]
+                    row = [label, kind, n] + cells
+                table.append(row)
+                print("| " + " | ".join(str(c) for c in row) + " |", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if json_out:
+        import bench_table
+
+        bench_table.write(json_out, title="Parallel efficiency: one count on 1 to 16 workers",
+                          columns=["instance", "kind", "workers", "seconds", "units (splits)", "speed-up",
+                                   "efficiency"], rows=table,
+                          notes=["Wall seconds of the whole library call (placements, estimates, starting the "
+                                 "cluster, the units); every count checked against the known answer; one run. "
+                                 "Speed-up: the 1-worker run of the same kind over this one; efficiency: "
+                                 "speed-up / workers.",
+                                 f"Rows with more workers than this machine's {cores} cores: not measured."],
+                          load_at_start=load_at_start)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="6x10 and 5x12 only")
     ap.add_argument("--long", action="store_true", help="also the 18 one-sided pentominoes in 5x18")
+    ap.add_argument("--scaling", action="store_true", help="issue 31's rows: parallel efficiency by workers")
+    ap.add_argument("--workers", default="1,2,4,8,16", help="--scaling: the numbers of workers (default 1,2,4,8,16)")
+    ap.add_argument("--kinds", default="--jobs,dask", help="--scaling: --jobs, dask or both (default both)")
+    ap.add_argument("--only", help="--scaling: only the instance whose file name holds this")
     ap.add_argument("--json", metavar="OUT", help="also write the table as JSON (scripts/bench_table.py's format)")
     args = ap.parse_args(argv)
+    if args.scaling:
+        scaling([int(w) for w in args.workers.split(",")], args.kinds.split(","), args.json, args.only)
+        return
     rows = ROWS[:2] if args.quick else ROWS + (LONG if args.long else [])
     load_at_start = os.getloadavg()[0]
     print(f"load average before: {load_at_start:.2f} ({os.cpu_count()} cores); python {sys.version.split()[0]}")
