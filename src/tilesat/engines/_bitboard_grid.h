@@ -79,6 +79,20 @@ static inline int SUF(bad_region)(const Board *b, const Search *s, WORD covered,
     if (gcd <= 1 && smallest <= 1)
         return 0;
     WORD empty = ~covered & g->full;
+    if (smallest > 1) {  /* an empty cell with no empty neighbour, anywhere: one shift-spread of the empty cells */
+        WORD x = empty, nbr = ((x << 1) & ~g->first) | ((x >> 1) & ~g->last);
+        if (g->wrap_line)
+            nbr |= ((x & g->last) >> (g->L - 1)) | ((x & g->first) << (g->L - 1));
+        if (g->M > 1) {
+            nbr |= (x << g->L) | (x >> g->L);
+            if (g->wrap_across) {
+                int across = g->L * (g->M - 1);
+                nbr |= (x >> across) | (x << across);
+            }
+        }
+        if (empty & ~nbr)
+            return 1;
+    }
     WORD region = SUF(grow)(empty & (covered + 1), empty, g, s->cap);
     if (!region)
         return 0;
