@@ -417,6 +417,8 @@ def count_text(r) -> str:
     split = f", {plural(r.units, 'unit')} in {r.jobs} processes" if r.jobs > 1 else ""
     if r.cluster:
         split = f", {plural(r.units, 'unit')} on a Dask cluster of {plural(r.jobs, 'worker')}"
+    if r.splits:
+        split += f" ({r.splits} split where they stood)"
     if r.resumed:
         split += f" ({r.resumed} finished before, from the checkpoint)"
     return f"count: {amount}, by {r.method} ({r.why}){split}, {r.seconds:.3f} s{why}"
