@@ -23,6 +23,14 @@ def _stop_while_starting(signum, frame):
 def main() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _stop_while_starting)
+    if sys.argv[1:] == ["--version"]:  # the one answer that needs none of the command line's imports
+        from . import __version__
+
+        try:
+            os.write(1, f"tilesat {__version__}\n".encode())
+            return
+        except OSError:  # a closed or full stdout: the command line says so as it always does
+            pass
     from .running.stdout_guard import reserve_stdout
 
     reserve_stdout()  # before any native library loads: fd 1 is tilesat's document alone
