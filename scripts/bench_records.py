@@ -5,6 +5,7 @@ local cluster of N workers, with a checkpoint that is the whole state.
     python scripts/bench_records.py 5x18 --workers 2 --checkpoint ck/5x18.json --budget 3600
     python scripts/bench_records.py 5x18 --workers 16 --checkpoint ck/5x18.json   # resumed, elsewhere
     python scripts/bench_records.py 9x10 --cluster dask --workers 16 --checkpoint ck/9x10.json --budget 600
+    python scripts/bench_records.py --startup --runs 10   # the whole process: --version, 6x10's 2,339 classes
 
 A run counts until it ends or its ``--budget`` (seconds) is spent; the same
 command with the same checkpoint file (copied to another machine if need be:
@@ -65,15 +66,59 @@ def hms(seconds: float | None) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+def startup(runs: int, json_out: str | None) -> None:
+    """Issue 31's one-core targets, as whole processes (median of ``runs``, one core
+    by taskset where there is one): ``tilesat --version`` <= 0.15 s and the 6x10
+    pentominoes' 2,339 classes <= 0.3 s; with the count's own seconds beside."""
+    import statistics
+    import subprocess
+
+    tilesat = [sys.executable, "-c", "import sys; from tilesat.main import main; sys.argv[0] = 'tilesat'; main()"]
+    pin = ["taskset", "-c", "0"] if subprocess.run(["which", "taskset"], capture_output=True).returncode == 0 else []
+    cases = [("tilesat --version", ["--version"], 0.15, None),
+             ("tilesat count pentomino-6x10.txt --up-to-symmetry",
+              ["count", str(ROOT / "instances" / "pentomino-6x10.txt"), "--up-to-symmetry", "--json"], 0.3, 2339)]
+    load_at_start = load_average()
+    rows = []
+    for label, args, target, classes in cases:
+        walls, inside = [], []
+        for _ in range(runs):
+            t = time.perf_counter()
+            run = subprocess.run(pin + tilesat + args, capture_output=True, check=True)
+            walls.append(time.perf_counter() - t)
+            if classes is not None:
+                answer = json.loads(run.stdout)
+                assert answer["up_to_symmetry"] == classes, answer
+                inside.append(answer["seconds"])
+        wall = statistics.median(walls)
+        row = [label, f"{wall:.3f} s", f"{min(walls):.3f} s", f"{statistics.median(inside):.3f} s" if inside else "—",
+               f"<= {target} s", "met" if wall <= target else "not met"]
+        print(" | ".join(row), flush=True)
+        rows.append(row)
+    if json_out:
+        write(json_out, title="Start-up and the enumerator on one core: whole processes",
+              columns=["command", "median wall", "fastest", "count's own seconds", "target (issue 31)", ""],
+              rows=rows, load_at_start=load_at_start,
+              notes=[f"Median of {runs} runs of the whole process" + (", pinned to one core (taskset)" if pin else "")
+                     + "; the count's own seconds are its JSON's (placements to the verified total)."])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("board", choices=sorted(BOARDS))
+    ap.add_argument("board", nargs="?", choices=sorted(BOARDS))
+    ap.add_argument("--startup", action="store_true", help="time whole processes instead: --version and 6x10")
+    ap.add_argument("--runs", type=int, default=10, help="--startup: runs of each command (default 10)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     ap.add_argument("--cluster", choices=["dask"], help="a local Dask cluster of --workers workers (default: --jobs)")
-    ap.add_argument("--checkpoint", type=Path, required=True, help="the checkpoint file: the count's state")
+    ap.add_argument("--checkpoint", type=Path, help="the checkpoint file: the count's state (required with a board)")
     ap.add_argument("--budget", type=float, help="seconds this run may take (default: to the end)")
     ap.add_argument("--json", metavar="OUT", help="also write this run as a table (scripts/bench_table.py)")
     args = ap.parse_args(argv)
+    if args.startup:
+        startup(args.runs, args.json)
+        return 0
+    if args.board is None or args.checkpoint is None:
+        ap.error("a board and --checkpoint are needed (or --startup)")
 
     name, published = BOARDS[args.board]
     instance = load_instance(ROOT / name)
