@@ -10,6 +10,10 @@ compiled exact cover, ``tilesat.questions.burrtools``).  The counts must be
 equal; the times are whole processes (wall clock), the ratio tilesat / burrTxt.
 
     python scripts/bench_burrtools.py FOLDER... [--burrtxt PATH] [--timeout 300] [--json OUT]
+    python scripts/bench_burrtools.py FOLDER... --methods xcc dlx blocking ganak [--json OUT]
+
+The second form measures tilesat's own count methods against each other on
+the problems tilesat's instances can say (every assembly, whole commands).
 
 ``burrTxt`` is not part of tilesat: build it from BurrTools' public
 repository (docs/guide/burrtools.md says how) and give its path with
@@ -20,6 +24,7 @@ tilesat alone.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -62,6 +67,78 @@ def tilesat_count(path: Path, problem: int, timeout: float) -> tuple[int | None,
     return (int(out.split()[-1]) if out and out.split() else None), seconds
 
 
+def command_count(path: Path, problem: int, method: str, timeout: float) -> tuple[int | str, float]:
+    """``tilesat count FILE.xmpuzzle:N --method M --json`` (every assembly: the problem as an instance):
+    (the count, or "refused" / "timeout", seconds)."""
+    t = time.perf_counter()
+    try:
+        run = subprocess.run([sys.executable, "-m", "tilesat", "count", f"{path}:{problem}", "--method", method,
+                              "--json"], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - t
+    seconds = time.perf_counter() - t
+    if run.returncode == 2:
+        return "refused", seconds  # the method cannot take the piece counts (one error line)
+    data = json.loads(run.stdout)
+    return (data["count"] if data.get("exact") else "timeout"), seconds
+
+
+def compare_methods(files: list[Path], methods: list[str], timeout: float, json_out: str | None) -> None:
+    """Each problem tilesat's instances can say (no variable voxels, no colours), counted by
+    ``tilesat count`` with each method: whole commands, every assembly, counts compared."""
+    from tilesat.errors import TilesatError
+    from tilesat.model.instance import load_instance
+
+    load = bench_table.load_average()
+    rows, unequal, left_out = [], [], []
+    for path in files:
+        found = problems(path)
+        if isinstance(found, str):
+            continue
+        for k, name in found:
+            label = f"{path.parent.name}/{path.stem}" + (f" #{k}" if len(found) > 1 else "")
+            try:
+                load_instance(f"{path}:{k}")
+            except TilesatError as e:
+                left_out.append(f"{label} ({str(e).rsplit(': ', 1)[-1].split(',')[0]})")
+                continue
+            counts, times = {}, {}
+            for method in methods:
+                counts[method], times[method] = command_count(path, k, method, timeout)
+            known = {c for c in counts.values() if isinstance(c, int)}
+            if len(known) > 1:
+                unequal.append(f"{label}: {counts}")
+            first = methods[0]
+            row = [label, next(iter(known)) if len(known) == 1 else "-"]
+            for method in methods:
+                row.append(f"{times[method]:.2f}" if isinstance(counts[method], int)
+                           else (f">{timeout:g}" if counts[method] == "timeout" else "refused"))
+            for method in methods[1:]:
+                if isinstance(counts[method], int) and isinstance(counts[first], int):
+                    row.append(f"{times[method] / times[first]:.1f}")
+                elif counts[method] == "timeout" and isinstance(counts[first], int):
+                    row.append(f">{timeout / times[first]:.0f}")
+                else:
+                    row.append("-")
+            rows.append(row)
+            print(" | ".join(str(c) for c in row), flush=True)
+    for line in unequal:
+        print(f"COUNTS DIFFER {line}", file=sys.stderr)
+    if json_out:
+        notes = [
+            f"Whole commands one after the other, wall clock: `tilesat count FILE.xmpuzzle:N --method M --json` for M in "
+            f"{', '.join(methods)}; the count is every assembly (the problem as a tilesat instance, every rotation apart). "
+            f"Ratio: the method's time over {methods[0]}'s. `>T`: no count within the limit; refused: the method cannot take the piece counts (one error line).",
+            ("Every count equal." if not unequal else "COUNTS DIFFER: " + "; ".join(unequal)),
+        ] + ([f"Left out (tilesat's instances cannot say them yet): {'; '.join(left_out)}."] if left_out else [])
+        bench_table.write(json_out, title=f"BurrTools problems as tilesat instances: {', '.join(methods)}",
+                          rows=rows, notes=notes, load_at_start=load,
+                          columns=["file", "assemblies"] + [f"{m} s" for m in methods]
+                          + [f"{m} / {methods[0]}" for m in methods[1:]])
+    if unequal:
+        sys.exit(1)
+
+
 def problems(path: Path) -> list[tuple[int, str]] | str:
     """The problems tilesat counts, or why none."""
     from tilesat.errors import TilesatError
@@ -82,15 +159,20 @@ def main() -> None:
     ap.add_argument("--burrtxt", help="burrTxt's path (default: burrTxt on PATH)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process (default 300)")
     ap.add_argument("--json", metavar="OUT", help="write the table (scripts/bench_table.py's format)")
+    ap.add_argument("--methods", nargs="+", metavar="METHOD",
+                    help="instead of burrTxt: tilesat count with these methods on the problems its instances can say")
     ap.add_argument("--one", nargs=2, metavar=("FILE", "PROBLEM"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         one(args.one[0], int(args.one[1]))
         return
+    files = sorted({f for p in args.paths for f in ([p] if p.is_file() else sorted(p.rglob("*.xmpuzzle")))})
+    if args.methods:
+        compare_methods(files, args.methods, args.timeout, args.json)
+        return
     burrtxt = shutil.which(args.burrtxt or "burrTxt")
     if burrtxt is None:
         print("burrTxt not found (give --burrtxt PATH or put it on PATH): timing tilesat alone", file=sys.stderr)
-    files = sorted({f for p in args.paths for f in ([p] if p.is_file() else sorted(p.rglob("*.xmpuzzle")))})
     load = bench_table.load_average()
     rows, skipped, unequal = [], [], []
     for path in files:
