@@ -129,3 +129,24 @@ def test_check_unique_with_the_look_ahead_agrees_with_the_oracle(instance):
             assert all(accepts(as_key(t)) for t in result.tilings)
             assert len({as_key(t) for t in result.tilings}) == len(result.tilings)
             assert solve(instance, method).verdict == ("solved" if truth else "none")
+
+
+def test_a_clued_board_is_left_to_the_glance_and_looked_ahead_only_for_a_sweep(monkeypatch):
+    # a designed puzzle (9% of its cells have one candidate): the whole-board solver's
+    # glance settles it, the look-ahead (compiled code to load) does not run; a board
+    # the glance does not settle (patched here) gets it before the sweep, and the
+    # solver that glanced gets "not p" for each dead placement
+    from tilesat.engines.sat import TilingSearch, clued
+
+    instance = load_instance(INSTANCES / "lpanel-gen-40x40.txt")
+    assert clued(generate_placements(instance))
+    result = check_unique(instance)
+    assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["solver"]
+    assert "look_ahead" not in result.stats
+    glances = []
+    monkeypatch.setattr(TilingSearch, "_glance", lambda self: glances.append(self._solver) or self._ensure_solver() and None)
+    result = check_unique(instance)
+    assert glances and result.verdict == "unique" and result.stats["look_ahead"]["dead"] > 0
+    assert result.stats["sweep"]["found_by"][0] == "sweep"
+    # a random packing is not clued: the look-ahead first
+    assert not clued(generate_placements(load_instance(INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt")))
