@@ -52,6 +52,12 @@ PAGES = [
     ("cluster", "Counts on several processes and a Dask cluster",
      "Units, `--jobs` and `--cluster dask` on one 2-core machine: the overheads, and a multi-minute "
      "count interrupted and resumed."),
+    ("records", "Record counts and the enumerator's speed",
+     "The published counts of the 18 one-sided pentominoes (5x18, 6x15, 9x10, up to symmetry) with a "
+     "checkpoint that is the count's whole state (`scripts/bench_records.py`), parallel efficiency by "
+     "workers (`scripts/bench_cluster.py --scaling`), and the native enumerator's start-up and speed "
+     "as whole processes. The guide's [Counting at scale](../guide/counting-at-scale.md) says how "
+     "units balance themselves. Rows for 4, 8 and 16 workers wait for a 16-core machine."),
     ("grids", "Other grids",
      "Counting up to symmetry on triangle, hex and cube boards against `xcover` listing every tiling."),
     ("packing", "Packing and symmetry breaking",
