@@ -76,6 +76,12 @@ PAGES = [
      "Every cube-grid problem of public BurrTools files counted by BurrTools' own command-line solver "
      "`burrTxt` and by tilesat (`scripts/bench_burrtools.py`), whole processes side by side, counts "
      "compared. The guide's [BurrTools files](../guide/burrtools.md) says how tilesat counts them."),
+    ("auto", "What --method auto picks",
+     "Every file in `instances/` (`check-unique`) and every counting example of the docs (`count`, "
+     "plainly and `--up-to-symmetry`), run with each method that can take it, as whole commands: "
+     "`auto` must pick a method within 2x of the fastest on every row (`tests/test_auto_choice.py` "
+     "asks the rules of `tilesat.engines.auto` again and checks it against these tables; "
+     "`python scripts/bench_auto_methods.py --only TEXT` measures rows again)."),
     ("tools", "Other figures",
      "The studio's overhead per request, Golomb's construction at 4096x4096, the fuzzer's rate, "
      "the run controller's cost, and a benchmark family through `compare`."),

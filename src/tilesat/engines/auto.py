@@ -26,6 +26,9 @@ from .sweep import SWEEP_MIN_AREA, sweep_problem
 
 #: count: the frontier engine up to this window (its states grow as 2^width).
 FRONTIER_WIDTH = 24
+#: Boards of at most this many open cells are small: finding by SAT and counting by xcc take
+#: a fraction of the time the other engines need to load (docs/benchmarks/auto.md).
+SMALL_BOARD = 32
 
 
 @dataclass(frozen=True)
@@ -97,10 +100,12 @@ RULES = (
          _if(lambda job: bool(job.break_symmetry), "--break-symmetry adds clauses: SAT")),
     Rule("find", "sat", "when a SAT option is given",
          _if(lambda job: bool(job.asked()), "SAT options were given")),
-    Rule("find", "dlx", "when each piece is used at most once",
-         _if(lambda job: dlx_problem(job.instance) is None and all(r.max <= 1 for r in job.instance.rules),
+    Rule("find", "dlx", f"when each piece is used at most once, on boards of more than {SMALL_BOARD} open cells",
+         _if(lambda job: dlx_problem(job.instance) is None and all(r.max <= 1 for r in job.instance.rules)
+             and job.instance.board.area > SMALL_BOARD,
              "each piece at most once: an exact-cover puzzle for dancing links"),
-         "check-unique on the 3x20 pentomino rectangle: about 10 ms of search against 2.7 s for CaDiCaL"),
+         "check-unique on the 3x20 pentomino rectangle: about 10 ms of search against 2.7 s for CaDiCaL; "
+         "on the Soma cube (27 cells) SAT answers in 0.15 s, dancing links in 2 s"),
     Rule("find", "sweep", f"on flat boards of {SWEEP_MIN_AREA}+ open cells where pieces repeat freely",
          lambda job: (f"a big flat board ({job.instance.board.area} open cells) and pieces that may repeat: SAT "
                       "windows swept across it, mended where one fails, find tilings; one SAT run proves there "
@@ -121,6 +126,13 @@ RULES = (
          _if(lambda job: _only_with_limit(job) and _dlx_ok(job), "--limit: an enumerator stops at N; exact cover lists fastest")),
     Rule("count", "blocking", "with --limit otherwise",
          _if(_only_with_limit, "--limit with SAT options or piece counts exact cover cannot express")),
+    Rule("count", "xcc", f"on boards of at most {SMALL_BOARD} open cells, for bounded piece counts or pieces of 4+ cells",
+         _if(lambda job: not job.asked() and job.instance.board.area <= SMALL_BOARD
+             and all(r.max != INF or r.piece.size >= 4 for r in job.instance.rules)
+             and get_engine("xcc").problem(job.instance) is None,
+             f"a board of at most {SMALL_BOARD} cells and few tilings (bounded counts or big pieces): the compiled "
+             "exact cover counts them at once, before the other engines have loaded"),
+         "a 21-cell staircase of six pieces: 0.02 s in the command against native's 2 s"),
     Rule("count", "native", "when every piece count is bounded, on square boards",
          _if(lambda job: not job.asked() and all(r.max != INF for r in job.instance.rules) and job.instance.board.is_square,
              "every piece has a bounded count: the compiled enumerator (first empty cell, region pruning) lists "
