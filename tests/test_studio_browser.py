@@ -323,7 +323,7 @@ def test_a_link_carries_the_board_and_its_comments(url, browser):
     assert "cannot be read" in browser.find_element(By.ID, "apply-error").text
 
 
-def test_print_downloads_the_puzzle_page_and_the_solution_page(url, browser, tmp_path):
+def test_print_gives_the_puzzle_and_solution_pages_and_png_the_picture(url, browser, tmp_path):
     pdfium = pytest.importorskip("pypdfium2")
     browser.get(url + "/")
     assert settled_verdict(browser) == "unique"
@@ -333,6 +333,9 @@ def test_print_downloads_the_puzzle_page_and_the_solution_page(url, browser, tmp
     # the puzzle page shows the board empty, the solution page its tiles: different pictures
     pages = [pdf[k].render(scale=1).to_pil().convert("L") for k in range(2)]
     assert pages[0].tobytes() != pages[1].tobytes()
+    # the PNG comes the same way (drawn by the server, sent in base64)
+    browser.find_element(By.ID, "download-png").click()
+    assert downloaded(tmp_path / "tiling.png").startswith(b"\x89PNG\r\n\x1a\n")
 
 
 HEXAGON = "grid: hex\npieces: trihexes\n  . . .\n . . . .\n. . # . .\n . . . .\n  . . .\n"  # 311 tilings

@@ -586,23 +586,17 @@ $("download-json").addEventListener("click", () => {
   const { svg, png, ...cli } = last;  // what `tilesat check-unique --json` prints
   download("check-unique.json", new Blob([JSON.stringify(cli) + "\n"], { type: "application/json" }));
 });
-$("download-png").addEventListener("click", async () => {
+async function downloadPicture(kind, name, type) {
+  // a picture check-unique draws on the server (`--png`, `--pdf`), sent back in base64
   try {
-    const d = await api("check-unique", { instance: instanceText(), options: { png: true } });
-    if (!d.png) return;
-    const bytes = Uint8Array.from(atob(d.png), (ch) => ch.charCodeAt(0));
-    download("tiling.png", new Blob([bytes], { type: "image/png" }));
+    const d = await api("check-unique", { instance: instanceText(), options: { [kind]: true } });
+    if (!d[kind]) return;
+    download(name, new Blob([Uint8Array.from(atob(d[kind]), (ch) => ch.charCodeAt(0))], { type }));
   } catch (e) { $("verdict-detail").textContent = e.message; }
-});
-$("download-pdf").addEventListener("click", async () => {
-  // the print layout of `check-unique --pdf`: the puzzle on one page, its solution on the next
-  try {
-    const d = await api("check-unique", { instance: instanceText(), options: { pdf: true } });
-    if (!d.pdf) return;
-    const bytes = Uint8Array.from(atob(d.pdf), (ch) => ch.charCodeAt(0));
-    download("puzzle.pdf", new Blob([bytes], { type: "application/pdf" }));
-  } catch (e) { $("verdict-detail").textContent = e.message; }
-});
+}
+$("download-png").addEventListener("click", () => downloadPicture("png", "tiling.png", "image/png"));
+// the print layout of `check-unique --pdf`: the puzzle on one page, its solution on the next
+$("download-pdf").addEventListener("click", () => downloadPicture("pdf", "puzzle.pdf", "application/pdf"));
 $("download-dimacs").addEventListener("click", async () => {
   try {
     const d = await api("export", { instance: instanceText(), options: {} });
