@@ -20,16 +20,6 @@ def run(*args):
     return result
 
 
-@pytest.fixture
-def board(tmp_path):
-    def make(text, name="b.txt"):
-        p = tmp_path / name
-        p.write_text(text)
-        return p
-
-    return make
-
-
 def test_check_unique_unique(board):
     res = run("check-unique", INSTANCES / "lpanel-8x8.txt")
     assert res.exit_code == 0, res.output

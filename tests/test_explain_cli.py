@@ -26,16 +26,6 @@ def run(*args, timeout=120):
     return proc
 
 
-@pytest.fixture
-def board(tmp_path):
-    def make(text, name="b.txt"):
-        p = tmp_path / name
-        p.write_text(text)
-        return p
-
-    return make
-
-
 def test_text_shows_the_regions_their_ways_and_a_checked_repair(board):
     proc = run("explain", board(TWO_ROOMS))
     out = proc.stdout.decode()
