@@ -49,7 +49,7 @@ from ..model.footprint import check_memory
 from ..model.display import show
 from ..model.instance import Instance
 from ..model.placements import Placements
-from ..running.processes import check_jobs, process_pool
+from ..running.processes import check_jobs, process_pool, stop_pool
 from ..model.symmetry import Symmetry, symmetry_group
 from ..model.tiling import Tiling
 from ..running.control import (
@@ -651,9 +651,7 @@ class _Pool(Backend):
 
     def __exit__(self, kind, *rest) -> None:
         if kind is not None:  # Ctrl-C, the deadline, the LP's certificate: the workers go at once
-            for proc in list(self.pool._processes.values()):
-                proc.terminate()
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            stop_pool(self.pool)
         else:
             self.pool.shutdown()
 
