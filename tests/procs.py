@@ -91,79 +91,21 @@ def memory(pid: int, argv: list[str]) -> tuple[int, int]:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             if f.read().split(b"\0")[:len(argv)] != [os.fsencode(a) for a in argv]:
                 return 0, 0
-        with open(f"/proc/{pid}/status") as f:
-            fields = dict(line.split(":", 1) for line in f if line.startswith(("VmRSS:", "VmHWM:")))
-        return int(fields["VmRSS"].split()[0]) * 1024, int(fields["VmHWM"].split()[0]) * 1024
-    except (OSError, ValueError, KeyError):
+    except OSError:
         return 0, 0
+    return _status(pid, "VmRSS", "VmHWM")
 
 
 def rss(pid: int) -> int:
     """Resident bytes of ``pid`` now (0 once it is gone)."""
+    return _status(pid, "VmRSS")[0]
+
+
+def _status(pid: int, *names: str) -> tuple[int, ...]:
+    """The sizes ``names`` (VmRSS, VmHWM, ...) of /proc/PID/status in bytes (zeros once it is gone)."""
     try:
         with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds ``pid`` has used so far, user and system (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def alive(pid: int) -> bool:
-    """Running (not a zombie, not gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
-        return False
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.append(int(name))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid``, children first."""
-    found, todo = [], [pid]
-    while todo:
-        for child in children(todo.pop()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def with_environ(name: str, value: str) -> list[int]:
-    """Live processes whose environment holds ``name=value``: how a test finds
-    what a killed tilesat left behind (its orphans have parent 1 by then)."""
-    marker = f"{name}={value}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != os.getpid():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if marker in f.read().split(b"\0") and alive(int(entry)):
-                        found.append(int(entry))
-            except OSError:
-                pass
-    return found
+            fields = dict(line.split(":", 1) for line in f if line.startswith(tuple(f"{n}:" for n in names)))
+        return tuple(int(fields[n].split()[0]) * 1024 for n in names)
+    except (OSError, ValueError, KeyError):
+        return (0,) * len(names)
