@@ -109,3 +109,62 @@ def _status(pid: int, *names: str) -> tuple[int, ...]:
         return tuple(int(fields[n].split()[0]) * 1024 for n in names)
     except (OSError, ValueError, KeyError):
         return (0,) * len(names)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds ``pid`` has used so far, user and system (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def alive(pid: int) -> bool:
+    """Running (not a zombie, not gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, children first."""
+    found, todo = [], [pid]
+    while todo:
+        for child in children(todo.pop()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def with_environ(name: str, value: str) -> list[int]:
+    """Live processes whose environment holds ``name=value``: how a test finds
+    what a killed tilesat left behind (its orphans have parent 1 by then)."""
+    marker = f"{name}={value}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if marker in f.read().split(b"\0") and alive(int(entry)):
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
