@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
+from repo_scripts import import_script
 
 from tilesat import load_instance
 from tilesat.engines.auto import choose
@@ -26,15 +26,6 @@ DATA = ROOT / "docs" / "benchmarks" / "data" / "auto"
 TABLES = {"find": DATA / "01-find.json", "count": DATA / "02-count.json"}
 #: auto may take this many times the fastest method's wall clock.
 SLACK = 2.0
-
-
-def bench_script():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import bench_auto_methods
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    return bench_auto_methods
 
 
 def rows(question: str) -> list[tuple[list[str], dict[str, float | str]]]:
@@ -72,7 +63,7 @@ def test_auto_is_within_twice_the_fastest(question, args, times):
 
 
 def test_every_instance_file_and_counting_example_has_its_row():
-    script = bench_script()
+    script = import_script("bench_auto_methods")
     measured = {(question, tuple(args)) for question in TABLES for args, _ in rows(question)}
     wanted = {(question, tuple(args)) for question, args in script.cases()}
     assert not wanted - measured, f"not measured: {sorted(wanted - measured)}"

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from repo_scripts import import_script
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -283,17 +284,8 @@ def test_nothing_points_outside_the_repository():
 # --- benchmark pages -----------------------------------------------------------------------------
 
 
-def _bench_pages():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import bench_pages
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    return bench_pages
-
-
 def test_benchmark_data_is_well_formed():
-    bench_pages = _bench_pages()
+    bench_pages = import_script("bench_pages")
     tables = bench_pages.load_all()
     assert len(tables) >= 20
     for path, table in tables:
@@ -301,7 +293,7 @@ def test_benchmark_data_is_well_formed():
 
 
 def test_benchmark_pages_are_rendered_from_their_data():
-    bench_pages = _bench_pages()
+    bench_pages = import_script("bench_pages")
     rendered = bench_pages.render_all()
     stale = [str(path.relative_to(ROOT)) for path, text in rendered.items()
              if not path.exists() or path.read_text() != text]

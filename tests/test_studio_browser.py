@@ -51,6 +51,17 @@ def instance_text(driver) -> str:
     return driver.find_element(By.ID, "instance-text").get_attribute("value")
 
 
+def text_within(driver, element_id: str, wanted: str, seconds: float) -> str:
+    """The element's text once it contains ``wanted``; failing, says what the page showed instead."""
+    deadline = time.monotonic() + seconds
+    while True:
+        text = driver.find_element(By.ID, element_id).text
+        if wanted in text:
+            return text
+        assert time.monotonic() < deadline, f"#{element_id} still shows {text!r} after {seconds:g} s, not {wanted!r}"
+        time.sleep(0.05)
+
+
 def downloaded(path: Path, seconds: float = 20) -> bytes:
     deadline = time.monotonic() + seconds
     while not path.exists():
@@ -173,8 +184,7 @@ def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
 
     # count it
     browser.find_element(By.ID, "count").click()
-    WebDriverWait(browser, 30).until(lambda d: "tilings (" in d.find_element(By.ID, "count-result").text)
-    shown = browser.find_element(By.ID, "count-result").text
+    shown = text_within(browser, "count-result", "tilings (", 30)
     from tilesat.questions.count import count_tilings
 
     expected = count_tilings(load_instance(ROOT / "instances" / "lpanel-4x8-multiple.txt"), "dlx").count
@@ -186,7 +196,7 @@ def test_open_generate_count_and_a_custom_shape(url, browser, tmp_path):
     size.send_keys("8x8")
     Select(browser.find_element(By.ID, "gen-difficulty")).select_by_visible_text("medium")
     browser.find_element(By.ID, "generate").click()
-    WebDriverWait(browser, 60).until(lambda d: "generated a unique 8x8" in d.find_element(By.ID, "gen-result").text)
+    text_within(browser, "gen-result", "generated a unique 8x8", 60)
     assert "grade medium" in browser.find_element(By.ID, "gen-result").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 64
     assert settled_verdict(browser) == "unique"
