@@ -50,6 +50,16 @@ def _count_request(v: dict) -> CountRequest:
                         v["cluster"], v["address"])
 
 
+BurrtoolsOpt = Annotated[bool, typer.Option(
+    "--burrtools-count", help="A BurrTools file (FILE.xmpuzzle[:PROBLEM]): count its assemblies as BurrTools does "
+                              "(rotations of the result once; mirror images once where every piece has its mirror "
+                              "partner; copies of a shape interchangeable; variable voxels and colours included). "
+                              "Without it a BurrTools problem counts as a tilesat instance: every assembly apart.")]
+KeepMirrorsOpt = Annotated[bool, typer.Option(
+    "--keep-mirrors", help="With --burrtools-count (implied): mirror images count apart, as BurrTools' 'keep mirror "
+                           "solutions'.")]
+
+
 #: count's options: how to count.
 COUNT = Group({
     "method": (Annotated[str, typer.Option("--method", help=method_help("count"))], "auto"),
@@ -69,8 +79,15 @@ COUNT = Group({
 @app.command("count")
 @friendly
 @with_groups
-def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOptions = SAT, as_json: JsonOpt = False):
+def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOptions = SAT, as_json: JsonOpt = False,
+              burrtools: BurrtoolsOpt = False, keep_mirrors: KeepMirrorsOpt = False):
     """Count the tilings (exactly, or an estimate with --method approx). Ctrl-C (exit 130) or --timeout (exit 124) prints the count so far as a lower bound."""
+    if burrtools or keep_mirrors:
+        from .burrtools import burrtools_count, check_burrtools_count
+
+        check_burrtools_count(source, request, sat, COUNT.build({k: d for k, (_, d) in COUNT.options.items()}))
+        burrtools_count(source, sat.timeout, keep_mirrors, as_json)
+        return
     instance = source.load()
     err = _err()
     progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings{task.fields[expected]}"),

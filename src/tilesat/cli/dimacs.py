@@ -39,14 +39,24 @@ MAX_TILING_BYTES, MAX_MODEL_BYTES = 64 << 20, 256 << 20
 @with_groups
 def export_cmd(
     source: Source = SOURCE,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the CNF (.cnf, .cnf.gz or .cnf.xz).")] = REQUIRED,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the CNF (.cnf, .cnf.gz or .cnf.xz).")] = None,
     encoding: EncodingOpt = DEFAULT_ENCODING,
     card: CardOpt = DEFAULT_CARD,
     block: Annotated[Optional[Path], typer.Option("--block", help="A tiling (JSON from solve --json) to forbid: asks 'is there another?'.")] = None,
     map_file: Annotated[Optional[Path], typer.Option("--map", help="Write the variable -> placement map as JSON here instead of 'c placement' lines.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing output files.")] = False,
+    xmpuzzle: Annotated[Optional[Path], typer.Option("--xmpuzzle", help="Instead of the CNF: write the instance as a BurrTools file (.xmpuzzle) here; a BurrTools file is written back whole (with FILE:PROBLEM, that problem only).")] = None,
 ):
-    """Write the instance's CNF in DIMACS, for any SAT solver or model counter."""
+    """Write the instance's CNF in DIMACS, for any SAT solver or model counter (or, with --xmpuzzle, a BurrTools file)."""
+    if (output is None) == (xmpuzzle is None):
+        raise TilesatError("export writes the CNF (--output FILE) or a BurrTools file (--xmpuzzle FILE): give one of them")
+    if xmpuzzle is not None:
+        from .burrtools import export_xmpuzzle
+
+        if block is not None or map_file is not None:
+            raise TilesatError("--block and --map are about the CNF; --xmpuzzle writes the puzzle only")
+        export_xmpuzzle(source, xmpuzzle, force)
+        return
     instance = source.load()
     check_outputs({"--output": output, "--map": map_file}, force)
     placements = generate_placements(instance)

@@ -369,6 +369,57 @@ def write_xmpuzzle(puzzle: BurrPuzzle, path: str | os.PathLike) -> None:
         f.write(data)
 
 
+def _voxel_shape(cells, name: str = "") -> BurrShape:
+    """A BurrTools shape of filled voxels at (x, y, z), moved to the origin."""
+    low = [min(c[k] for c in cells) for k in range(3)]
+    x, y, z = (max(c[k] for c in cells) - low[k] + 1 for k in range(3))
+    voxels = [(EMPTY, 0)] * (x * y * z)
+    for cx, cy, cz in cells:
+        voxels[(cx - low[0]) + x * ((cy - low[1]) + y * (cz - low[2]))] = (FILLED, 0)
+    return BurrShape(x, y, z, tuple(voxels), name)
+
+
+def instance_puzzle(instance, name: str = "", comment: str = "") -> BurrPuzzle:
+    """A tilesat instance as a BurrTools puzzle of one problem (written by
+    :func:`write_xmpuzzle`, counted back the same): the board the result shape
+    (a square board one layer of cubes: row ``r``, column ``c`` at ``x=c, y=r``;
+    a cube board's layer the ``z``), each piece rule a shape with its count or
+    range ("any number": as many as the board's area holds).  BurrTools turns
+    every piece by the rotations of the cube, which lay a flat piece in its
+    layer every way, mirror images included: a rule that forbids some of
+    those (one-sided, fixed; on the cube grid, or that allows mirror images
+    of a chiral piece) is one line, as are wrapped boards and the other grids."""
+    board = instance.board
+    where = f"{instance.source}: BurrTools"
+    if board.grid not in ("square", "cube"):
+        raise TilesatError(f"{where} files hold square boards (as one layer of cubes) and cube boards; "
+                           f"this board is on the {board.grid} grid")
+    if board.wrap != "none":
+        raise TilesatError(f"{where} has no wrapped boards; this one wraps ({board.wrap})")
+
+    def voxel(cell) -> tuple[int, int, int]:
+        return (cell[1], cell[0], 0) if board.grid == "square" else (cell[2], cell[1], cell[0])
+
+    open_cells = [voxel(board.cell(int(i))) for i in board.open_cells]
+    if not open_cells:
+        raise TilesatError(f"{where}: the board has no open cell")
+    shapes = [_voxel_shape(open_cells, name or "board")]
+    parts = []
+    for rule in instance.rules:
+        piece = rule.piece
+        if set(piece.orientations(rule.orient)) != set(piece.orientations("free")):
+            how = "by the cube's 24 rotations only" if board.grid == "cube" else \
+                "every way in its layer, mirror images included"
+            raise TilesatError(f"{instance.source}: piece {piece.name} is {rule.orient}, which a BurrTools file "
+                               f"cannot say: BurrTools turns every piece {how}")
+        most = board.area // len(piece.cells)
+        high = max(rule.min, most) if rule.max == float("inf") else int(rule.max)
+        parts.append(Part(len(shapes), rule.min, high))
+        shapes.append(_voxel_shape([voxel(c) for c in piece.cells], piece.name))
+    problem = BurrProblem(tuple(parts), 0, name)
+    return BurrPuzzle(0, (), tuple(shapes), (problem,), comment, False, instance.source)
+
+
 # --- as a tilesat instance ------------------------------------------------
 
 def _shape_name(shape: BurrShape, index: int, taken: set[str], lattice: str) -> str:

@@ -32,6 +32,7 @@ BurrTools' counting conventions (its user guide and its solver's source):
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,6 +82,7 @@ class BurrCover:
     mirror: str  # how mirror images count: "same", "apart" (keep_mirror or no mirror symmetry), "partial"
     rotations: int  # the result's rotations (its symmetry group without reflections)
     reflections: int  # the result's reflections used (0 when mirror images count apart)
+    mirror_why: str = ""  # why mirror images count as they do, in words
 
 
 def _voxels(shape: BurrShape) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -199,7 +201,20 @@ def burr_cover(puzzle: BurrPuzzle, which: int | str | None = None, keep_mirror: 
             mirror = "same" if always else "partial"
     cover = with_symmetry(cover, elements)
     reflections = len(mirror_maps) if mirror != "apart" else 0
-    return BurrCover(cover, cells, names, parts, mirror, len(rot_maps) if not keep_rotations else 1, reflections)
+    unpaired = [names[k] for k in used if partner[k] is None]
+    why = {"same": "every piece is its own mirror image or has its mirror partner",
+           "partial": f"the assemblies using {_listed(unpaired)}, without mirror partner, count apart "
+                      "(some piece has a range)"}.get(mirror, "")
+    if mirror == "apart":
+        why = ("every assembly kept" if keep_rotations else "mirror solutions kept" if keep_mirror
+               else "the result has no mirror symmetry" if not mirror_maps
+               else f"{_listed(unpaired)} {'has' if len(unpaired) == 1 else 'have'} no mirror partner")
+    return BurrCover(cover, cells, names, parts, mirror, len(rot_maps) if not keep_rotations else 1, reflections, why)
+
+
+def _listed(names: list[str], most: int = 3) -> str:
+    shown = ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+    return ("piece " if len(names) == 1 else "pieces ") + shown
 
 
 def _partners(puzzle: BurrPuzzle, problem, orients: list[set], used: list[int]) -> list[int | None]:
@@ -222,6 +237,87 @@ def _partners(puzzle: BurrPuzzle, problem, orients: list[set], used: list[int]) 
                 partner[k], partner[j] = j, k
                 break
     return partner
+
+
+@dataclass(frozen=True)
+class BurrCount:
+    """A problem's assemblies counted as BurrTools counts them (``exact`` False:
+    stopped early, ``count`` is a lower bound) and the conventions that applied."""
+
+    problem: int
+    name: str
+    count: int
+    exact: bool
+    stopped: str | None  # "timeout", "interrupted" or None
+    keep_mirror: bool
+    rotations: int  # the result's rotations, identity included: assemblies they map onto each other count once
+    mirror: str  # "same", "partial" or "apart" (see BurrCover)
+    mirror_why: str
+    options: int  # the placements the search chose from
+    nodes: int
+    recorded: int | None  # the assemblies the file records (BurrTools' solver, with the options its user gave)
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"count": self.count, "exact": self.exact, "stopped": self.stopped, "convention": "burrtools",
+                "problem": self.problem, "problem_name": self.name, "keep_mirrors": self.keep_mirror,
+                "rotations": self.rotations, "mirror": self.mirror, "mirror_why": self.mirror_why,
+                "method": "xcc", "placements": self.options, "nodes": self.nodes, "recorded": self.recorded,
+                "seconds": round(self.seconds, 6)}
+
+    def text(self) -> str:
+        """The count in a sentence, with the conventions it follows."""
+        amount = f"{self.count:,} assembl{'y' if self.count == 1 else 'ies'}"
+        if not self.exact:
+            amount = f"at least {amount} ({'interrupted' if self.stopped == 'interrupted' else 'time limit reached'})"
+        label = f"problem {self.problem}" + (f" ({self.name})" if self.name else "")
+        turns = (f"rotations of one another count once (the result's {self.rotations} rotations)"
+                 if self.rotations > 1 else "the result has no rotation symmetry")
+        mirrors = {"same": f"mirror images count once ({self.mirror_why})",
+                   "partial": f"mirror images count once, but {self.mirror_why}"}.get(
+            self.mirror, f"mirror images count apart ({self.mirror_why})")
+        recorded = f" (the file records {self.recorded:,})" if self.recorded is not None else ""
+        return f"count: {amount} of {label}, as BurrTools counts them: {turns}, {mirrors}; by xcc, " \
+               f"{self.seconds:.3f} s{recorded}"
+
+
+#: How often a count's progress is reported (and Ctrl-C seen between slices of the C search).
+SLICE_SECONDS = 0.1
+
+
+def count_assemblies(puzzle: BurrPuzzle, which: int | str | None = None, keep_mirror: bool = False,
+                     deadline: float | None = None, progress=None) -> BurrCount:
+    """Count problem ``which`` as BurrTools does (``keep_mirror``: BurrTools'
+    "keep mirror solutions").  ``deadline`` (``time.monotonic()``) and Ctrl-C
+    stop the search with the count so far, a lower bound; ``progress(count)``
+    is called between slices of the search."""
+    t0 = time.perf_counter()
+    index, problem = puzzle.problem(which)
+    made = burr_cover(puzzle, index, keep_mirror=keep_mirror)
+    search = made.cover.search()
+    search.reset(np.zeros(0, np.int32))
+    stopped = None
+    try:
+        while True:
+            until = time.monotonic() + SLICE_SECONDS
+            status = search.run(0, until if deadline is None else min(until, deadline))
+            if status == "done":
+                break
+            if status == "memory":
+                raise TilesatError(f"{puzzle.source}: {problem.label(index)}: the search ran out of memory")
+            if status != "timeout":
+                stopped = status
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped = "timeout"
+                break
+            if progress is not None:
+                progress(int(search.count))
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+    return BurrCount(index, problem.name, int(search.count), stopped is None, stopped, keep_mirror, made.rotations,
+                     made.mirror, made.mirror_why, len(made.cover), int(search.nodes),
+                     problem.assemblies if problem.state == 2 else None, time.perf_counter() - t0)
 
 
 def problem_names(puzzle: BurrPuzzle) -> list[str]:
