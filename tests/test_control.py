@@ -1,5 +1,7 @@
 """The run controller: deadlines, children that are killed, solvers that stop in time."""
 
+import contextlib
+import gc
 import math
 import os
 import signal
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 from tilesat import load_instance
 from tilesat.running.control import Deadline, TimedOut, call_in_child, check_timeout, deadline, stream_from_child, time_limit
 from tilesat.errors import TilesatError
+from tilesat.running import processes
 from tilesat.sat.formula import compile_formula
 from tilesat.model.instance import parse_instance
 from tilesat.model.placements import generate_placements
@@ -274,3 +277,100 @@ def test_a_solve_inside_a_child_runs_there(monkeypatch):
     monkeypatch.setattr("tilesat.sat.solvers.IN_PROCESS_CLAUSES", -1)  # would move to a child at once
     assert call_in_child(_verdict_in_a_child, mutilated(6)) == "none"
     assert call_in_child(_verdict_in_a_child, "pieces: I2\n....\n....\n") == "multiple"
+
+
+# --- interrupts lost in callbacks CPython runs "unraisably" ---------------------
+
+@contextlib.contextmanager
+def interrupts_handled():
+    """As in a command (``friendly``): Ctrl-C raises, one lost is kept; everything put back after."""
+    saved = {s: signal.getsignal(s) for s in processes.INTERRUPTING}
+    restore = processes.handle_interrupts()
+    try:
+        yield
+    finally:
+        restore()
+        processes.forget_interrupts()
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+class _RaisesInDel:
+    def __init__(self, raise_it):
+        self.raise_it = raise_it
+
+    def __del__(self):
+        self.raise_it()
+
+
+def _lose_in_a_del(raise_it):
+    _RaisesInDel(raise_it)  # dropped at once: __del__ runs, and what it raises is unraisable
+
+
+def _lose_in_a_gc_callback(raise_it):
+    def callback(phase, info):
+        gc.callbacks.remove(callback)
+        raise_it()
+
+    gc.callbacks.append(callback)
+    gc.collect()
+
+
+def _ctrl_c():
+    signal.raise_signal(signal.SIGINT)
+
+
+@pytest.mark.parametrize("lose", [_lose_in_a_del, _lose_in_a_gc_callback])
+def test_an_interrupt_lost_in_a_callback_is_raised_once_at_the_next_check(lose, monkeypatch):
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with interrupts_handled():
+        lose(_ctrl_c)
+        assert unraisable == []  # kept, not printed as "Exception ignored"
+        with pytest.raises(KeyboardInterrupt):
+            Deadline(None).check()
+        Deadline(None).check()  # once
+        lose(_ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            with time_limit(5):
+                call_in_child(_count_up, 3)  # the wait on a child polls too
+
+
+def test_a_lost_interrupt_is_raised_in_its_own_process_only():
+    with interrupts_handled():
+        _lose_in_a_del(_ctrl_c)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                Deadline(None).check()
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0  # a forked child does not stop for its parent
+        with pytest.raises(KeyboardInterrupt):
+            Deadline(None).check()
+
+
+def test_a_lost_interrupt_does_not_cut_the_report_of_one_that_arrived():
+    with interrupts_handled():
+        _lose_in_a_del(_ctrl_c)
+        processes.ignore_interrupts()  # a Ctrl-C reached the command's handler: it reports what it had
+        Deadline(None).check()
+
+
+def _raise(error):
+    def raise_it():
+        raise error
+
+    return raise_it
+
+
+def test_other_unraisable_errors_still_reach_the_hook(monkeypatch):
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with interrupts_handled():
+        _lose_in_a_del(_raise(ValueError("in __del__")))
+        _lose_in_a_del(_raise(KeyboardInterrupt()))  # no interrupt arrived: not one of ours
+        Deadline(None).check()
+    assert [u.exc_type for u in unraisable] == [ValueError, KeyboardInterrupt]
+    assert sys.unraisablehook == unraisable.append  # put back

@@ -204,7 +204,9 @@ def friendly(fn):
         restore = processes.handle_interrupts()  # from here Ctrl-C, SIGTERM and SIGHUP say what the command had
         _STARTED_COMMAND.append(True)
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            processes.raise_lost_interrupt()  # dropped in a callback after the run's last poll
+            return result
         except TilesatError as e:
             _err().print(f"error: {e}", markup=False)
             raise typer.Exit(EXIT_USAGE) from None

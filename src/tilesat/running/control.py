@@ -34,7 +34,7 @@ import time
 from typing import Any, Callable, Iterator
 
 from ..errors import TilesatError
-from .processes import INTERRUPTING, fork
+from .processes import INTERRUPTING, fork, raise_lost_interrupt
 
 #: How often a waiting parent wakes up: the bound on the extra time a timeout
 #: or Ctrl-C takes to act, and the progress display's refresh.
@@ -69,6 +69,9 @@ class Deadline:
         return self.at is not None and time.perf_counter() >= self.at
 
     def check(self) -> None:
+        """Raises :class:`TimedOut` past the deadline, and KeyboardInterrupt for a
+        Ctrl-C lost in an unraisable callback (:func:`.processes.raise_lost_interrupt`)."""
+        raise_lost_interrupt()
         if self.expired():
             raise TimedOut(self.seconds)
 
@@ -177,6 +180,7 @@ def watching(fn: Callable[[], None]) -> Iterator[None]:
 
 def run_watchers() -> None:
     """The watchers' poll, for code that waits without :func:`wait_step` (or ends a run)."""
+    raise_lost_interrupt()
     watchers = _WATCHERS.get()
     if not watchers or getattr(_IN_WATCHER, "on", False):
         return

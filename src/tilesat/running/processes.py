@@ -16,7 +16,8 @@ here, so that whatever way tilesat ends, they end too:
 - **signals**: SIGTERM and SIGHUP (a supervisor, a job scheduler, a closed
   terminal) are handled as Ctrl-C: the run stops within a second, says what
   it found, and exits 128 + the signal (143, 129; 130 for Ctrl-C)
-  (:func:`handle_interrupts`, :func:`interrupted_status`);
+  (:func:`handle_interrupts`, :func:`interrupted_status`); one that CPython
+  drops in a callback it runs "unraisably" is raised again at the next poll;
 - **how many**: ``--jobs`` is at most :data:`JOBS_PER_CORE` per core
   (:func:`check_jobs`): more processes than that only wait for the cores.
 """
@@ -68,33 +69,70 @@ def check_jobs(jobs: int, option: str = "--jobs") -> int:
 # --- signals -----------------------------------------------------------------------
 
 _RECEIVED: list[int] = []
+# The pid of this process when a KeyboardInterrupt of :func:`_interrupt` was
+# lost: raised inside a callback CPython runs "unraisably" (a weakref callback
+# such as importlib's module-lock one, a ``__del__``, a gc callback), where it
+# is printed as "Exception ignored" and dropped, so the run went on.
+_LOST: list[int] = []
 
 
 def _interrupt(signum, frame):
     _RECEIVED.append(signum)
+    _LOST.clear()  # this one stands for it
     raise KeyboardInterrupt
+
+
+def _keeping_lost_interrupts(previous):
+    """A ``sys.unraisablehook`` that keeps, silently, the KeyboardInterrupt of
+    an interrupt received (:func:`raise_lost_interrupt` raises it again at
+    the run's next poll) and hands everything else to ``previous``."""
+
+    def hook(unraisable):
+        if _RECEIVED and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            _LOST[:] = [os.getpid()]
+        else:
+            previous(unraisable)
+
+    return hook
+
+
+def raise_lost_interrupt() -> None:
+    """Raise KeyboardInterrupt again, once, if an interrupt was lost in an
+    unraisable callback (see ``_LOST``); for the polls of a run (deadline
+    checks), in the main thread of the process that lost it."""
+    if _LOST and _LOST[0] == os.getpid() and threading.current_thread() is threading.main_thread():
+        _LOST.clear()
+        raise KeyboardInterrupt
 
 
 def handle_interrupts():
     """From here (the main thread) Ctrl-C, SIGTERM and SIGHUP each raise
-    KeyboardInterrupt: the run stops and says what it had.  Returns a
-    function that puts SIGTERM's and SIGHUP's handlers back (for callers that
-    run commands in-process and live on)."""
+    KeyboardInterrupt: the run stops and says what it had; one lost in an
+    unraisable callback is raised again at the next poll
+    (:func:`raise_lost_interrupt`), with no "Exception ignored" on stderr.
+    Returns a function that puts the handlers back (for callers that run
+    commands in-process and live on)."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {signum: signal.signal(signum, _interrupt) for signum in INTERRUPTING}
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _keeping_lost_interrupts(previous_hook)
 
     def restore():
-        if not _RECEIVED:  # after an interrupt the process is ending: further ones stay ignored
-            for signum, handler in previous.items():
+        sys.unraisablehook = previous_hook
+        if signal.getsignal(signal.SIGINT) is _interrupt:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as Python has it
+        if set(_RECEIVED) <= {signal.SIGINT}:  # after SIGTERM or SIGHUP the process is ending: further ones stay ignored
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                handler = previous[signum]
                 signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
     return restore
 
 
 def ignore_interrupts() -> None:
-    """After the first interrupt, further ones must not cut the report short."""
+    """After the first interrupt, further ones must not cut the report short (nor one lost before it)."""
+    _LOST.clear()
     if threading.current_thread() is threading.main_thread():
         for signum in INTERRUPTING:
             signal.signal(signum, signal.SIG_IGN)
@@ -108,6 +146,7 @@ def interrupted_status() -> int:
 def forget_interrupts() -> None:
     """A new run in this process (in-process callers run several)."""
     _RECEIVED.clear()
+    _LOST.clear()
 
 
 # --- the parent-death signal ---------------------------------------------------------
