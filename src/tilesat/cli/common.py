@@ -17,7 +17,6 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
 from ..running import processes
 from ..running.control import Deadline, check_timeout, process_start, time_limit
@@ -233,6 +232,23 @@ def _load(file: Path, pieces: str | None, wrap: str | None) -> Instance:
     return load_instance(file, pieces=pieces, wrap=wrap)
 
 
+class Unshown:
+    """A progress display that shows nothing (stderr is no terminal, or the output
+    is JSON): rich's Progress with ``disable=True``, without importing rich.progress."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def add_task(self, description, **fields):
+        return 0
+
+    def update(self, task, **fields):
+        pass
+
+
 @contextlib.contextmanager
 def _progress():
     """On stderr, when it is a terminal: the current stage, its elapsed time,
@@ -241,6 +257,8 @@ def _progress():
     if not err.is_terminal:
         yield None
         return
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         stage = {"key": None, "task": bar.add_task("starting", total=None)}

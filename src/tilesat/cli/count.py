@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ..running.control import TimedOut
 from ..engines.auto import method_help
@@ -25,7 +24,7 @@ from ..model.tiling import Tiling
 from .groups import SAT, SOURCE, Group, Show, Source, outputs, with_groups
 from .root import app
 from .search import _show_certificate, certificate_mode
-from .common import EXIT_TIMEOUT, JsonOpt, check_outputs, _err, _out, friendly, in_colour, interrupted_exit, run_limit
+from .common import EXIT_TIMEOUT, JsonOpt, Unshown, check_outputs, _err, _out, friendly, in_colour, interrupted_exit, run_limit
 
 
 CertificateOpt = Annotated[Optional[bool], typer.Option(
@@ -90,10 +89,7 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
         return
     instance = source.load()
     err = _err()
-    progress = Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings{task.fields[expected]}"),
-                        TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("units {task.completed}/{task.total}"),
-                        TimeElapsedColumn(), TextColumn("{task.fields[left]}"), console=err,
-                        disable=not err.is_terminal or as_json, transient=True)
+    progress = _count_progress(err) if err.is_terminal and not as_json else Unshown()
     t0 = time.perf_counter()
     with progress, run_limit(sat.timeout):
         task = progress.add_task("counting", total=None, tilings=0, rate=0.0, expected="", left="")
@@ -120,6 +116,14 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
         raise interrupted_exit()
     if result.timed_out:
         raise typer.Exit(EXIT_TIMEOUT)
+
+
+def _count_progress(err):
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(SpinnerColumn(), TextColumn("counting: {task.fields[tilings]:,} tilings{task.fields[expected]}"),
+                    TextColumn("{task.fields[rate]:,.0f}/s"), TextColumn("units {task.completed}/{task.total}"),
+                    TimeElapsedColumn(), TextColumn("{task.fields[left]}"), console=err, transient=True)
 
 
 def _duration(seconds: float) -> str:

@@ -38,7 +38,6 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -299,8 +298,14 @@ def is_xmpuzzle(path: str | os.PathLike) -> bool:
 
 # --- writing ---------------------------------------------------------------
 
+def _escape(text: str, entities: dict | None = None) -> str:
+    from xml.sax.saxutils import escape  # here: it imports urllib.request (30 ms), which reading a file needs not
+
+    return escape(text, entities or {})
+
+
 def _attr(text: str) -> str:
-    return '"' + escape(text, {'"': "&quot;", "'": "&apos;"}) + '"'
+    return '"' + _escape(text, {'"': "&quot;", "'": "&apos;"}) + '"'
 
 
 def format_xmpuzzle(puzzle: BurrPuzzle) -> str:
@@ -357,7 +362,7 @@ def format_xmpuzzle(puzzle: BurrPuzzle) -> str:
     else:
         out.append(" <problems/>")
     popup = ' popup=""' if puzzle.comment_popup else ""
-    out.append(f" <comment{popup}>{escape(puzzle.comment)}</comment>" if puzzle.comment else f" <comment{popup}/>")
+    out.append(f" <comment{popup}>{_escape(puzzle.comment)}</comment>" if puzzle.comment else f" <comment{popup}/>")
     out.append("</puzzle>")
     return "\n".join(out) + "\n"
 

@@ -30,9 +30,7 @@ clause is an error naming the plugin, never a wrong answer from tilesat.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
-import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -60,6 +58,8 @@ def _is_file(where: str) -> bool:
 @functools.cache
 def _load_file(path: str):
     """A Python file as a module, once per real path (a file plugin named twice is one module)."""
+    import hashlib
+
     real = os.path.realpath(path)
     name = "tilesat_plugin_" + hashlib.sha1(real.encode()).hexdigest()[:12]
     if name in sys.modules:
@@ -124,6 +124,8 @@ def load(spec: str, what: str):
 
 def entry_point_names(group: str) -> list[str]:
     """Names installed packages register under ``group``."""
+    import importlib.metadata  # here: 20-40 ms to import, which commands naming no plugin need not pay
+
     try:
         return sorted({ep.name for ep in importlib.metadata.entry_points(group=group)})
     except Exception:  # noqa: BLE001 - a broken installation must not break the built-ins
@@ -133,6 +135,8 @@ def entry_point_names(group: str) -> list[str]:
 @functools.cache
 def from_entry_point(group: str, name: str, what: str):
     """The object registered as ``name`` in ``group``, None when there is none."""
+    import importlib.metadata
+
     found = [ep for ep in importlib.metadata.entry_points(group=group) if ep.name == name]
     if not found:
         return None

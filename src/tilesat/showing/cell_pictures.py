@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import drawsvg as draw
 import numpy as np
 
 from ..model.instance import Instance
 from .render import colour_tiles
 from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, per_row, title_size
 from ..model.tiling import Tiling
+
+if TYPE_CHECKING:  # drawsvg is imported where an SVG is drawn: a process that draws none skips its 20-40 ms
+    import drawsvg as draw
 
 #: Units between a cube board's layer panels, and above them for the labels.
 PANEL_GAP = 1.0
@@ -165,6 +168,8 @@ def panel_owner(board, tiling: Tiling | None) -> dict:
 
 def grid_svg(instance: Instance, tilings: list[Tiling | None], marked: set | None = None, cell: float = 24,
              titles: list[str] | None = None) -> draw.Drawing:
+    import drawsvg as draw
+
     board = instance.board
     scene = board_scene(board)
     head = 1.6 * title_size(cell) if titles else 0.0
@@ -293,6 +298,8 @@ def grid_raster(instance: Instance, tilings: list[Tiling | None], marked: set | 
 def weights_svg(instance: Instance, weights: dict, cell: float = 24) -> draw.Drawing:
     """A certificate's cell weights on any grid: each drawn cell filled by
     its weight's colour (red positive, blue negative), blocked cells dark."""
+    import drawsvg as draw
+
     board = instance.board
     scene = board_scene(board)
     scene.iso = None

@@ -25,8 +25,8 @@ is drawn by matplotlib.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import drawsvg as draw
 import numpy as np
 
 from ..errors import TilesatError
@@ -34,6 +34,9 @@ from ..model.instance import Instance
 from .render import colour_tiles
 from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, WRAP, per_row, title_size
 from ..model.tiling import Tiling
+
+if TYPE_CHECKING:  # drawsvg is imported where an SVG is drawn: a process that draws none skips its 20-40 ms
+    import drawsvg as draw
 
 
 
@@ -78,6 +81,8 @@ def _panel_owner(instance: Instance, tiling: Tiling | None) -> np.ndarray:
 def tiling_svg(instance: Instance, tilings: list[Tiling | None], marked: set | None = None, cell: float = 24,
                titles: list[str] | None = None) -> draw.Drawing:
     """The tilings side by side (None: the board unsolved), each under its title if ``titles`` are given."""
+    import drawsvg as draw
+
     board = instance.board
     if not board.is_square:
         return _grid_svg(instance, tilings, marked, cell, titles)
@@ -301,6 +306,8 @@ def _heat(weights: dict, R: int, C: int) -> np.ndarray:
 def weights_svg(instance: Instance, weights: dict, cell: float = 24) -> draw.Drawing:
     """The certificate as SVG: every open cell filled by its weight (and the
     weight written in it on boards up to 60 columns)."""
+    import drawsvg as draw
+
     board = instance.board
     if not board.is_square:
         from .cell_pictures import weights_svg as grid_weights_svg
