@@ -6,6 +6,7 @@ local cluster of N workers, with a checkpoint that is the whole state.
     python scripts/bench_records.py 5x18 --workers 16 --checkpoint ck/5x18.json   # resumed, elsewhere
     python scripts/bench_records.py 9x10 --cluster dask --workers 16 --checkpoint ck/9x10.json --budget 600
     python scripts/bench_records.py --startup --runs 10   # the whole process: --version, 6x10's 2,339 classes
+    python scripts/bench_records.py --startup --vs ../before/src   # ... beside another checkout, run for run
 
 A run counts until it ends or its ``--budget`` (seconds) is spent; the same
 command with the same checkpoint file (copied to another machine if need be:
@@ -66,41 +67,88 @@ def hms(seconds: float | None) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def startup(runs: int, json_out: str | None) -> None:
-    """Issue 31's one-core targets, as whole processes (median of ``runs``, one core
-    by taskset where there is one): ``tilesat --version`` <= 0.15 s and the 6x10
-    pentominoes' 2,339 classes <= 0.3 s; with the count's own seconds beside."""
-    import statistics
+#: The third-party libraries a count imports before any of tilesat's own work: the floor of its start-up.
+LIBRARIES = "import numpy, typer, typer._adapters, rich.console, pysat.solvers"
+
+
+def _child_env(src: Path) -> dict:
+    """The environment of a timed process: tilesat from ``src``; bytecode caches
+    written and read (a user's install has them: without, every module compiles
+    at each start, 0.2-0.3 s more)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(src)
+    return env
+
+
+def _timed(argv: list[str], env: dict) -> tuple[float, float, bytes]:
+    """Wall and CPU seconds (user + system) of one whole process, and its stdout."""
+    import resource
     import subprocess
 
-    tilesat = [sys.executable, "-c", "import sys; from tilesat.main import main; sys.argv[0] = 'tilesat'; main()"]
-    pin = ["taskset", "-c", "0"] if subprocess.run(["which", "taskset"], capture_output=True).returncode == 0 else []
-    cases = [("tilesat --version", ["--version"], 0.15, None),
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    run = subprocess.run(argv, capture_output=True, check=True, env=env)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, run.stdout
+
+
+def startup(runs: int, json_out: str | None, vs: Path | None = None) -> None:
+    """Issue 31's one-core targets, as whole processes (median of ``runs``, one core
+    by taskset where there is one): ``tilesat --version`` <= 0.15 s and the 6x10
+    pentominoes' 2,339 classes <= 0.3 s; with the count's own seconds beside, and
+    the libraries it imports as a floor.  ``vs``: another checkout's ``src`` timed
+    side by side, run for run (ratio = this / that)."""
+    import shutil
+    import statistics
+
+    script = "import sys; from tilesat.main import main; sys.argv[0] = 'tilesat'; main()"
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    board = str(ROOT / "instances" / "pentomino-6x10.txt")
+    cases = [("tilesat --version", ["-c", script, "--version"], 0.15, None),
              ("tilesat count pentomino-6x10.txt --up-to-symmetry",
-              ["count", str(ROOT / "instances" / "pentomino-6x10.txt"), "--up-to-symmetry", "--json"], 0.3, 2339)]
+              ["-c", script, "count", board, "--up-to-symmetry", "--json"], 0.3, 2339),
+             (f"python -c '{LIBRARIES}' (the libraries count imports)", ["-c", LIBRARIES], None, None)]
+    sources = {"this": ROOT / "src"} | ({"vs": vs.resolve()} if vs is not None else {})
+    envs = {name: _child_env(src) for name, src in sources.items()}
     load_at_start = load_average()
     rows = []
     for label, args, target, classes in cases:
-        walls, inside = [], []
-        for _ in range(runs):
-            t = time.perf_counter()
-            run = subprocess.run(pin + tilesat + args, capture_output=True, check=True)
-            walls.append(time.perf_counter() - t)
-            if classes is not None:
-                answer = json.loads(run.stdout)
-                assert answer["up_to_symmetry"] == classes, answer
-                inside.append(answer["seconds"])
-        wall = statistics.median(walls)
-        row = [label, f"{wall:.3f} s", f"{min(walls):.3f} s", f"{statistics.median(inside):.3f} s" if inside else "—",
-               f"<= {target} s", "met" if wall <= target else "not met"]
+        walls = {name: [] for name in sources}
+        cpus = {name: [] for name in sources}
+        inside = []
+        for k in range(runs + 1):  # the first round writes the bytecode caches: not counted
+            for name in sources:
+                wall, cpu, out = _timed(pin + [sys.executable, *args], envs[name])
+                if classes is not None:
+                    answer = json.loads(out)
+                    assert answer["up_to_symmetry"] == classes, answer
+                if k == 0:
+                    continue
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+                if classes is not None and name == "this":
+                    inside.append(answer["seconds"])
+        med = {name: (statistics.median(walls[name]), statistics.median(cpus[name])) for name in sources}
+        wall, cpu = med["this"]
+        row = [label, f"{wall:.3f} s", f"{min(walls['this']):.3f} s", f"{cpu:.3f} s",
+               f"{statistics.median(inside):.3f} s" if inside else "—"]
+        if vs is not None:
+            row += [f"{med['vs'][0]:.3f} s", f"{med['vs'][1]:.3f} s", f"{cpu / med['vs'][1]:.2f}"]
+        row += [f"<= {target} s" if target else "—",
+                ("met" if wall <= target else "not met") if target else ""]
         print(" | ".join(row), flush=True)
         rows.append(row)
     if json_out:
+        columns = ["command", "median wall", "fastest", "median CPU", "count's own seconds"]
+        if vs is not None:
+            columns += ["before: median wall", "before: median CPU", "CPU ratio"]
         write(json_out, title="Start-up and the enumerator on one core: whole processes",
-              columns=["command", "median wall", "fastest", "count's own seconds", "target (issue 31)", ""],
-              rows=rows, load_at_start=load_at_start,
+              columns=columns + ["target (issue 31)", ""], rows=rows, load_at_start=load_at_start,
               notes=[f"Median of {runs} runs of the whole process" + (", pinned to one core (taskset)" if pin else "")
-                     + "; the count's own seconds are its JSON's (placements to the verified total)."])
+                     + " after one run that writes the bytecode caches; CPU = user + system seconds; the count's "
+                     "own seconds are its JSON's (placements to the verified total)."
+                     + (f" Before: the checkout at `{vs}`, run for run beside this one." if vs is not None else "")])
 
 
 def main(argv=None) -> int:
@@ -108,6 +156,7 @@ def main(argv=None) -> int:
     ap.add_argument("board", nargs="?", choices=sorted(BOARDS))
     ap.add_argument("--startup", action="store_true", help="time whole processes instead: --version and 6x10")
     ap.add_argument("--runs", type=int, default=10, help="--startup: runs of each command (default 10)")
+    ap.add_argument("--vs", type=Path, metavar="SRC", help="--startup: also time another checkout's src/, side by side")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     ap.add_argument("--cluster", choices=["dask"], help="a local Dask cluster of --workers workers (default: --jobs)")
     ap.add_argument("--checkpoint", type=Path, help="the checkpoint file: the count's state (required with a board)")
@@ -115,7 +164,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="also write this run as a table (scripts/bench_table.py)")
     args = ap.parse_args(argv)
     if args.startup:
-        startup(args.runs, args.json)
+        startup(args.runs, args.json, args.vs)
         return 0
     if args.board is None or args.checkpoint is None:
         ap.error("a board and --checkpoint are needed (or --startup)")

@@ -315,9 +315,12 @@ def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: s
     a BurrTools file (``FILE.xmpuzzle``, ``FILE.xmpuzzle:PROBLEM`` by number or
     name) as its problem's instance (:func:`tilesat.model.xmpuzzle.burr_instance_text`)."""
     name = str(path)
-    from .xmpuzzle import xmpuzzle_path
+    burr = None
+    if ".xmpuzzle" in name.lower():  # the XML reader is imported for BurrTools files only
+        from .xmpuzzle import xmpuzzle_path
 
-    if (burr := xmpuzzle_path(name)) is not None:  # a BurrTools file, FILE.xmpuzzle[:PROBLEM]
+        burr = xmpuzzle_path(name)
+    if burr is not None:  # a BurrTools file, FILE.xmpuzzle[:PROBLEM]
         from .xmpuzzle import burr_instance_text, read_xmpuzzle
 
         text = burr_instance_text(read_xmpuzzle(burr[0]), burr[1])

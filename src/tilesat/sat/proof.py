@@ -32,7 +32,6 @@ import os
 import re
 from pathlib import Path
 
-import dratify
 from pysat.solvers import Solver
 
 from .. import __version__
@@ -606,6 +605,8 @@ def _check_drat(nvars: int, clauses: list[list[int]], text: str) -> int:
             bad = next((tok for tok in line.split() if tok != "d" and not _LITERAL.fullmatch(tok)), None)
             if bad is not None:
                 raise ProofError(f"proof.drat, line {n}: {_quote(bad[:20])} is neither a literal nor 'd'")
+    import dratify  # the DRAT checker, for verify-proof alone
+
     formula = dratify.CNF(nvars)
     for clause in clauses:
         formula.add_dimacs(clause)
