@@ -12,9 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tilesat.cli as cli
+from tilesat.model.arrays import unique, unique_rows
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 
@@ -87,3 +90,15 @@ def test_command_module_from_the_arguments(args, module):
 def test_shell_completion_loads_every_command(monkeypatch):
     monkeypatch.setenv("_TILESAT_COMPLETE", "complete_bash")
     assert cli.command_module(["count", "b.txt"]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 8).flatmap(lambda cols: st.lists(st.lists(st.integers(-3, 3), min_size=cols, max_size=cols),
+                                                       max_size=12)))
+def test_unique_is_numpys_without_numpy_ma(rows):
+    """model.arrays.unique(_rows) stand in for np.unique on the count's path (which imports numpy.ma)."""
+    a = np.array(rows, dtype=np.int64).reshape(len(rows), -1 if rows and rows[0] else 0)
+    got = unique_rows(a)
+    assert got.dtype == a.dtype and np.array_equal(got, np.unique(a, axis=0))
+    flat = unique(a)
+    assert flat.dtype == a.dtype and np.array_equal(flat, np.unique(a))

@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import VerificationError
 from ..model.instance import Instance
 from ..model.tiling import Tiling
+from ..model.arrays import unique
 
 # The 8 symmetries of the square as (r, c) -> (a*r + b*c, d*r + e*c);
 # the first four are the rotations.
@@ -69,7 +70,7 @@ def problems(instance: Instance, tiling: Tiling, partial: bool = False) -> list[
     owner, r, c = owner[order], coords[order, 0], coords[order, 1]
     new = np.ones(owner.size, dtype=bool)
     new[1:] = (owner[1:] != owner[:-1]) | (r[1:] != r[:-1]) | (c[1:] != c[:-1])
-    for k in np.unique(owner[~new]).tolist():
+    for k in unique(owner[~new]).tolist():
         say(known[k], "lists a cell twice")
     owner, r, c = owner[new], r[new], c[new]
     inside = (r >= 0) & (r < R) & (c >= 0) & (c < C)
@@ -100,7 +101,7 @@ def _misfits(instance: Instance, piece: list[str], owner: np.ndarray, r: np.ndar
     orientation of their piece; cells sorted by (owner, r, c), on the board."""
     board = instance.board
     shapes = {rule.name: allowed_shapes(rule.piece.cells, rule.orient) for rule in instance.rules}
-    tiles = np.unique(owner)
+    tiles = unique(owner)
     start = np.searchsorted(owner, tiles)
     end = np.append(start[1:], owner.size)
     bounds = zip(tiles.tolist(), start.tolist(), end.tolist())

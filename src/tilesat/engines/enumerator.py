@@ -42,6 +42,7 @@ from . import _bitboard
 from ..errors import TilesatError
 from ..model.instance import INF, Instance
 from ..model.placements import Placements, generate_placements
+from ..model.arrays import unique_rows
 
 #: Solutions recorded per compiled call when listing tilings.
 BATCH = 1024
@@ -140,7 +141,7 @@ def _neighbours(board, bit: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]
         pairs.append(np.stack([bit[src], bit[dst]], axis=1))
     pairs = np.concatenate(pairs)
     pairs = pairs[(pairs[:, 0] >= 0) & (pairs[:, 1] >= 0) & (pairs[:, 0] != pairs[:, 1])]
-    pairs = np.unique(pairs, axis=0)  # a 2-wide wrap reaches the same cell twice
+    pairs = unique_rows(pairs)  # a 2-wide wrap reaches the same cell twice
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(pairs[:, 0], minlength=n), out=ptr[1:])
     return ptr, pairs[:, 1].astype(np.int32)
@@ -438,8 +439,8 @@ def _orbits(placements: Placements, k: int) -> list[tuple[int, int]]:
         ok = True
         for j, A in rows.items():
             B = np.sort(image[A], axis=1)
-            a = np.unique(A.astype(np.int64), axis=0)
-            b = np.unique(B.astype(np.int64), axis=0)
+            a = unique_rows(A.astype(np.int64))
+            b = unique_rows(B.astype(np.int64))
             if a.shape != b.shape or not np.array_equal(a, b):
                 ok = False
                 break

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import _xcc
+from ..model.arrays import unique
 
 
 def _i32(a) -> np.ndarray:
@@ -140,7 +141,7 @@ def _option_perm(cover: Cover, elements: list[Element]) -> np.ndarray:
     """perm[g, p]: the option element g maps option p to (-1: none)."""
     perm = np.full((len(elements), len(cover)), -1, np.int32)
     sizes = np.diff(cover.opt_ptr)
-    for size in np.unique(sizes).tolist():
+    for size in unique(sizes).tolist():
         opts = np.flatnonzero(sizes == size)
         keys = _void(_rows(cover, opts))
         order = np.argsort(keys)

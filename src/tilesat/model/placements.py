@@ -17,6 +17,7 @@ from ..errors import TilesatError
 from ..running.control import deadline
 from .instance import Instance
 from .footprint import check_memory
+from .arrays import unique_rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,7 +132,7 @@ def generate_placements(instance: Instance) -> Placements:
         if board.wrap != "none":
             # On a cylinder or torus two orientations/anchors can give the
             # same cell set (a domino on a 2-wide cylinder); keep one.
-            block = np.unique(block, axis=0)
+            block = unique_rows(block)
         rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
         cell_parts.append(block)
 
