@@ -81,8 +81,7 @@ def test_answer_is_the_clis_json(url, tmp_path, name, command, certificate):
     text = (INSTANCES / name).read_text()
     response = post(url, command, text, certificate=certificate)
     assert response.status_code == 200, response.text
-    argv, _, _ = command_line(command, {"certificate": certificate}, LIMIT)
-    status, out, _ = cli(argv, tmp_path, text)
+    status, out, _ = cli(command_line(command, {"certificate": certificate}, LIMIT).argv, tmp_path, text)
     assert status in (0, 1, 3)
     assert _without_times(response.json()) == _without_times(json.loads(out))
     assert response.json()["verdict"] in ("unique", "multiple", "none", "solved")
@@ -92,8 +91,7 @@ def test_count_is_the_clis_json(url, tmp_path):
     text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
     response = post(url, "count", text, method="dlx")
     assert response.status_code == 200, response.text
-    argv, _, _ = command_line("count", {"method": "dlx"}, LIMIT)
-    status, out, _ = cli(argv, tmp_path, text)
+    status, out, _ = cli(command_line("count", {"method": "dlx"}, LIMIT).argv, tmp_path, text)
     assert status == 0
     assert _without_times(response.json()) == _without_times(json.loads(out))
     assert response.json()["count"] > 1
@@ -102,8 +100,7 @@ def test_count_is_the_clis_json(url, tmp_path):
 def test_svg_is_what_the_cli_writes(url, tmp_path):
     text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
     data = post(url, "check-unique", text, svg=True).json()
-    argv, _, _ = command_line("check-unique", {"svg": True}, LIMIT)
-    status, _, _ = cli(argv, tmp_path, text)
+    status, _, _ = cli(command_line("check-unique", {"svg": True}, LIMIT).argv, tmp_path, text)
     assert status == 1
     assert data["svg"] == (tmp_path / "tiling.svg").read_text()
     assert 'class="marked"' in data["svg"]  # multiple: the differing cells marked
@@ -166,8 +163,8 @@ def test_a_time_limited_request_stops(url):
 
 
 def test_the_server_limit_caps_the_request(url):
-    argv, _, limit = command_line("count", {"timeout": 10_000}, LIMIT)
-    assert limit == LIMIT and argv[-2:] == ["--timeout", f"{LIMIT:g}"]
+    call = command_line("count", {"timeout": 10_000}, LIMIT)
+    assert call.limit == LIMIT and call.argv[-2:] == ("--timeout", f"{LIMIT:g}")
 
 
 def test_a_run_that_ignores_its_limit_is_killed(monkeypatch):
@@ -380,19 +377,25 @@ _NAMES = st.sampled_from(sorted({n for table in studio_server.OPTIONS.values() f
        options=st.dictionaries(_NAMES | st.text(max_size=10), _JSON | st.text(max_size=60), max_size=6))
 def test_any_options_are_refused_or_become_safe_arguments(command, options):
     try:
-        argv, outputs, limit = command_line(command, options, LIMIT)
+        call = command_line(command, options, LIMIT)
     except studio_server.BadRequest as e:
         assert str(e) and "\n" not in str(e)
         return
-    assert argv[0] == command and 0 < limit <= LIMIT
-    assert set(outputs) <= {"tiling.svg", "tiling.png", "formula.cnf"}
-    flags_with_paths = {"--svg", "--png", "--output", "--proof", "--out", "-o", "--map", "--block"}
+    argv, outputs = call.argv, call.outputs
+    assert call.command == argv[0] == command and 0 < call.limit <= LIMIT
+    assert set(outputs) <= {"tiling.svg", "tiling.png", "tiling.pdf", "formula.cnf"}
+    assert set(call.options) <= set(studio_server.OPTIONS[command])
+    flags_with_paths = {"--svg", "--png", "--pdf", "--output", "--proof", "--out", "-o", "--map", "--block"}
     for flag, value in zip(argv, argv[1:]):
         if flag in flags_with_paths:
             assert value in outputs
         if flag in ("--encoding", "--solver", "--card", "--method", "--wrap"):
             assert ":" not in value and "/" not in value and "." not in value
+    for name in ("encoding", "solver", "card", "method", "wrap"):  # what the library is given: names, no paths
+        value = call.options.get(name)
+        assert value is None or not set(value) & set(":/.")
     assert all("\n" not in a and "\0" not in a for a in argv)
+    assert all("\n" not in v and "\0" not in v for v in call.options.values() if isinstance(v, str))
 
 
 def test_a_request_cancelled_while_its_process_starts_leaves_nothing_and_prints_nothing(tmp_path):
@@ -412,7 +415,7 @@ def test_a_request_cancelled_while_its_process_starts_leaves_nothing_and_prints_
         "async def main():\n"
         "    worker.start_forkserver()\n"
         "    task = asyncio.ensure_future(worker.run_command(\n"
-        "        ['check-unique', 'instance.txt'], {'instance.txt': 'pieces: I2\\n..\\n'}, [], 30.0))\n"
+        "        worker.Call('check-unique', {}, limit=30.0), {'instance.txt': 'pieces: I2\\n..\\n'}))\n"
         "    await asyncio.sleep(0.1)\n"
         "    task.cancel()\n"
         "    try:\n"
@@ -451,8 +454,8 @@ def test_many_requests_at_once_all_get_their_commands_status(monkeypatch):
 
         async def one():
             async with limit:
-                outcome = await worker.run_command(["check-unique", "instance.txt", "--json"],
-                                                   {"instance.txt": "pieces: I2\n..\n"}, [], 60.0)
+                outcome = await worker.run_command(worker.Call("check-unique", {}, limit=60.0),
+                                                   {"instance.txt": "pieces: I2\n..\n"})
                 return outcome.status
 
         return await asyncio.gather(*(one() for _ in range(40)))

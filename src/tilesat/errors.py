@@ -30,3 +30,9 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     """``1 tiling``, ``2 tilings``, ``1,024 tilings``: ``n`` (with thousands
     separators) and the noun in its number (``words``: an irregular plural)."""
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def one_of(words) -> str:
+    """'a, b or c': for messages and help texts built from the library's own lists of names."""
+    words = list(words)
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

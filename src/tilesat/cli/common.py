@@ -21,7 +21,7 @@ from rich.console import Console
 from ..running import processes
 from ..running.control import Deadline, check_timeout, process_start, time_limit
 from ..sat.encodings import ENCODINGS
-from ..errors import TilesatError, did_you_mean
+from ..errors import TilesatError, did_you_mean, one_of  # noqa: F401 (one_of: the commands' help texts)
 from ..sat.formula import CARD_ENCODINGS
 from ..model.instance import Instance, load_instance
 from ..engines.auto import method_help
@@ -37,10 +37,6 @@ def run_limit(timeout: float | None):
     """The command's time limit, counted from its start (imports included)."""
     return time_limit(Deadline(check_timeout(timeout), start=STARTED))
 
-def one_of(words) -> str:
-    """'a, b or c': for help texts built from the library's own lists of names."""
-    words = list(words)
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 FileArg = Annotated[Path, typer.Argument(help="Instance file (header lines, then a grid of '.' and '#').", show_default=False)]

@@ -15,6 +15,7 @@ from ..running.control import TimedOut
 from ..engines.auto import method_help
 from ..engines.base import Approx
 from ..questions.count import CountRequest, count, iter_tilings_by
+from ..questions.solve import certificate_mode
 from ..sat.options import SatOptions
 from ..errors import TilesatError, plural
 from ..showing.pictures import save_pictures
@@ -23,7 +24,7 @@ from ..showing.tiling_files import TilingWriter, tiling_format
 from ..model.tiling import Tiling
 from .groups import SAT, SOURCE, Group, Show, Source, outputs, with_groups
 from .root import app
-from .search import _show_certificate, certificate_mode
+from .search import _show_certificate
 from .common import EXIT_TIMEOUT, JsonOpt, Unshown, check_outputs, _err, _out, friendly, in_colour, interrupted_exit, run_limit
 
 

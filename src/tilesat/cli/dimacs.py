@@ -8,13 +8,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..sat.dimacs import blocking_clause, decode_answer, open_text, placement_map, read_answer, write_dimacs
+from ..sat.dimacs import decode_answer, read_answer
 from ..sat.encodings import DEFAULT_ENCODING
 from ..errors import TilesatError, plural
 from ..running.inputs import read_json, read_text
-from ..sat.formula import DEFAULT_CARD, compile_formula
+from ..sat.formula import DEFAULT_CARD
 from ..model.instance import Instance
-from ..model.placements import generate_placements
+from ..reports.export import ExportRequest, export_formula
 from ..sat.options import SatOptions
 from ..sat.proof import ProofError, verify_proof
 from ..questions.solve import Result
@@ -26,7 +26,8 @@ from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,
     _err, _load, _out, friendly,
 )
-from .search import _json, _report
+from ..reports.found import Found
+from .search import _report
 
 
 #: What the files export and decode read may hold (a tiling lists each cell
@@ -59,21 +60,9 @@ def export_cmd(
         return
     instance = source.load()
     check_outputs({"--output": output, "--map": map_file}, force)
-    placements = generate_placements(instance)
-    formula = compile_formula(placements, encoding, card)
-    extra = []
-    if block is not None:
-        extra.append(blocking_clause(placements, _read_tiling(block, instance)))
-    try:
-        with open_text(output, "w") as f:
-            n = write_dimacs(formula, f, source=str(source.file), extra_clauses=extra, placement_comments=map_file is None)
-        if map_file is not None:
-            map_file.write_text(json.dumps(placement_map(placements)) + "\n")
-    except OSError as e:
-        raise TilesatError(f"cannot write {e.filename or output}: {e.strerror or e}") from None
-    how = " (encoding native expanded to CNF: at-most-one pairwise, piece counts " + card + ")" if formula.native else ""
-    _err().print(f"wrote {output}: {formula.cnf().nvars} variables ({len(placements)} placements), {n} clauses{how}",
-                 markup=False)
+    blocked = _read_tiling(block, instance) if block is not None else None
+    message = export_formula(instance, ExportRequest(output, encoding, card, blocked, map_file, str(source.file)))
+    _err().print(message, markup=False)
 
 
 def _read_tiling(path: Path, instance: Instance) -> Tiling:
@@ -132,7 +121,7 @@ def decode_cmd(
                      "clauses": formula.nclauses + (block is not None), "encoding": formula.encoding, "card": card,
                      "solver": "external", "seconds": 0.0})
     if as_json:
-        print(_json(result))
+        print(json.dumps(Found(instance, result).document()))
     else:
         _report(instance, result, {
             "solved": f"solved: a tiling with {{tiles}} (decoded from {model})",

@@ -7,7 +7,6 @@ import random
 import re
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -15,13 +14,14 @@ import numpy as np
 import typer
 
 from ..model.board import Board
-from ..running.control import TimedOut, check_timeout
+from ..running.control import check_timeout
 from ..sat.options import SatOptions
 from ..sat.encodings import DEFAULT_ENCODING
-from ..errors import TilesatError, plural
-from ..making.generate import DIFFICULTIES, PuzzleSpec, generate_puzzle
-from ..model.grids import GRIDS, get_grid
-from ..model.instance import Instance, format_instance, parse_pieces
+from ..errors import TilesatError
+from ..making.generate import DIFFICULTIES, PuzzleSpec
+from ..reports.generate import GenerateRequest, board_of, generate
+from ..model.grids import GRIDS
+from ..model.instance import Instance, parse_pieces
 from ..showing.pictures import save_pictures
 from ..showing.printing import Drawings, save_drawings
 from ..questions.solve import solve
@@ -63,61 +63,32 @@ def generate_cmd(
 ):
     """Make a board with exactly one tiling (a puzzle), in the instance format, and grade it. Exit 124 at --timeout, 130 on Ctrl-C (nothing written)."""
     check_timeout(timeout)
-    seed, blocked, difficulty, as_json = spec.seed, spec.blocked, spec.difficulty, show.json
-    grid = get_grid(spec.grid).name
-    cube = grid == "cube"
-    m = re.fullmatch(r"(\d+)[xX](\d+)[xX](\d+)" if cube else r"(\d+)[xX](\d+)", size.strip())
-    if not m:
-        raise TilesatError(f"--size {size!r}: use " + ("LAYERSxROWSxCOLS, e.g. 3x4x4 (a cube board)" if cube
-                                                         else "ROWSxCOLS, e.g. 12x12"))
-    layers, rows, cols = (int(x) for x in m.groups()) if cube else (1, int(m.group(1)), int(m.group(2)))
-    if layers * rows * cols > 10_000:
-        raise TilesatError(f"--size {size}: at most 10,000 cells")
-    if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise TilesatError(f"--difficulty {difficulty!r}: use {one_of(DIFFICULTIES)}")
+    request = GenerateRequest(size, pieces, spec)
+    board_of(request)  # the size and difficulty, before the outputs are checked
     show.check(**{"--out": out})
-    rules = parse_pieces(pieces, grid=grid)
-    t0 = time.perf_counter()
     try:
         with _progress() as progress, run_limit(timeout):
-            puzzle = generate_puzzle(rows, cols, rules, progress=progress,
-                                     **{**asdict(spec), "grid": grid, "layers": layers})
-    except TimedOut:
-        message = f"unknown: the time limit of {timeout:g} s passed before the board was unique; nothing written"
-        if as_json:
-            print(json.dumps({"instance": None, "stopped": "timeout", "message": message}))
-        else:
-            _err().print(message, markup=False)
-        raise typer.Exit(EXIT_TIMEOUT) from None
+            made = generate(request, timeout, progress)
     except KeyboardInterrupt:
         _err().print("interrupted: no unique board yet; nothing written", markup=False)
         raise interrupted_exit() from None
-    seconds = time.perf_counter() - t0
-    graded = puzzle.grade
-    dims = f"{layers}x{rows}x{cols}" if cube else f"{rows}x{cols}"
-    made = (f"Made by tilesat generate --size {dims}" + (f" --grid {grid}" if grid != "square" else "")
-            + f" --pieces '{pieces}' --seed {seed}"
-            + (f" --blocked {blocked}" if blocked is not None else "")
-            + (f" --difficulty {difficulty}" if difficulty is not None else ""))
-    how = (f"a random packing (empty cells black), then {plural(puzzle.blacked, 'tile')} blacked out until deduction settled it."
-           if puzzle.blacked or not any(r.min > 0 for r in rules) else
-           f"a random packing (empty cells black), unique at try {puzzle.tries}.")
-    text = format_instance(puzzle.instance, [f"{made}: {how}", graded.sentence(), "expect: unique"])
-    message = (f"generated a unique {dims}{'' if grid == 'square' else ' ' + grid} board in {seconds:.2f} s (seed {seed}); "
-               f"grade {graded.grade}, {plural(graded.rounds, 'deduction round')}")
+    if made.puzzle is None:
+        if show.json:
+            print(json.dumps(made.document()))
+        else:
+            _err().print(made.message, markup=False)
+        raise typer.Exit(EXIT_TIMEOUT)
     if out is not None:
         with writing(out):
-            out.write_text(text)
-    title = f"Puzzle {dims}{'' if grid == 'square' else ' ' + grid}, {pieces} (seed {seed})"
+            out.write_text(made.text)
     drawings = Drawings(show.svg, show.png, show.pdf, show.draw or "puzzle", show.draw or "both", show.cell)
-    save_drawings(puzzle.instance, [puzzle.solution], drawings, title=title, notes=[graded.sentence()])
-    if as_json:
-        print(json.dumps({"instance": text, "message": message, "grade": graded.to_json(), "blacked": puzzle.blacked,
-                          "tries": puzzle.tries, "seed": seed, "size": dims, "grid": grid,
-                          "seconds": round(seconds, 6), "out": str(out) if out is not None else None}))
+    save_drawings(made.puzzle.instance, [made.puzzle.solution], drawings, title=made.title,
+                  notes=[made.puzzle.grade.sentence()])
+    if show.json:
+        print(json.dumps(made.document(out)))
     elif out is None:
-        sys.stdout.write(text)
-    _err().print(message, markup=False)
+        sys.stdout.write(made.text)
+    _err().print(made.message, markup=False)
 
 
 @app.command("tromino")

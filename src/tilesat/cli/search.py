@@ -10,17 +10,15 @@ from typing import Annotated, Optional
 import typer
 
 from ..model.instance import Instance
-from ..showing.pictures import save_certificate_pictures
-from ..showing.printing import Drawings, save_drawings
+from ..showing.printing import Drawings
 from ..showing.tiling_files import write_tilings
 from ..sat.proof import check_proof_dir, write_certificate_proof, write_proof
 from ..showing.render import diff_rows, plain_rows, rich_side_by_side, rich_tiling, rich_weights, side_by_side, weight_rows
 from ..sat.options import SatOptions
-from ..running.control import TimedOut
-from ..making.grade import Grade, grade
 from ..errors import TilesatError, plural
 from ..engines.portfolio import check_jobs
-from ..questions.solve import UNIQUE_REFUSAL, FindRequest, Result, answer_solve, answer_unique
+from ..questions.solve import UNIQUE_REFUSAL, FindRequest, Result, certificate_mode
+from ..reports.found import Look, look as answer
 from ..model.tiling import differing_cells
 from .groups import FOUND, SAT, SOURCE, Group, Show, Source, with_groups
 from .root import app
@@ -28,19 +26,6 @@ from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, JobsOpt, MethodOpt, ProofOpt, check_draw, _err, in_colour,
     _out, _progress, friendly, run_limit, writing,
 )
-
-
-def _json(result: Result, graded: Grade | None = None, explain: bool = False) -> str:
-    data = {
-        "verdict": result.verdict,
-        "tilings": [t.to_json() for t in result.tilings],
-        "reason": result.reason,
-        "certificate": result.certificate.to_json() if result.certificate is not None else None,
-        "stats": result.stats,
-    }
-    if graded is not None:
-        data["grade"] = {**graded.to_json(), **({"steps": graded.steps} if explain else {})}
-    return json.dumps(data)
 
 
 #: How many deductions --explain prints.
@@ -60,11 +45,6 @@ BreakSymmetryOpt = Annotated[bool, typer.Option(
     "--break-symmetry",
     help="Add lex-leader clauses for the board's symmetries (rotations, reflections, wrap shifts): "
          "the same verdict, often a faster proof of 'none' or of an optimum (see the docs: guide/packing.md, 'Symmetry breaking').")]
-
-
-def certificate_mode(flag: bool | None):
-    """The CLI flag as :func:`tilesat.questions.solve.solve`'s ``certificates``."""
-    return True if flag is None else ("always" if flag else False)
 
 
 def _stats_line(result: Result) -> str:
@@ -145,29 +125,16 @@ HEADLINES = {"solved": "solved: a tiling with {tiles}", "unique": "unique: exact
              "multiple": "multiple: at least two tilings; they differ at {ndiff} cells (marked *)"}
 
 
-def _search(answer, source: Source, sat: SatOptions, find: FindRequest, show: Show, proof: Optional[Path],
-            explained: int | None = None) -> Result:
-    """What solve and check-unique share: load, search with progress, prove, draw, show.
-    ``explained``: grade a unique board, with this many deductions in words (None: no grade)."""
-    grading, explain = explained is not None, bool(explained)
+def _search(look: Look, source: Source, sat: SatOptions, show: Show, proof: Optional[Path]) -> Result:
+    """What solve and check-unique share: load, search with progress (and grade), prove, draw, show."""
     check_draw(show.draw)
     instance = source.load()
     if proof is not None:
         check_proof_dir(proof)
     show.check()
-    graded = None
     with _progress() as progress, run_limit(sat.timeout):
-        result = answer(instance, find, sat, progress)
-        # The grade (tilesat.making.grade) of a unique board: in the command, not in the
-        # library's check_unique, whose callers (benchmarks, generate) need no grade;
-        # --no-grade skips it.  Within the time limit: past it the verdict stands, ungraded.
-        if grading and result.verdict == "unique":
-            if progress is not None:
-                progress("grading: propagation, then probing")
-            try:
-                graded = grade(instance, explain=explained)
-            except TimedOut:
-                result.stats["grade"] = "the time limit passed while grading"
+        found = answer(instance, look, sat, progress)
+    result, graded = found.result, found.graded
     if proof is not None and result.certificate is not None:
         write_certificate_proof(instance, proof, result.certificate)
         result.stats["proof"] = str(proof)
@@ -176,26 +143,20 @@ def _search(answer, source: Source, sat: SatOptions, find: FindRequest, show: Sh
         write_proof(instance, proof, result.verdict, (result.tilings or [None])[0], sat.encoding, sat.card,
                     symmetries=broken)
         result.stats["proof"] = str(proof)
-    svg, png, draw = show.svg, show.png, show.draw
-    if not result.tilings and result.certificate is not None and draw in (None, "solution"):
-        save_certificate_pictures(instance, result.certificate.weights, [svg, png])
-        svg = png = None
-    marked = differing_cells(*result.tilings) if len(result.tilings) == 2 else None
-    notes = [graded.sentence()] if graded is not None else []
-    drawings = Drawings(svg, png, show.pdf, draw or "solution", draw or "both", show.cell)
-    unwritten = save_drawings(instance, result.tilings, drawings, marked, Path(source.file).stem, notes)
+    drawings = Drawings(show.svg, show.png, show.pdf, show.draw or "solution", show.draw or "both", show.cell)
+    unwritten = found.draw(drawings, Path(source.file).stem)
     if show.out is not None and result.tilings:
         with writing(show.out):
             write_tilings(instance, result.tilings, show.out)
     elif show.out is not None:
         unwritten.append(show.out)
     if show.json:
-        print(_json(result, graded, explain))
+        print(json.dumps(found.document()))
     else:
         _report(instance, result, HEADLINES.get(result.verdict, ""))
         if graded is not None:
             _out().print(graded.sentence(), markup=False)
-            if explain:
+            if found.explain:
                 for i, step in enumerate(graded.steps, 1):
                     _out().print(f"  {i}. {step}", markup=False)
     for path in unwritten:
@@ -236,7 +197,7 @@ def solve_cmd(
     break_symmetry: BreakSymmetryOpt = False,
 ):
     """Find one tiling of the board, or show that there is none (exit 3); 124 when --timeout passed first."""
-    result = _search(answer_solve, source, sat, replace(find, break_symmetry=break_symmetry), show, proof)
+    result = _search(Look("solve", replace(find, break_symmetry=break_symmetry)), source, sat, show, proof)
     raise typer.Exit({"solved": 0, "none": EXIT_NONE, "unknown": EXIT_TIMEOUT}[result.verdict])
 
 
@@ -257,6 +218,6 @@ def check_unique_cmd(
     """Is the tiling unique? Exit 0 unique, 1 multiple (both shown), 3 none, 124 unknown (--timeout passed)."""
     if break_symmetry:
         raise TilesatError(UNIQUE_REFUSAL)
-    result = _search(answer_unique, source, sat, find, show, proof, (EXPLAINED if explain else 0) if grading else None)
+    result = _search(Look("check-unique", find, (EXPLAINED if explain else 0) if grading else None), source, sat, show, proof)
     raise typer.Exit({"unique": EXIT_UNIQUE, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE,
                       "unknown": EXIT_TIMEOUT}[result.verdict])

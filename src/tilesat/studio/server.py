@@ -1,9 +1,11 @@
-"""The studio's web application: the page, and a JSON API that runs the CLI.
+"""The studio's web application: the page, and a JSON API that asks the library.
 
 Every ``POST /api/<command>`` takes ``{"instance": "<instance file text>",
 "options": {...}}``; the options are a whitelist per command (each becomes one
-command-line option; nothing names a file, a plugin or an external solver),
-and the answer is exactly the JSON ``tilesat <command> --json`` prints.  Bad
+field of the command's request objects, as its command-line option does;
+nothing names a file, a plugin or an external solver),
+and the answer is exactly the JSON ``tilesat <command> --json`` prints (the same
+request objects and library functions make it: :mod:`tilesat.reports`).  Bad
 input is HTTP 400 ``{"error": "<the CLI's one line, without 'error: '>"}``;
 every error the studio answers is JSON.  See docs/studio.md for the whole API
 and its limits.
@@ -33,6 +35,7 @@ import signal
 import socket
 import threading
 import time
+from dataclasses import replace
 from http import HTTPStatus
 from pathlib import Path
 
@@ -48,7 +51,7 @@ from ..errors import TilesatError
 from ..running.inputs import parse_json
 from ..running.memory import GiB, MiB, format_size
 from .guard import MAX_CONNECTIONS, MAX_HEADER_BYTES, Guard, StudioProtocol
-from .worker import Outcome, run_command
+from .worker import Call, Outcome, run_command
 
 STATIC = Path(__file__).parent / "static"
 
@@ -81,13 +84,13 @@ class BadRequest(Exception):
         self.status = status
 
 
-# -- options: a whitelist per command; each kind checks the value and makes the argv words ----------
+# -- options: a whitelist per command; each kind checks the value and gives it with its command-line words -----
 
 def _word(flag):
     def make(name, value):
         if not isinstance(value, str) or not _WORD.match(value):
             raise BadRequest(f"option {name!r}: give a name of letters, digits, '-' or '_'")
-        return [flag, value]
+        return value, [flag, value]
     return make
 
 
@@ -95,7 +98,7 @@ def _text(flag, longest=2000):
     def make(name, value):
         if not isinstance(value, str) or not value.strip() or len(value) > longest or "\n" in value or "\0" in value:
             raise BadRequest(f"option {name!r}: give one line of text (at most {longest} characters)")
-        return [flag, value]
+        return value, [flag, value]
     return make
 
 
@@ -103,17 +106,17 @@ def _flag(flag):
     def make(name, value):
         if not isinstance(value, bool):
             raise BadRequest(f"option {name!r}: give true or false")
-        return [flag] if value else []
+        return value, [flag] if value else []
     return make
 
 
 def _either(yes, no):
     def make(name, value):
         if value is None:
-            return []
+            return None, []
         if not isinstance(value, bool):
             raise BadRequest(f"option {name!r}: give true, false or null")
-        return [yes if value else no]
+        return value, [yes if value else no]
     return make
 
 
@@ -123,14 +126,14 @@ def _number(flag, kind, low, high):
             raise BadRequest(f"option {name!r}: give {'a whole number' if kind is int else 'a number'}")
         if not low <= value <= high:
             raise BadRequest(f"option {name!r}: must be between {low:g} and {high:g}")
-        return [flag, str(value)]
+        return value, [flag, str(value)]
     return make
 
 
 def _size(name, value):
     if not isinstance(value, str) or not _SIZE.match(value.strip()):
         raise BadRequest(f"option {name!r}: use ROWSxCOLS, e.g. 12x12")
-    return ["--size", value.strip()]
+    return value.strip(), ["--size", value.strip()]
 
 
 _SAT = {"encoding": _word("--encoding"), "solver": _word("--solver"), "card": _word("--card")}
@@ -151,14 +154,16 @@ OPTIONS = {
 PICTURES = {"check-unique": ("svg", "png", "pdf"), "solve": ("svg", "png", "pdf")}
 
 
-def command_line(command: str, options: dict, time_limit: float) -> tuple[list[str], list[str], float]:
-    """The argv for ``tilesat`` (file arguments are ``instance.txt`` in the
-    request's directory), the output files to collect, and the time limit."""
+def command_line(command: str, options: dict, time_limit: float) -> Call:
+    """The request as the library will be asked it (:class:`~.worker.Call`: the options
+    checked, the pictures asked for, the time limit), and as the ``tilesat`` command
+    line that prints the same answer (file arguments: ``instance.txt`` in the
+    request's directory)."""
     if not isinstance(options, dict):
         raise BadRequest("'options' must be an object")
     known = OPTIONS[command]
     pictures = PICTURES.get(command, ())
-    argv, outputs = [command], []
+    argv, values, drawn = [command], {}, []
     if command not in ("generate",):
         argv.append("instance.txt")
     if command in ("check-unique", "solve", "count", "generate", "explain"):
@@ -174,18 +179,18 @@ def command_line(command: str, options: dict, time_limit: float) -> tuple[list[s
                 raise BadRequest(f"option {name!r}: give true or false")
             if value:
                 argv += [f"--{name}", f"tiling.{name}"]
-                outputs.append(f"tiling.{name}")
+                drawn.append(name)
         elif name in known:
-            argv += known[name](name, value)
+            values[name], words = known[name](name, value)
+            argv += words
         else:
             extra = ["timeout"] if command != "export" else []
             raise BadRequest(f"unknown option {name!r} for {command}; known: {', '.join(sorted([*known, *pictures, *extra]))}")
     if command == "export":
         argv += ["--output", "formula.cnf"]
-        outputs.append("formula.cnf")
     else:
         argv += ["--timeout", f"{limit:g}"]
-    return argv, outputs, limit
+    return Call(command, {k: v for k, v in values.items() if v is not None}, tuple(drawn), limit, tuple(argv))
 
 
 def _error(message: str, status: int = 400, headers: dict | None = None) -> JSONResponse:
@@ -342,10 +347,9 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
                 if not isinstance(text, str) or not text.strip():
                     raise BadRequest("'instance' must be the text of an instance file")
                 files["instance.txt"] = text
-            argv, outputs, limit = command_line(command, data.get("options") or {}, time_limit)
-            argv = ["--max-memory", str(memory)] + argv
+            call = replace(command_line(command, data.get("options") or {}, time_limit), memory=memory)
             if command == "generate":
-                m = _SIZE.match(next((argv[i + 1] for i, a in enumerate(argv) if a == "--size"), "") or "")
+                m = _SIZE.match(call.options.get("size", ""))
                 if m is None:
                     raise BadRequest("option 'size' is required, e.g. \"12x12\"")
                 if int(m.group(1)) * int(m.group(2)) > max_cells:
@@ -362,13 +366,12 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
             async with queue.turn():
                 if await request.is_disconnected():
                     return Response(status_code=499)
-                outcome = await run_command(argv, files, outputs, limit, gone=gone, max_cells=max_cells,
-                                            max_output=MAX_ANSWER)
+                outcome = await run_command(call, files, gone=gone, max_cells=max_cells, max_output=MAX_ANSWER)
         except Busy as busy:
             return busy.response
         if queue.stopping.is_set() and outcome.stopped:
             return queue.busy("the studio is stopping; its run was stopped")
-        return await asyncio.to_thread(_answer, command, outcome, limit)  # a big answer is encoded off the event loop
+        return await asyncio.to_thread(_answer, command, outcome, call.limit)  # a big answer is encoded off the event loop
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})

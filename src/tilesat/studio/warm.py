@@ -1,5 +1,5 @@
-"""Imported once, in the studio's forkserver: runs check-unique and count on a
-tiny board in-process, so that what a first run imports and initialises
+"""Imported once, in the studio's forkserver: answers check-unique and count on a
+tiny board in-process (as a request's process would, :mod:`.answers`), so that what a first run imports and initialises
 lazily (solver bindings, the certificate LP) and the counting engines'
 numba code (loaded from its cache: ~2 s a process) are
 already in the process every request is forked from.  Measured: the first
@@ -17,20 +17,20 @@ _BOARD = "pieces: L4\n" + "....\n" * 4
 
 
 def _warm() -> None:
-    from .worker import cli_command
+    from .answers import INSTANCE, answer
+    from .worker import Call
 
-    app = cli_command().main
-
+    here = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="tilesat-warm-") as directory:
-        path = os.path.join(directory, "warm.txt")
-        with open(path, "w") as f:
+        with open(os.path.join(directory, INSTANCE), "w") as f:
             f.write(_BOARD)
-        for argv in (["check-unique", "--json", path], ["count", "--json", path]):
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                try:
-                    app(args=argv, prog_name="tilesat")
-                except SystemExit:
-                    pass
+        os.chdir(directory)  # where a request's process answers: its instance is instance.txt
+        try:
+            for command in ("check-unique", "count"):
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    answer(Call(command, {}, limit=60.0))
+        finally:
+            os.chdir(here)
     from ..engines import dlx, enumerator, frontier, pfaffian
 
     for engine in (frontier, enumerator, pfaffian, dlx):  # numba's compiled code, loaded once here, not per request

@@ -1,5 +1,5 @@
-"""One process per API request: the ``tilesat`` command itself, run on the
-request's instance in a temporary directory, killable at any moment.
+"""One process per API request: the library asked the request's question on
+its instance in a temporary directory, killable at any moment.
 
 Why a process and not a thread: the engines' C code (CaDiCaL, numba) cannot
 be stopped from Python, and a request whose tab has moved on (a newer edit) or
@@ -7,19 +7,17 @@ whose time is up must stop at once without disturbing the other tabs' runs.
 
 Why a forkserver: the server's threads (uvicorn, the event loop) may hold
 locks at the moment of a plain ``fork``; a forkserver is a fresh interpreter,
-started before those threads, that imported ``tilesat.cli`` once
-(``set_forkserver_preload``), so each request is a fork of a clean, warm
-process: no interpreter start, no imports.  :mod:`.warm` also runs a first
-check-unique and count there and builds the click command once, so a request
-pays only the fork.  Measured on the 6x6 L-Panel (check-unique, 2-core machine
-under a load of ~7, medians of 20, scripts/bench_studio.py): in-process 7.6 ms,
-through the API 29.5 ms (so ~22 ms a request: the fork ~15-20 ms, the
-temporary files, HTTP), against 1.2-1.7 s for ``tilesat check-unique`` as a
-new process.  Before the warm-up and the click command built once: 160 ms.
+started before those threads, that imported the library once
+(``set_forkserver_preload``: :mod:`.answers`), so each request is a fork of a
+clean, warm process: no interpreter start, no imports.  :mod:`.warm` also runs
+a first check-unique and count there, so a request pays only the fork (the
+figures: docs/benchmarks, scripts/bench_studio.py).
 
-The command's stdout and stderr go to files in the request's directory and
-its exit status is the process's, so the answer is exactly what the CLI
-prints (``--json``) and says (``error: ...``).
+The child (:mod:`.answers`) builds the command's request objects from the
+request's checked options and calls the library function the command calls;
+the document goes to a file as stdout, an error's one line to stderr, with
+the CLI's exit status, so the answer is exactly what ``tilesat COMMAND --json``
+prints and says (``error: ...``).
 """
 
 from __future__ import annotations
@@ -67,7 +65,7 @@ def start_forkserver():
     if _context is None:
         os.environ[ROOT_VARIABLE] = tempfile.mkdtemp(prefix="tilesat-studio-")
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["tilesat.cli", "tilesat.studio.worker", "tilesat.studio.warm"])
+        ctx.set_forkserver_preload(["tilesat.studio.answers", "tilesat.studio.worker", "tilesat.studio.warm"])
         from multiprocessing import forkserver
 
         _without_main(forkserver.ensure_running)
@@ -97,6 +95,27 @@ def _without_main(start):
             return start()
         finally:
             sys.modules["__main__"] = main
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request as the library is asked it: the command, its options checked
+    (name -> value, as the command-line option of that name gives it), the
+    pictures asked for (``svg``, ``png``, ``pdf``), the time limit in seconds,
+    each command's memory limit (bytes; None: the default); and ``argv``, the
+    ``tilesat`` command line that prints the same answer."""
+
+    command: str
+    options: dict
+    pictures: tuple[str, ...] = ()
+    limit: float = 30.0
+    argv: tuple[str, ...] = ()
+    memory: int | None = None
+
+    @property
+    def outputs(self) -> list[str]:
+        """The files the command writes in its directory, read back as the answer's."""
+        return [f"tiling.{kind}" for kind in self.pictures] + (["formula.cnf"] if self.command == "export" else [])
 
 
 @dataclass
@@ -142,8 +161,8 @@ def _root() -> str:
     return root
 
 
-def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
-    """In the forked process: stdout/stderr to files, the command, its exit status."""
+def _child(directory: str, call: Call, max_cells: int | None) -> None:
+    """In the forked process: stdout/stderr to files, the answer, its exit status."""
     die_with_parent()  # the forkserver: when it ends (the server stopped or was killed), so does the command
     _let_go_of_the_server()
     with contextlib.suppress(OSError):
@@ -160,15 +179,9 @@ def _child(directory: str, argv: list[str], max_cells: int | None) -> None:
     os.chdir(directory)
     status = 2
     try:
-        # --timeout counts from this fork: begin_run (in the command's main) sees the new process
-        if max_cells is not None and _too_many_cells(argv, max_cells):
-            status = 2
-        else:
-            try:
-                cli_command().main(args=argv, prog_name="tilesat")
-                status = 0
-            except SystemExit as e:
-                status = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+        from .answers import answer
+
+        status = answer(call, max_cells)  # --timeout counts from this fork (the process's start)
     finally:
         try:
             sys.stdout.flush()
@@ -191,51 +204,11 @@ def _let_go_of_the_server() -> None:
         forkserver._forkserver._forkserver_alive_fd = None
 
 
-_command = []
-
-
-def cli_command():
-    """``tilesat``'s click command, built from the typer app once (in the
-    forkserver, by :mod:`.warm`): building it costs ~35 ms a call."""
-    if not _command:
-        import typer
-
-        from ..cli import app
-
-        _command.append(typer.main.get_command(app))
-    return _command[0]
-
-
-def _too_many_cells(argv: list[str], max_cells: int) -> bool:
-    """The studio's board-size limit, checked before the command runs (says why on stderr);
-    and its grids: the page edits square, triangle and hex boards (cube boards: the command line)."""
-    if "instance.txt" not in argv:
-        return False
-    from ..errors import TilesatError
-    from ..model.instance import parse_instance, read_instance_text
-
-    overrides = {name: argv[argv.index(f"--{name}") + 1] for name in ("pieces", "wrap") if f"--{name}" in argv}
-    try:
-        instance = parse_instance(read_instance_text("instance.txt"), **overrides)
-    except (TilesatError, ValueError):
-        return False  # the command says what is wrong with it
-    if instance.board.grid not in ("square", "triangle", "hex"):
-        print(f"error: the studio edits square, triangle and hex boards; this one is on the {instance.board.grid} grid "
-              "(use the tilesat command line)", file=sys.stderr)
-        return True
-    cells = instance.board.ncells
-    if cells > max_cells:
-        print(f"error: the board has {cells:,} cells; the studio takes at most {max_cells:,} "
-              "(tilesat serve --max-cells)", file=sys.stderr)
-        return True
-    return False
-
-
-async def run_command(argv: list[str], files: dict[str, str], outputs: list[str], limit: float,
-                      gone=None, max_cells: int | None = None, max_output: int = 1 << 62) -> Outcome:
-    """Run ``tilesat ARGV`` in a new process, in a temporary directory holding
-    ``files`` (name -> text); return its outputs and the named output files.
-    Killed after ``limit`` seconds (plus :data:`KILL_GRACE`) or as soon as
+async def run_command(call: Call, files: dict[str, str], gone=None, max_cells: int | None = None,
+                      max_output: int = 1 << 62) -> Outcome:
+    """Answer ``call`` in a new process, in a temporary directory holding
+    ``files`` (name -> text); return its outputs and the files it wrote.
+    Killed after ``call.limit`` seconds (plus :data:`KILL_GRACE`) or as soon as
     ``await gone()`` is true (the client disconnected).  An output (stdout
     or a file) larger than ``max_output`` is not read: ``too_large`` names it."""
     ctx = start_forkserver()
@@ -246,7 +219,7 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
         for name, text in files.items():
             with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
                 f.write(text)
-        process = ctx.Process(target=_child, args=(directory, argv, max_cells), daemon=False)
+        process = ctx.Process(target=_child, args=(directory, call, max_cells), daemon=False)
         start = _Start(process, directory)
         try:
             await asyncio.to_thread(start.run)  # a round trip to the forkserver: not on the event loop
@@ -257,12 +230,12 @@ async def run_command(argv: list[str], files: dict[str, str], outputs: list[str]
         running_pids.add(process.pid)
         try:
             # cancelled (the server stopping): the finally's _end kills and reaps the run
-            stopped = await _wait(process, t0 + limit + KILL_GRACE, gone)
+            stopped = await _wait(process, t0 + call.limit + KILL_GRACE, gone)
         finally:
             running_pids.discard(process.pid)
         outcome = Outcome(None if stopped else process.exitcode, seconds=time.perf_counter() - t0, stopped=stopped)
         if stopped is None:
-            await asyncio.to_thread(_collect, outcome, directory, outputs, max_output)
+            await asyncio.to_thread(_collect, outcome, directory, call.outputs, max_output)
         return outcome
     finally:
         if directory is not None:
