@@ -14,7 +14,7 @@ import typer
 from ..running.control import TimedOut
 from ..engines.auto import method_help
 from ..engines.base import Approx
-from ..questions.count import CountRequest, count, iter_tilings_by
+from ..questions.count import CountRequest, ListRequest, count, list_tilings
 from ..questions.solve import certificate_mode
 from ..sat.options import SatOptions
 from ..errors import TilesatError, plural
@@ -144,42 +144,49 @@ def check_break_symmetry(up_to_symmetry: bool, method: str, limit, jobs: int, sp
                            "--checkpoint or --cluster")
 
 
+def _list_request(v: dict) -> ListRequest:
+    return ListRequest(v["method"], v["limit"], certificate_mode(v["certificate"]), v["checkpoint"])
+
+
+#: list's options: how to list.
+LIST = Group({
+    "limit": (Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")], None),
+    "method": (Annotated[str, typer.Option("--method", help=method_help("list"))], "auto"),
+    "certificate": (CertificateOpt, None),
+    "checkpoint": (Annotated[Optional[Path], typer.Option(
+        "--checkpoint", help="With --out: list unit by unit, recording each unit here once its tilings are "
+                             "written; run the same command again to resume (nothing is written twice).")], None),
+}, _list_request)
+
+
 @app.command("list")
 @friendly
 @with_groups
 def list_cmd(
     source: Source = SOURCE,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="List at most N tilings.")] = None,
-    method: Annotated[str, typer.Option("--method", help=method_help("list"))] = "auto",
+    request: ListRequest = LIST,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the tilings here instead of printing them, each as it is found: .csv (a row per cell: tiling, tile, piece, row, column), .tsv (a grid of tile numbers per tiling, for a spreadsheet), .txt (the letters of the piped output), else JSON (a tiling per line).")] = None,
     options: SatOptions = SAT,
     pictures: Show = outputs("svg", "png", "cell_size", "force"),
-    certificate: CertificateOpt = None,
-    checkpoint: Annotated[Optional[Path], typer.Option(
-        "--checkpoint", help="With --out: list unit by unit, recording each unit here once its tilings are "
-                             "written; run the same command again to resume (nothing is written twice).")] = None,
 ):
     """List tilings one by one (each verified); --svg/--png draw them side by side. Exit 130 on Ctrl-C, 124 at --timeout (what was listed stands)."""
     instance = source.load()
-    if checkpoint is not None:
-        _list_with_checkpoint(instance, method, options, out, checkpoint, pictures, limit=limit)
+    if request.checkpoint is not None:
+        _list_with_checkpoint(instance, request, options, out, pictures)
         return
     pictures.check(**{"--out": out})
     with run_limit(options.timeout):  # the whole listing, writing included
-        tilings = iter_tilings_by(instance, method, certificates=certificate_mode(certificate), options=options)
+        tilings = list_tilings(instance, request, options)
         console = _out()
         found: list[Tiling] = []
         sink = writer = None
-        complete, timed_out = True, False
+        timed_out = False
         try:
             if out is not None:
                 sink = open(out, "w", newline="")
                 writer = TilingWriter(instance, sink, tiling_format(out))
             try:
                 for tiling in tilings:
-                    if limit is not None and len(found) >= limit:
-                        complete = False
-                        break
                     found.append(tiling)
                     if writer is not None:
                         writer.write(tiling)
@@ -192,7 +199,7 @@ def list_cmd(
                 _err().print(f"interrupted after {plural(len(found), 'tiling')}", markup=False)
                 raise interrupted_exit() from None
             except TimedOut:
-                complete, timed_out = False, True
+                timed_out = True
             finally:
                 tilings.close()
         except OSError as e:
@@ -203,6 +210,7 @@ def list_cmd(
             if sink is not None:
                 with contextlib.suppress(OSError):  # a failed write is reported above; close() would retry it
                     sink.close()
+    complete = tilings.complete and not timed_out
     if found:
         titles = [f"tiling {k}" for k in range(1, len(found) + 1)] if len(found) > 1 else None
         save_pictures(instance, found, pictures.pictures, cell=pictures.cell, titles=titles)
@@ -214,8 +222,8 @@ def list_cmd(
         raise typer.Exit(EXIT_TIMEOUT)
 
 
-def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optional[Path], checkpoint: Path,
-                          pictures: Show, limit: Optional[int]) -> None:
+def _list_with_checkpoint(instance, request: ListRequest, options: SatOptions, out: Optional[Path],
+                          pictures: Show) -> None:
     """list --out FILE --checkpoint C: unit by unit, each unit's tilings written
     and pushed to the disk before its record; a resume cuts the file back to
     the end of the last recorded unit (a unit cut short is listed again)."""
@@ -228,7 +236,8 @@ def _list_with_checkpoint(instance, method: str, options: SatOptions, out: Optio
     if tiling_format(out) != "json":
         raise TilesatError(f"--checkpoint lists to JSON lines (a tiling per line, cut back by lines on resume): "
                            f"--out {out} asks for {tiling_format(out).upper()}; use a name ending in .jsonl")
-    if limit is not None or pictures.svg or pictures.png:
+    checkpoint, method = request.checkpoint, request.method
+    if request.limit is not None or pictures.svg or pictures.png:
         raise TilesatError("--checkpoint lists every tiling to --out: it cannot go with --limit, --svg or --png")
     if method == "auto":
         method, _ = choose_list_method(instance, options)  # what a checkpoint records: the method that ran

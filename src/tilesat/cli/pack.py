@@ -12,15 +12,28 @@ import typer
 from ..errors import plural
 from ..sat.options import SatOptions
 from ..sat.objectives import OBJECTIVES
-from ..questions.pack import METHODS, pack
+from ..questions.pack import METHODS, PackRequest, answer_pack
 from ..showing.pictures import save_pictures
 from ..engines.portfolio import check_jobs
 from ..sat.proof import check_proof_dir, write_pack_proof
 from ..showing.render import plain_rows, rich_tiling
-from .groups import SAT, SHOW, SOURCE, Show, Source, with_groups
+from .groups import SAT, SHOW, SOURCE, Group, Show, Source, with_groups
 from .root import app
 from .search import BreakSymmetryOpt
 from .common import EXIT_NONE, EXIT_TIMEOUT, JobsOpt, _out, _progress, friendly, in_colour, interrupted_exit, run_limit
+
+
+def _pack_request(v: dict) -> PackRequest:
+    return PackRequest(v["objective"], v["method"], check_jobs(v["jobs"]), v["break_symmetry"])
+
+
+#: pack's options: what to maximise, and how.
+PACK = Group({
+    "objective": (Annotated[str, typer.Option("--objective", help=f"{' or '.join(OBJECTIVES)}: maximise the number of pieces or of covered cells.")], "pieces"),
+    "method": (Annotated[str, typer.Option("--method", help=f"{' or '.join(METHODS)}: incremental raises a totalizer bound until UNSAT, rc2 is PySAT's MaxSAT.")], "incremental"),
+    "jobs": (JobsOpt, "1"),
+    "break_symmetry": (BreakSymmetryOpt, False),
+}, _pack_request)
 
 
 @app.command("pack")
@@ -28,28 +41,23 @@ from .common import EXIT_NONE, EXIT_TIMEOUT, JobsOpt, _out, _progress, friendly,
 @with_groups
 def pack_cmd(
     source: Source = SOURCE,
-    objective: Annotated[str, typer.Option("--objective", help=f"{' or '.join(OBJECTIVES)}: maximise the number of pieces or of covered cells.")] = "pieces",
-    method: Annotated[str, typer.Option("--method", help=f"{' or '.join(METHODS)}: incremental raises a totalizer bound until UNSAT, rc2 is PySAT's MaxSAT.")] = "incremental",
+    request: PackRequest = PACK,
     sat: SatOptions = SAT,
     show: Show = SHOW,
     proof: Annotated[Optional[Path], typer.Option("--proof", help="Write the proof that one more is impossible here: an LP-duality certificate when the LP bound is met, else the CNF and its DRAT proof.")] = None,
-    jobs: JobsOpt = "1",
-    break_symmetry: BreakSymmetryOpt = False,
 ):
     """Maximum packing: as many pieces (or covered cells) as fit, and proof that one more does not.
 
     Open cells may stay empty; piece counts in the file still hold. Exit 0 with
     the optimum, 3 when no packing keeps the piece counts, 130 interrupted,
     124 at --timeout (the best packing so far is shown as a lower bound)."""
-    jobs = check_jobs(jobs)
     instance = source.load()
     if proof is not None:
         check_proof_dir(proof)
     show.check()
     with _progress() as progress:
         with run_limit(sat.timeout):
-            result = pack(instance, objective, method, options=sat, progress=progress, jobs=jobs,
-                          break_symmetry=break_symmetry)
+            result = answer_pack(instance, request, sat, progress)
         if proof is not None and result.proved:
             if progress:
                 progress("writing the LP-duality certificate" if result.bound_certificate is not None
@@ -58,7 +66,7 @@ def pack_cmd(
             result.proof = str(proof)
     if result.packing is not None:
         save_pictures(instance, [result.packing], show.pictures)
-    unit = "covered cells" if objective == "cells" else "pieces"
+    unit = "covered cells" if request.objective == "cells" else "pieces"
     if show.json:
         print(json.dumps(result.to_json()))
     else:

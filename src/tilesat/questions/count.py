@@ -687,7 +687,24 @@ class Listing:
         self.reason: str | None = None
         self.certificate: Certificate | None = None
         self.certificate_check: dict | None = None
+        self.complete = True  # False once a limit cut it short (:func:`list_tilings`)
         self._tilings = run(self)
+
+    def _at_most(self, limit: int) -> None:
+        """End after ``limit`` tilings, ``complete`` False when there was one more (looked for, not yielded)."""
+        tilings = self._tilings
+
+        def capped() -> Iterator[Tiling]:
+            try:
+                for n, tiling in enumerate(tilings):
+                    if n >= limit:
+                        self.complete = False
+                        return
+                    yield tiling
+            finally:
+                tilings.close()
+
+        self._tilings = capped()
 
     def __iter__(self):
         return self
@@ -714,6 +731,30 @@ def iter_tilings_by(instance: Instance, method: str = "auto", limit: int | None 
     engine = _list_engine(instance, method, options)
     return Listing(lambda listing: _listing(listing, Job("list", instance, options, limit=limit,
                                                          certificates=certificates), engine))
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    """How to list (the SAT options travel beside, as one
+    :class:`~tilesat.sat.options.SatOptions`): the method (or ``auto``), at most
+    ``limit`` tilings (the listing's ``complete`` says whether more were left),
+    the LP's certificate of "no tiling" as for :class:`CountRequest`, and a
+    checkpoint file (``list --out FILE --checkpoint C``: unit by unit,
+    :class:`UnitListing`, resumable)."""
+
+    method: str = "auto"
+    limit: int | None = None
+    certificates: bool | str = True
+    checkpoint: str | os.PathLike | None = None
+
+
+def list_tilings(instance: Instance, request: ListRequest, options: SatOptions) -> Listing:
+    """:func:`iter_tilings_by` for a request already made (the command line's): the limit
+    cuts the listing, it does not choose the method (``auto`` picks as for every tiling)."""
+    listing = iter_tilings_by(instance, request.method, certificates=request.certificates, options=options)
+    if request.limit is not None:
+        listing._at_most(request.limit)
+    return listing
 
 
 def _list_engine(instance: Instance, method: str, options: SatOptions) -> Engine:

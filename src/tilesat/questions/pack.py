@@ -158,6 +158,20 @@ def _rc2_optimum(wcnf, solver_name):
         return model, rc2.cost
 
 
+@dataclass(frozen=True)
+class PackRequest:
+    """How to pack (the SAT options travel beside, as one
+    :class:`~tilesat.sat.options.SatOptions`): what to maximise (``pieces`` or
+    covered ``cells``), the method (``incremental`` or ``rc2``), the processes
+    (``jobs`` above 1: SAT configurations racing, sharing the best packing),
+    lex-leader clauses for the board's symmetries."""
+
+    objective: str = "pieces"
+    method: str = "incremental"
+    jobs: int | str = 1
+    break_symmetry: bool = False
+
+
 def pack(instance: Instance, objective: str = "pieces", method: str = "incremental", *,
          options: SatOptions | None = None, progress: Callable[..., None] | None = None, jobs: int | str = 1,
          break_symmetry: bool = False, **sat) -> PackResult:
@@ -170,12 +184,24 @@ def pack(instance: Instance, objective: str = "pieces", method: str = "increment
     (:func:`tilesat.engines.portfolio.race_packings`, the incremental method only);
     ``break_symmetry`` adds lex-leader clauses for the board's symmetries (same
     optimum; the stats say what was broken)."""
+    request = PackRequest(objective, method, jobs, break_symmetry)
+    _check_method(request)
+    return answer_pack(instance, request, options or SatOptions(**sat), progress)
+
+
+def _check_method(request: PackRequest) -> None:
+    if request.method not in METHODS:
+        raise TilesatError(f"unknown packing method {request.method!r}; use {' or '.join(METHODS)}")
+
+
+def answer_pack(instance: Instance, request: PackRequest, options: SatOptions,
+                progress: Callable[..., None] | None = None) -> PackResult:
+    """:func:`pack` for a request already made (the command line's)."""
     progress = progress or (lambda message, done=None, total=None: None)
-    if method not in METHODS:
-        raise TilesatError(f"unknown packing method {method!r}; use {' or '.join(METHODS)}")
-    options = options or SatOptions(**sat)
+    _check_method(request)
+    objective, method, break_symmetry = request.objective, request.method, request.break_symmetry
     encoding, solver_name, card = options.encoding, options.solver, options.card
-    jobs = check_jobs(jobs)
+    jobs = check_jobs(request.jobs)
     if jobs > 1 and break_symmetry:
         raise TilesatError(JOBS_REFUSAL)
     if jobs > 1 and method != "incremental":
