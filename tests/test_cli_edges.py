@@ -86,12 +86,12 @@ def test_output_into_a_missing_directory_is_refused(tmp_path, monkeypatch, args)
 
 
 def test_generate_into_a_missing_directory_fails_before_the_search(tmp_path, monkeypatch):
-    import tilesat.cli.make as make
+    import tilesat.reports.generate as generate  # what generate's command asks
 
     def no_search(*args, **kwargs):
         raise AssertionError("the generator ran although the output could not be written")
 
-    monkeypatch.setattr(make, "generate_puzzle", no_search)
+    monkeypatch.setattr(generate, "generate_puzzle", no_search)
     one_error_line(run("generate", "--size", "6x6", "--out", tmp_path / "missing" / "x.txt"))
 
 
