@@ -148,7 +148,7 @@ def startup(runs: int, json_out: str | None, vs: Path | None = None) -> None:
               notes=[f"Median of {runs} runs of the whole process" + (", pinned to one core (taskset)" if pin else "")
                      + " after one run that writes the bytecode caches; CPU = user + system seconds; the count's "
                      "own seconds are its JSON's (placements to the verified total)."
-                     + (f" Before: the checkout at `{vs}`, run for run beside this one." if vs is not None else "")])
+                     + (" Before: the checkout given by --vs, run for run beside this one." if vs is not None else "")])
 
 
 def main(argv=None) -> int:
