@@ -161,10 +161,11 @@ def test_refused(puzzle, message):
 @settings(max_examples=40, deadline=None)
 @given(small_puzzles())
 def test_the_instance_counts_every_assembly(puzzle):
-    """tilesat's own count of a problem (no variable voxels, no colours) is BurrTools'
-    count with every rotation kept apart, by the engine and by blocking clauses."""
+    """tilesat's own count of a problem (variable voxels as optional cells, colours as
+    colour letters) is BurrTools' count with every rotation kept apart, by the engine
+    and by blocking clauses."""
     from tilesat.model.instance import parse_instance
-    from tilesat.model.xmpuzzle import VARIABLE, burr_instance_text
+    from tilesat.model.xmpuzzle import FILLED, VARIABLE, burr_instance_text
     from tilesat.questions.count import count_tilings
 
     try:
@@ -174,9 +175,12 @@ def test_the_instance_counts_every_assembly(puzzle):
         if "every count is 0" in str(e):
             assert all(p.max == 0 for p in puzzle.problems[0].parts)
             return
-        assert "cannot say yet" in str(e)
-        shapes = [puzzle.shapes[-1]] + [puzzle.shapes[p.shape] for p in puzzle.problems[0].parts if p.max > 0]
-        assert any(s.count(VARIABLE) for s in shapes) or any(c for s in shapes for _, c in s.voxels)
+        problem = puzzle.problems[0]
+        if "no filled voxels" in str(e):  # a piece of variable voxels only
+            assert any(not puzzle.shapes[p.shape].count(FILLED) for p in problem.parts if p.max > 0)
+            return
+        assert "maxHoles" in str(e) and problem.max_holes is not None
+        assert puzzle.shapes[problem.result].count(VARIABLE)
         return
     want = burrtools_oracle.count(puzzle, 0, True, True)
     for method in ("xcc", "blocking"):
@@ -184,7 +188,7 @@ def test_the_instance_counts_every_assembly(puzzle):
 
 
 @pytest.mark.parametrize("name, problem, every", [(n, p, e) for n, p, _, _, e, _ in SHIPPED
-                                                   if n not in ("colours", "holes", "DemoPieceGenerator")])
+                                                   if (n, p) != ("holes", 1)])
 def test_shipped_files_as_instances(name, problem, every):
     from tilesat.model.instance import load_instance
     from tilesat.questions.count import count_tilings
@@ -205,9 +209,13 @@ def test_the_commands_read_a_burrtools_file(tmp_path):
     assert run.returncode == 0 and json.loads(run.stdout)["count"] == 6
     run = tilesat("solve", str(FILES / "rotations.xmpuzzle"), "--json")
     assert run.returncode == 0 and json.loads(run.stdout)["verdict"] == "solved"
-    run = tilesat("count", str(FILES / "holes.xmpuzzle"))
+    run = tilesat("count", str(FILES / "holes.xmpuzzle"), "--json")  # variable voxels: optional cells
+    assert run.returncode == 0 and json.loads(run.stdout)["count"] == 2
+    run = tilesat("count", str(FILES / "colours.xmpuzzle:2"), "--json")
+    assert run.returncode == 0 and json.loads(run.stdout)["count"] == 1
+    run = tilesat("count", str(FILES / "holes.xmpuzzle:1"))  # maxHoles with a varying volume
     assert run.returncode == 2 and run.stdout == b""
-    assert run.stderr.decode().startswith("error: ") and run.stderr.count(b"\n") == 1 and b"variable voxel" in run.stderr
+    assert run.stderr.decode().startswith("error: ") and run.stderr.count(b"\n") == 1 and b"maxHoles" in run.stderr
     run = tilesat("count", str(FILES / "rotations.xmpuzzle:7"))
     assert run.returncode == 2 and b"no problem 7" in run.stderr
 

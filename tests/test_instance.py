@@ -48,7 +48,7 @@ def test_overrides_and_round_trip():
         ("pieces: L4\n####\n", "no open cell"),
         ("pieces: L4\ncolour: red\n....\n", "2: unknown header 'colour'"),
         ("pieces: L4\n....\npieces: I2\n", "after the grid"),
-        ("pieces: L4\n..x.\n", "not a grid row"),
+        ("pieces: L4\n..%.\n", "not a grid row"),
         ("pieces: L4\n....\n\n....\n", "grid row after a blank line"),
         ("pieces: L4\nwrap: sideways\n....\n", "unknown wrap 'sideways'"),
         ("pieces: L4\nshape: L4 ##\n....\n", "is a built-in piece"),

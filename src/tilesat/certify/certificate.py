@@ -299,11 +299,18 @@ def _first_placement(bad: np.ndarray, tile) -> tuple[tuple, list]:
     return anchor, tile(anchor)
 
 
+#: why no certificate of "no tiling" is looked for (nor accepted) on boards with optional or coloured cells
+NOT_PLAIN = ("cells that may stay empty (+) or colours: a certificate's weights sum over every open cell "
+             "and every placement, which these boards do not all need")
+
+
 def check_certificate(instance: Instance, cert: Certificate) -> None:
     """Accept the certificate or raise :class:`CertificateError` saying why
     not, in one line.  Every placement of every allowed orientation is
     summed, in exact integer arithmetic."""
     board = instance.board
+    if not instance.plain:
+        raise CertificateError(NOT_PLAIN)
     grid = _weight_grid(instance, cert)
     total = _required_total(instance, cert)
     if total != (cert.total if cert.modulus is None else cert.total % cert.modulus):
@@ -596,6 +603,8 @@ def lp_gate(placements: Placements) -> tuple[bool, str]:
     without such cells (the mutilated chessboard) are where CDCL needs
     exponentially long and the LP answers in one step."""
     board = placements.instance.board
+    if not placements.instance.plain:
+        return False, NOT_PLAIN
     if len(placements) == 0:
         return False, "there are no placements"
     nonzeros = int(placements.cells.size)

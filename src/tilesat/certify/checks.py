@@ -69,6 +69,8 @@ def placement_check(placements: Placements) -> str | None:
     board = instance.board
     coverage = placements.coverage()
     uncovered = board.open_cells[coverage[board.open_cells] == 0]
+    if board.optional is not None:
+        uncovered = uncovered[~board.optional.ravel()[uncovered]]  # optional cells may stay empty
     if uncovered.size:
         return f"no piece fits on cell {board.cell(int(uncovered[0]))}"
     for k, rule in enumerate(instance.rules):
@@ -80,7 +82,7 @@ def placement_check(placements: Placements) -> str | None:
 
 def obstruction(instance: Instance, placements: Placements | None = None) -> str | None:
     """The first quick reason why the instance has no tiling, if any."""
-    for check in (area_check, region_check):
+    for check in ((area_check, region_check) if instance.board.exact else ()):  # both count every open cell
         reason = check(instance)
         if reason:
             return reason

@@ -49,7 +49,7 @@ def colourings(instance: Instance) -> list[tuple[str, np.ndarray]]:
 
 def colouring_certificate(instance: Instance, placements: Placements) -> Certificate | None:
     """A checked certificate of "no tiling" from a classic colouring, or None."""
-    if len(placements) == 0:
+    if len(placements) == 0 or not instance.plain:
         return None
     board = instance.board
     open_cells = board.open_cells

@@ -9,12 +9,21 @@ given as the set of its open cells, and the oracle turns pieces with its own
 geometry, not :mod:`tilesat.model.grids`: each cell's centre in the plane, turned
 by multiples of 60 degrees (and mirrored) about a lattice point and rounded
 back to a cell; on the cube, the 48 signed permutations of the axes.
+
+Optional cells (``optional``: a set of cells) may stay empty: the search
+branches on leaving its first undecided cell empty when that cell is
+optional.  Colours: a piece given as (name, cells, orient, lo, hi, colours)
+has ``colours[i]`` on ``cells[i]`` (0 the default); ``colour`` maps board
+cells to their colour; ``pairs`` lists the (piece colour, board colour) that
+may meet (None: each colour on itself); the default colour fits anything.
+A coloured piece's tile is (name, cells, frozenset of (cell, colour)).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass, field
 
 
 def _norm(cells):
@@ -144,23 +153,92 @@ def _lattice_covering(cells, pieces, lattice):
     return covering
 
 
+def _square_maps(orient):
+    rots = [lambda r, c: (r, c), lambda r, c: (c, -r), lambda r, c: (-r, -c), lambda r, c: (-c, r)]
+    maps = rots[:1] if orient == "fixed" else rots
+    if orient == "free":
+        maps = maps + [lambda r, c, f=f: f(r, -c) for f in rots]
+    return [lambda cell, f=f: f(*cell) for f in maps]
+
+
+def _chosen_maps(lattice, orient):
+    if lattice == "square":
+        return _square_maps(orient)
+    maps = lattice_maps(lattice)
+    if orient == "fixed":
+        return [maps[0][0]]
+    if orient == "mirror" or (orient == "free" and lattice != "cube"):
+        return [f for f, _ in maps]
+    return [f for f, rot in maps if rot]
+
+
+def _coloured_covering(covering, pieces, lattice, wrap_size, colour, pairs):
+    """Add every placement of the coloured pieces to ``covering`` (cell -> set of tiles)."""
+    fits = (lambda p, b: not p or not b or (p, b) in pairs) if pairs is not None else (lambda p, b: not p or not b or p == b)
+    open_cells = set(covering)
+    for name, pcells, orient, _, _, *rest in pieces:
+        colours = rest[0] if rest else None
+        if not colours or not any(colours):
+            continue
+        seen = {}
+        for f in _chosen_maps(lattice, orient):
+            image = [(tuple(f(c)), k) for c, k in zip(pcells, colours)]
+            low = min(c for c, _ in image)
+            key = (_kind(lattice, low) if lattice != "square" else 0,
+                   frozenset((tuple(a - b for a, b in zip(c, low)), k) for c, k in image))
+            seen.setdefault(key, image)
+        for image in seen.values():
+            for target in open_cells:
+                for anchor, _ in image:
+                    if lattice != "square" and _kind(lattice, anchor) != _kind(lattice, target):
+                        continue
+                    delta = tuple(a - b for a, b in zip(target, anchor))
+                    moved = []
+                    for c, k in image:
+                        m = [a + d for a, d in zip(c, delta)]
+                        if wrap_size is not None:
+                            R, C, wrap_r, wrap_c = wrap_size
+                            m[0] = m[0] % R if wrap_r else m[0]
+                            m[1] = m[1] % C if wrap_c else m[1]
+                        moved.append((tuple(m), k))
+                    cells = frozenset(c for c, _ in moved)
+                    if len(cells) == len(moved) and cells <= open_cells \
+                            and all(fits(k, colour.get(c, 0)) for c, k in moved):
+                        tile = (name, cells, frozenset((c, k) for c, k in moved))
+                        for c in cells:
+                            covering[c].add(tile)
+
+
 class TooHard(Exception):
     """The brute force would take too long on this instance."""
 
 
-def brute_force_tilings(grid, wrap, pieces, cap=None, node_limit=200_000, lattice="square"):
+@dataclass(frozen=True)
+class Marks:
+    """The board's optional cells, cell colours and colour pairs (see the module's notes)."""
+
+    optional: frozenset = frozenset()
+    colour: dict = field(default_factory=dict)
+    pairs: frozenset | None = None
+
+
+def brute_force_tilings(grid, wrap, pieces, cap=None, node_limit=200_000, lattice="square", marks: Marks | None = None):
     """All tilings of ``grid`` (list of strings, '.' open; on another
     ``lattice``, the collection of open cells) by ``pieces``: a list of
-    (name, cells, orient, lo, hi).  Stops after ``cap`` + 1 tilings."""
+    (name, cells, orient, lo, hi[, colours]).  Stops after ``cap`` + 1 tilings.
+    ``marks``: optional cells and colours."""
+    marks = marks or Marks()
+    optional, colour, pairs = marks.optional, marks.colour, marks.pairs
+    plain = [p[:5] if len(p) < 6 or not p[5] or not any(p[5]) else (p[0], [], p[2], p[3], p[4]) for p in pieces]
     if lattice != "square":
-        covering = _lattice_covering(grid, pieces, lattice)
-        return _search(covering, pieces, cap, node_limit)
+        covering = _lattice_covering(grid, [p for p in plain if p[1]], lattice)
+        _coloured_covering(covering, pieces, lattice, None, colour, pairs)
+        return _search(covering, pieces, cap, node_limit, set(optional))
     R, C = len(grid), len(grid[0])
     wrap_r = wrap in ("columns", "both")  # row index modulo R
     wrap_c = wrap in ("rows", "both")
     open_cells = [(r, c) for r in range(R) for c in range(C) if grid[r][c] == "."]
-    shapes = {name: orientations(cells, orient) for name, cells, orient, _, _ in pieces}
-    bounds = {name: (lo, hi) for name, _, _, lo, hi in pieces}
+    shapes = {name: orientations(cells, orient) for name, cells, orient, _, _ in plain if cells}
 
     def put(shape, dr, dc):
         out = set()
@@ -185,11 +263,12 @@ def brute_force_tilings(grid, wrap, pieces, cap=None, node_limit=200_000, lattic
                     if tile is not None:
                         covering[(tr, tc)].add((name, tile))
 
-    return _search(covering, pieces, cap, node_limit)
+    _coloured_covering(covering, pieces, "square", (R, C, wrap_r, wrap_c), colour, pairs)
+    return _search(covering, pieces, cap, node_limit, set(optional))
 
 
-def _search(covering, pieces, cap, node_limit):
-    bounds = {name: (lo, hi) for name, _, _, lo, hi in pieces}
+def _search(covering, pieces, cap, node_limit, optional=frozenset()):
+    bounds = {name: (lo, hi) for name, _, _, lo, hi, *_ in pieces}
     if cap == "check":
         return covering, bounds
     open_cells = sorted(covering)
@@ -197,6 +276,7 @@ def _search(covering, pieces, cap, node_limit):
     found = set()
     used = {name: 0 for name in shapes}
     covered: set = set()
+    skipped: set = set()  # optional cells left empty
     chosen: list = []
     sizes = {name: len(cells) for name, cells, *_ in pieces}
     nodes = [0]
@@ -208,23 +288,28 @@ def _search(covering, pieces, cap, node_limit):
         if nodes[0] > node_limit:
             raise TooHard(f"more than {node_limit} search nodes")
         still_needed = sum(max(0, bounds[n][0] - used[n]) * sizes[n] for n in used)
-        if still_needed > len(open_cells) - len(covered):
+        if still_needed > len(open_cells) - len(covered) - len(skipped):
             return  # the pieces still required no longer fit in what is left
-        free = next((cell for cell in open_cells if cell not in covered), None)
+        free = next((cell for cell in open_cells if cell not in covered and cell not in skipped), None)
         if free is None:
             if all(bounds[n][0] <= used[n] for n in used):
                 found.add(frozenset(chosen))
             return
-        for name, tile in covering[free]:
-            if used[name] >= bounds[name][1] or tile & covered:
+        for entry in covering[free]:
+            name, tile = entry[0], entry[1]
+            if used[name] >= bounds[name][1] or tile & covered or tile & skipped:
                 continue
             used[name] += 1
             covered.update(tile)
-            chosen.append((name, tile))
+            chosen.append(entry)
             rec()
             chosen.pop()
             covered.difference_update(tile)
             used[name] -= 1
+        if free in optional:
+            skipped.add(free)
+            rec()
+            skipped.discard(free)
 
     rec()
     return found

@@ -25,7 +25,7 @@ from ..errors import TilesatError
 from ..model.instance import Instance
 from ..model.placements import Placements
 from ..running.control import Child, ChildError, TimedOut, deadline, may_start_children, time_limit
-from .certificate import Certificate, CertificateError, check_certificate, load_lp, lp_estimate, lp_gate, quick_check
+from .certificate import NOT_PLAIN, Certificate, CertificateError, check_certificate, load_lp, lp_estimate, lp_gate, quick_check
 
 T = TypeVar("T")
 
@@ -59,8 +59,8 @@ class LpBudget:
         self.instance, self.placements, self._progress = instance, placements, progress
         self.pending, self.budget = False, 0.0
         check_mode(enabled, "when worth it")
-        if not enabled:
-            self.report = {"ran": False, "why": "turned off"}
+        if not enabled or not instance.plain:
+            self.report = {"ran": False, "why": "turned off" if not enabled else NOT_PLAIN}
             return
         if enabled == "always":  # asked for: the LP first, uncapped
             self.report = {"ran": False, "why": "asked for"}
@@ -157,6 +157,8 @@ class LpRace:
     def __init__(self, instance: Instance, placements: Placements, mode: bool | str, what: str = "count",
                  not_here: str | None = None):
         check_mode(mode, f"raced beside the {what}")
+        if not instance.plain:
+            mode, not_here = True, NOT_PLAIN  # no LP: the report says why
         self.instance, self.placements, self.mode, self.what = instance, placements, mode, what
         self.child: Child | None = None
         self.certificate: Certificate | None = None

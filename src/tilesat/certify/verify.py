@@ -86,8 +86,10 @@ def problems(instance: Instance, tiling: Tiling, partial: bool = False) -> list[
     for k in _misfits(instance, [tiles[i].piece for i in known], owner[placed], r[placed], c[placed]):
         say(known[k], f"is not an allowed orientation of {tiles[known[k]].piece}")
     out = [text for i in sorted(said) for text in said[i]]
+    out += _colour_problems(instance, tiles)
     covered = np.bincount(flat[placed], minlength=R * C).reshape(R, C)
-    wrong = board.open & ((covered > 1) if partial else (covered != 1))
+    may_be_empty = board.optional if board.optional is not None else False
+    wrong = board.open & ((covered > 1) | ((covered != 1) & ~np.asarray(may_be_empty) if not partial else False))
     out += [f"cell {(a, b)} is covered {covered[a, b]} times" for a, b in np.argwhere(wrong).tolist()]
     used = Counter(tiles[i].piece for i in known)
     for name, rule in rules.items():
@@ -167,10 +169,12 @@ def _grid_problems(instance: Instance, tiling: Tiling, partial: bool) -> list[st
         if not _grid_fits(lattice, rule.piece.cells, rule.orient, set(cells)):
             out.append(f"tile {t} is not an allowed orientation of {t.piece}")
         covered.update(set(cells))
+    out += _colour_problems(instance, list(tiling))
+    optional = set(board.optional_cells.tolist())
     for index in board.open_cells.tolist():
         cell = board.cell(index)
         n = covered[cell]
-        if n > 1 or (n != 1 and not partial):
+        if n > 1 or (n != 1 and not partial and index not in optional):
             out.append(f"cell {cell} is covered {n} times")
     for name, rule in rules.items():
         if not rule.min <= used[name] <= rule.max:
@@ -188,6 +192,67 @@ def _grid_fits(lattice, piece_cells, orient: str, cells: set) -> bool:
         delta = tuple(a - b for a, b in zip(target, low))
         if lattice.translation_ok(delta) and {tuple(a + d for a, d in zip(c, delta)) for c in image} == cells:
             return True
+    return False
+
+
+def _colour_problems(instance: Instance, tiles: list) -> list[str]:
+    """Coloured pieces: each tile's colours must be its piece's, turned the way
+    its cells are (an allowed map and a translation carry the piece's coloured
+    cells onto the tile's), and each piece colour must be allowed on the board
+    colour under it (the default colour 0 fits anything)."""
+    board = instance.board
+    rules = {r.name: r for r in instance.rules}
+    pairs = instance.pairs if instance.pairs is not None else {(k, k) for k in range(1, 27)}
+    out = []
+    for t in tiles:
+        rule = rules.get(t.piece)
+        if rule is None or not t.cells:
+            continue
+        if not rule.piece.colours:
+            if any(t.colours):
+                out.append(f"tile {t} has colours, but piece {t.piece} has none")
+            continue
+        colours = t.colours or (0,) * len(t.cells)
+        if len(colours) != len(t.cells):
+            out.append(f"tile {t} gives {len(colours)} colours for {len(t.cells)} cells")
+            continue
+        if not _coloured_image(board, rule, dict(zip(map(tuple, t.cells), colours))):
+            out.append(f"tile {t} is not an allowed orientation of {t.piece} with its colours")
+        for cell, p in zip(t.cells, colours):
+            if board.contains(cell) and p and (b := board.colour_of(board.index(cell))) and (p, b) not in pairs:
+                out.append(f"tile {t} puts piece colour {p} on {tuple(cell)}, of board colour {b}, which do not pair")
+    return out
+
+
+def _coloured_image(board, rule, tile: dict) -> bool:
+    """Is ``tile`` (cell -> colour) the image of the rule's coloured piece under
+    a map its orientation allows and a translation of the grid (on a wrapped
+    square board, modulo its size)?"""
+    piece = rule.piece
+    if board.is_square:
+        maps = {"fixed": _ROTATIONS[:1], "one-sided": _ROTATIONS, "free": _ROTATIONS + _REFLECTIONS}[rule.orient]
+        funcs = [lambda cell, m=m: (m[0] * cell[0] + m[1] * cell[1], m[2] * cell[0] + m[3] * cell[1]) for m in maps]
+    else:
+        funcs = board.lattice.orient_maps(rule.orient)
+    anchor = min(tile)
+    for f in funcs:
+        image = [(tuple(f(c)), colour) for c, colour in zip(piece.cells, piece.colours)]
+        for cell, colour in image:
+            if colour != tile[anchor]:
+                continue
+            delta = tuple(a - b for a, b in zip(anchor, cell))
+            if not board.is_square and not board.lattice.translation_ok(delta):
+                continue
+            moved = {}
+            for c, col in image:
+                m = [a + d for a, d in zip(c, delta)]
+                if board.is_square and board.wraps_columns:
+                    m[0] %= board.rows
+                if board.is_square and board.wraps_rows:
+                    m[1] %= board.cols
+                moved[tuple(m)] = col
+            if moved == tile:
+                return True
     return False
 
 

@@ -49,6 +49,17 @@ from ..model.tiling import Tiling
 from ..sat.formula import Formula, compile_formula
 from ..sat.options import SatOptions
 
+def cover_only(instance: Instance, what: str) -> str | None:
+    """Why an engine built for exact covers of plain boards cannot take this
+    instance (optional cells, colours), in one line; None when it can."""
+    board = instance.board
+    if not board.exact:
+        return f"{what} covers every open cell exactly once: this board has cells that may stay empty (+)"
+    if board.has_colours or instance.coloured_pieces:
+        return f"{what} does not know colours: this instance has coloured cells"
+    return None
+
+
 #: What an engine may answer: ``find`` (solve, check-unique: the first tilings),
 #: ``count`` (how many tilings, and classes), ``list`` (each tiling).
 QUESTIONS = ("find", "count", "list")
@@ -197,7 +208,15 @@ class Context:
 
     def covers_once(self, chosen: np.ndarray, disjoint: bool = False) -> bool:
         """Whether the placements cover each open cell once (the cheap check of every tiling
-        after an engine's first; ``disjoint``: they cannot overlap, only the area is checked)."""
+        after an engine's first; ``disjoint``: they cannot overlap, only the area is checked);
+        on a board with optional cells, each cell at most once and every other cell once."""
+        board = self.instance.board
+        if not board.exact:
+            cells = np.concatenate([self.placements.cells_of(int(i)) for i in chosen] or [np.zeros(0, np.int32)])
+            covered = np.zeros(board.ncells, bool)
+            covered[cells] = True
+            need = board.open.ravel() & ~board.optional.ravel()
+            return np.unique(cells).size == cells.size and bool(covered[need].all())
         if self._sizes[chosen].sum() != self.instance.board.area:
             return False
         return disjoint or np.unique(np.concatenate([self.placements.cells_of(int(i)) for i in chosen])).size == (

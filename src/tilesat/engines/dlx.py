@@ -39,6 +39,10 @@ from .base import Context, Engine, Job, Progress
 
 def dlx_problem(instance: Instance) -> str | None:
     """Why exact cover cannot express the piece counts (None: it can)."""
+    from .base import cover_only
+
+    if (why := cover_only(instance, "dlx")) is not None:
+        return why
     for r in instance.rules:
         if r.max != INF and r.max > 1 or (r.min > 0 and r.min != r.max) or r.min > 1:
             return f"piece {r.name} has count {r.count_text()}; exact cover expresses *, 1 and 0..1 only"

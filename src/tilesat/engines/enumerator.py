@@ -66,7 +66,9 @@ def problem(instance: Instance) -> str | None:
     decides when that is the fastest way)."""
     if not instance.board.is_square:
         return f"square boards only (this board is on the {instance.board.grid} grid)"
-    return None
+    from .base import cover_only
+
+    return cover_only(instance, "the native enumerator")
 
 
 # --- the tables the compiled search reads ---------------------------------

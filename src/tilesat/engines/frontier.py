@@ -219,6 +219,10 @@ def problem(instance: Instance) -> str | None:
     """Why this engine cannot count this instance (one short sentence), or None when it can."""
     if not instance.board.is_square:
         return f"square boards only (this board is on the {instance.board.grid} grid)"
+    from .base import cover_only
+
+    if (why := cover_only(instance, "the frontier method")) is not None:
+        return why
     try:
         plan = make_plan(instance)
     except TilesatError as e:

@@ -42,7 +42,7 @@ from ..running.control import Child, ChildError, wait_step
 from ..running.processes import cores
 from ..sat.encodings import AUTO
 from ..errors import TilesatError
-from ..sat.formula import compile_formula, resolve_encoding
+from ..sat.formula import block_tiling, compile_formula, resolve_encoding
 from ..sat.objectives import objective_for
 from ..sat.options import SatOptions
 from ..sat.solvers import EXTERNAL_PREFIX, OPEN_BOARD_OPTIONS, default_options, is_plugin_solver, make_solver
@@ -283,7 +283,7 @@ def race_tilings(placements, count: int, configs: list[Config], options: SatOpti
             key = frozenset(tiling.key())
             if key not in keys:
                 keys.append(key)
-                blocks.append([-(i + 1) for i in chosen])
+                blocks.append(block_tiling(placements, chosen))
                 found.append(tiling)
                 stats["answers"].append({"member": m.config.name, "answer": f"tiling {len(found)}", "seconds": seconds})
                 stats["winner"] = m.config.name
@@ -384,7 +384,7 @@ def _sweep_first(instance, placements, count, options, progress, found: list, st
                 break
             found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen)))
             found_by.append(how)
-            blocked.append([-(i + 1) for i in chosen])
+            blocked.append(block_tiling(placements, chosen))
             if len(found) < count:
                 progress("looking for a second tiling near the first")
                 chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver)

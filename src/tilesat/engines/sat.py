@@ -30,7 +30,7 @@ from ..model.placements import Placements, generate_placements
 from ..model.symmetry import symmetry_group
 from ..model.tiling import Tiling, tiling_from_model
 from ..running.control import Deadline, TimedOut, time_limit
-from ..sat.formula import Formula, compile_formula, resolve_encoding
+from ..sat.formula import Formula, block_tiling, compile_formula, resolve_encoding
 from ..sat.options import SatOptions
 from ..sat.solvers import default_options, load_formula, make_solver
 from ..sat.symbreak import symmetry_breaking
@@ -134,7 +134,7 @@ class TilingSearch:
             if self.reason is None:
                 self._lp_plan = LpBudget(instance, self.placements, self.certificates, self._progress)
                 self.certificate_check = self._lp_plan.report
-            if self.reason is None and self.look_ahead and instance.board.area >= SWEEP_MIN_AREA:
+            if self.reason is None and self.look_ahead and instance.board.area >= SWEEP_MIN_AREA and instance.board.exact:
                 self._look_ahead_later = clued(self.placements)
                 if not self._look_ahead_later:
                     self._look_ahead()
@@ -357,7 +357,7 @@ class TilingSearch:
         self.last_chosen = chosen  # the placement indices of the tiling just returned
         # Block this tiling: not all of these placements again.  Only the
         # placement variables: auxiliaries could differ for the same tiling.
-        self._add_clause([-(i + 1) for i in chosen])
+        self._add_clause(block_tiling(self.placements, chosen))
         return tiling
 
     def require(self, placement: int) -> None:

@@ -88,6 +88,8 @@ BOX, MAX_BOXES = 8, 256
 def sweep_problem(instance: Instance) -> str | None:
     """Why this instance cannot be swept, or None when it can."""
     board = instance.board
+    if not board.exact:
+        return "the sweep covers every open cell: this board has cells that may stay empty (+)"
     if board.open.ndim != 2:
         return "the sweep orders the cells of a flat board (this one has layers)"
     if board.wrap != "none":

@@ -18,7 +18,7 @@ from .xcc import Cover, _i32
 
 
 def placements_cover(placements, forced: tuple[int, ...] = ()) -> tuple[Cover, np.ndarray] | None:
-    """The placements as a Cover (every open cell fixed, each piece rule a
+    """The placements as a Cover (every open cell fixed but the optional ones, each piece rule a
     shape with its count range) and the placement of each option; with
     ``forced`` placements, the cover left once they are down (None when they
     overlap or exceed a piece's count)."""
@@ -49,7 +49,9 @@ def placements_cover(placements, forced: tuple[int, ...] = ()) -> tuple[Cover, n
     ptr = np.zeros(index.size + 1, np.int64)
     np.cumsum(sizes[index], out=ptr[1:])
     cells = column[placements.cells[np.repeat(keep, sizes)]]
-    cover = Cover(np.ones(left.size, np.uint8), _i32(ptr), _i32(cells), _i32(rule[index]), _i32(np.maximum(lo, 0)),
+    # an optional cell (+) is an item covered at most once; colours are in the placements already
+    fixed = np.ones(left.size, np.uint8) if board.optional is None else (~board.optional.ravel()[left]).astype(np.uint8)
+    cover = Cover(fixed, _i32(ptr), _i32(cells), _i32(rule[index]), _i32(np.maximum(lo, 0)),
                   _i32(hi))
     return cover, index
 

@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ..model.board import Board
+from ..errors import TilesatError
 from ..certify.certificate import Certificate, lp_estimate, lp_gate, quick_check
 from ..certify.checks import _sums_bitset, obstruction
 from ..running.control import TimedOut, deadline, time_limit
@@ -146,7 +147,12 @@ def explain(instance: Instance, *, repairs: int = REPAIRS, solver: str = DEFAULT
             backbone_method: str = DEFAULT_METHOD, timeout: float | None = None,
             progress: Callable[[str], None] | None = None, count: bool = True, openings: bool = True) -> Explanation:
     """Explain the instance's tilings (see the module's docstring); never raises for the
-    time limit or Ctrl-C: the explanation then says where it stopped (``stopped``)."""
+    time limit or Ctrl-C: the explanation then says where it stopped (``stopped``).
+    Boards with optional cells or colours are one line (:class:`TilesatError`): its regions,
+    repairs and failing cores are built for exact covers of plain cells."""
+    if not instance.plain:
+        raise TilesatError("explain takes boards whose open cells must all be covered, without colours: "
+                           "this one has cells that may stay empty (+) or colours (solve, check-unique and count take it)")
     say = progress or (lambda message: None)
     out = Explanation(instance)
     t0 = time.perf_counter()

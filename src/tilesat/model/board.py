@@ -1,5 +1,11 @@
 """The board: a box of open ('.') and blocked ('#') cells of one grid, maybe wrapping.
 
+An open cell may also be *optional* (``+``: a piece may cover it, at most
+once, or it stays empty) and may have a *colour* (1..26, written ``A``..``Z``;
+0 is the default colour, which any piece cell may cover): which piece
+colours may lie on which board colours is the instance's
+(:attr:`tilesat.model.instance.Instance.pairs`), as in BurrTools.
+
 The grid (:mod:`tilesat.model.grids`: square, triangle, hex, cube) says what a
 cell is; the board is the grid's bounding box as a boolean array (2D, or 3D
 layers x rows x cols on the cube grid).  Cells are numbered row-major over
@@ -29,6 +35,10 @@ class Board:
     open: np.ndarray  # bool, shape (rows, cols); True = a cell to cover
     wrap: str = "none"
     grid: str = "square"  # a name in tilesat.model.grids.GRIDS
+    #: bool, the shape of ``open``: open cells that may stay empty (None: none may)
+    optional: np.ndarray | None = None
+    #: uint8, the shape of ``open``: each cell's colour, 0 the default (None: all default)
+    colour: np.ndarray | None = None
     _open_index: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -43,6 +53,20 @@ class Board:
             raise TilesatError("the board is empty: it needs at least one row of '.' and '#'")
         grid.setflags(write=False)
         object.__setattr__(self, "open", grid)
+        for name, dtype in (("optional", bool), ("colour", np.uint8)):
+            extra = getattr(self, name)
+            if extra is not None:
+                extra = np.array(extra, dtype=dtype)
+                if extra.shape != grid.shape:
+                    raise TilesatError(f"the board's {name} cells: shape {extra.shape}, the board's is {grid.shape}")
+                extra = np.where(grid, extra, 0).astype(dtype)  # only open cells are optional or coloured
+                extra.setflags(write=False)
+                if not extra.any():
+                    extra = None
+            object.__setattr__(self, name, extra)
+        if lattice.name == "triangle" and self.optional is not None and self.colour is not None \
+                and (self.optional & (self.colour == COLOUR_LETTERS.index("V") + 1)).any():
+            raise TilesatError("colour V cannot be optional on the triangle grid: 'v' is a down triangle there")
         object.__setattr__(self, "_open_index", np.flatnonzero(grid.ravel()))
 
     @classmethod
@@ -114,6 +138,42 @@ class Board:
         return self.wrap in ("columns", "both")
 
     @property
+    def has_optional(self) -> bool:
+        """Whether some open cell may stay empty."""
+        return self.optional is not None
+
+    @property
+    def has_colours(self) -> bool:
+        return self.colour is not None
+
+    @property
+    def exact(self) -> bool:
+        """Every open cell must be covered, exactly once: what the engines
+        and checks built for exact covers (areas, colourings, the LP) need."""
+        return self.optional is None
+
+    @property
+    def optional_cells(self) -> np.ndarray:
+        """Flat indices of the open cells that may stay empty, ascending."""
+        return np.zeros(0, np.int64) if self.optional is None else np.flatnonzero(self.optional.ravel())
+
+    @property
+    def required_area(self) -> int:
+        """Open cells that must be covered."""
+        return self.area - int(self.optional_cells.size)
+
+    def colour_of(self, index: int) -> int:
+        return 0 if self.colour is None else int(self.colour.ravel()[index])
+
+    def same_cells(self, image: np.ndarray) -> bool:
+        """Does the cell map ``image`` (flat index -> flat index) keep open,
+        optional and coloured cells what they are (a symmetry of the board)?"""
+        for mask in (self.open, self.optional, self.colour):
+            if mask is not None and not np.array_equal(mask.ravel()[image], mask.ravel()):
+                return False
+        return True
+
+    @property
     def open_cells(self) -> np.ndarray:
         """Flat indices of the open cells, ascending."""
         return self._open_index
@@ -179,11 +239,53 @@ class Board:
         cuts = np.flatnonzero(np.diff(label[order])) + 1
         return [self.cells(part) for part in np.split(cells[order], cuts)] if cells.size else []
 
+    def cell_chars(self) -> dict[tuple, str]:
+        """The characters of the open cells that are not plain '.': ``+``
+        (optional), a colour's letter (uppercase, or lowercase when optional)."""
+        out = {}
+        for index in np.flatnonzero((self.optional if self.optional is not None else False)
+                                    | (self.colour if self.colour is not None else 0) > 0).tolist():
+            out[self.cell(index)] = cell_char(bool(self.optional is not None and self.optional.ravel()[index]),
+                                              self.colour_of(index))
+        return out
+
     def rows_text(self) -> list[str]:
         """The board's layout as text lines (the instance file's grid)."""
+        chars = self.cell_chars() if (self.optional is not None or self.colour is not None) else None
         if not self.is_square:
-            return self.lattice.format_layout(self.open)
+            return self.lattice.format_layout(self.open, chars, keep_parity=True) if chars else \
+                self.lattice.format_layout(self.open)
+        if chars:
+            return self.lattice.format_layout(self.open, chars)
         return ["".join("." if x else "#" for x in row) for row in self.open]
+
+
+#: colour k (1..26) is written with the k-th letter: uppercase on cells that must be covered
+COLOUR_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+OPTIONAL = "+"
+
+
+def colour_name(colour: int) -> str:
+    return COLOUR_LETTERS[colour - 1]
+
+
+def cell_char(optional: bool, colour: int) -> str:
+    """An open cell's character in the text format: '.', '+', 'A'..'Z', 'a'..'z'."""
+    if not colour:
+        return OPTIONAL if optional else "."
+    letter = colour_name(colour)
+    return letter.lower() if optional else letter
+
+
+def char_cell(ch: str) -> tuple[bool, int] | None:
+    """(optional, colour) of an open cell's character; None for any other character."""
+    if ch == ".":
+        return False, 0
+    if ch == OPTIONAL:
+        return True, 0
+    if ch.isascii() and ch.isalpha():
+        return ch.islower(), COLOUR_LETTERS.index(ch.upper()) + 1
+    return None
 
 
 def _union_roots(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:

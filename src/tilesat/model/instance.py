@@ -10,20 +10,27 @@ File format (docs/guide/instance-files.md has the full description)::
     .....
 
 Header lines ``key: value`` come first, then the grid (``.`` open, ``#``
-blocked).  Lines starting with ``;`` are comments anywhere.
+blocked, ``+`` open but may stay empty, ``A``..``Z`` an open cell of that
+colour, ``a``..``z`` one that may stay empty).  Lines starting with ``;``
+are comments anywhere.  ``colours: A:A, B:C`` says which piece colours
+(a custom shape's letters) may lie on which board colours; without it each
+colour on itself only; the default colour ('#' in a shape, '.' or '+' on
+the board) fits anything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+
+import numpy as np
 import os
 import re
 from dataclasses import dataclass, field
 
 from . import footprint
 from ..running import memory
-from .board import WRAPS, Board
+from .board import COLOUR_LETTERS, WRAPS, Board, char_cell, colour_name
 from .display import show
 from ..errors import TilesatError, did_you_mean
 from .grids import GRIDS, get_grid
@@ -73,6 +80,32 @@ class Instance:
     rules: tuple[PieceRule, ...]
     shapes: dict[str, Piece] = field(default_factory=dict)  # custom shapes of the file
     source: str = "<string>"
+    #: (piece colour, board colour) pairs that may meet (colours 1..26); None: each colour on itself
+    pairs: frozenset[tuple[int, int]] | None = None
+
+    @property
+    def coloured_pieces(self) -> bool:
+        return any(r.piece.coloured for r in self.rules)
+
+    @property
+    def plain(self) -> bool:
+        """No optional cell, no colour anywhere: an exact cover of the open cells."""
+        return self.board.exact and not self.board.has_colours and not self.coloured_pieces
+
+    def fits(self) -> np.ndarray:
+        """``fits[p, b]``: may a piece cell of colour p lie on a board cell of colour b?
+        (27 x 27; the default colour 0 fits anything, as in BurrTools)."""
+        table = np.zeros((COLOURS + 1, COLOURS + 1), bool)
+        table[0, :] = table[:, 0] = True
+        for p, b in (self.pairs if self.pairs is not None else [(k, k) for k in range(1, COLOURS + 1)]):
+            table[p, b] = True
+        return table
+
+    def pairs_text(self) -> str | None:
+        """The ``colours:`` header's value (None: the default, no header)."""
+        if self.pairs is None:
+            return None
+        return ", ".join(f"{colour_name(p)}:{colour_name(b)}" for p, b in sorted(self.pairs)) or "none"
 
     def rule(self, name: str) -> PieceRule:
         for r in self.rules:
@@ -84,7 +117,7 @@ class Instance:
         return ", ".join(r.spec() for r in self.rules)
 
     def with_rules(self, rules) -> "Instance":
-        return Instance(self.board, tuple(rules), self.shapes, self.source)
+        return Instance(self.board, tuple(rules), self.shapes, self.source, self.pairs)
 
     def _repr_svg_(self) -> str:
         """The board unsolved (a notebook shows it): :mod:`tilesat.model.display`."""
@@ -93,6 +126,46 @@ class Instance:
     def _repr_html_(self) -> str:
         """The pieces and the board unsolved (a notebook shows it)."""
         return show("instance_html", self)
+
+
+COLOURS = len(COLOUR_LETTERS)
+#: characters of open cells other than '.' on the board (optional, coloured)
+SPECIAL_CELLS = "+" + COLOUR_LETTERS + COLOUR_LETTERS.lower()
+
+
+def parse_pairs(value: str) -> frozenset[tuple[int, int]]:
+    """A ``colours:`` value: ``P:B`` pairs (piece colour, board colour), or ``none``."""
+    if value.strip().lower() == "none":
+        return frozenset()
+    out = set()
+    for item in value.split(","):
+        m = re.fullmatch(r"\s*([A-Za-z])\s*:\s*([A-Za-z])\s*", item)
+        if not m:
+            raise TilesatError(f"bad colour pair {item.strip()!r}: use PIECE:BOARD colour letters, e.g. 'colours: A:A, B:C', or 'none'")
+        out.add((COLOUR_LETTERS.index(m.group(1).upper()) + 1, COLOUR_LETTERS.index(m.group(2).upper()) + 1))
+    return frozenset(out)
+
+
+def board_marks(chars: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """(open, optional, colour) of a board's cells from their characters."""
+    open_mask = chars != "#"
+    special = open_mask & (chars != ".")
+    if not special.any():
+        return open_mask, None, None
+    optional = np.zeros(chars.shape, bool)
+    colour = np.zeros(chars.shape, np.uint8)
+    for index in np.flatnonzero(special.ravel()).tolist():
+        opt, col = char_cell(str(chars.flat[index]))
+        optional.flat[index], colour.flat[index] = opt, col
+    return open_mask, optional, colour
+
+
+def _grid_row(line: str, first: bool) -> bool:
+    """Is this line a row of a square board?  A first row of lowercase
+    letters only reads as a word (a header without its ':'), not as cells."""
+    if not set(line) <= set(".#" + SPECIAL_CELLS):
+        return False
+    return not first or not (line.isalpha() and line.islower())
 
 
 _ITEM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_-]*'?)(?:/(?P<orient>[a-z-]+))?(?::(?P<count>.+))?$")
@@ -209,7 +282,7 @@ def parse_instance(
             if grid and grid_end is None:
                 grid_end = lineno
             continue
-        if set(line) <= {".", "#"}:
+        if _grid_row(line, not grid):
             if grid_end is not None:
                 fail(lineno, f"grid row after a blank line (line {grid_end}); the grid must be one block")
             if grid and len(line) != len(grid[0]):
@@ -221,7 +294,7 @@ def parse_instance(
         key, sep, value = line.partition(":")
         key = key.strip().lower()
         if not sep or not re.fullmatch(r"[a-z]+", key):
-            fail(lineno, f"not a grid row (only '.' and '#') nor a 'key: value' header: {line[:60]!r}")
+            fail(lineno, f"not a grid row (only '.', '#', '+' and colour letters) nor a 'key: value' header: {line[:60]!r}")
         if grid:
             fail(lineno, f"header {key!r} after the grid; headers come first")
         value = value.strip()
@@ -235,14 +308,16 @@ def parse_instance(
             if name in shape_lines:
                 fail(lineno, f"shape {name} is defined twice")
             shape_lines[name] = (lineno, drawing)  # read once the grid is known
-        elif key in ("pieces", "wrap", "grid"):
+        elif key in ("pieces", "wrap", "grid", "colours", "colors"):
+            key = "colours" if key == "colors" else key
             if key in headers:
                 fail(lineno, f"header {key!r} given twice (first on line {headers[key][0]})")
             if key == "grid" and value not in GRIDS:
                 fail(lineno, f"unknown grid {value!r}{did_you_mean(value, GRIDS)}; use one of {', '.join(GRIDS)}")
             headers[key] = (lineno, value)
         else:
-            fail(lineno, f"unknown header {key!r}{did_you_mean(key, ('grid', 'pieces', 'shape', 'wrap'))}; known headers are grid, pieces, shape, wrap")
+            fail(lineno, f"unknown header {key!r}{did_you_mean(key, ('colours', 'grid', 'pieces', 'shape', 'wrap'))}; "
+                 "known headers are colours, grid, pieces, shape, wrap")
 
     lattice = headers.get("grid", (0, "square"))[1]
     for name, (lineno, drawing) in shape_lines.items():
@@ -258,9 +333,15 @@ def parse_instance(
         except TilesatError as e:
             fail(lineno, str(e))
 
+    pairs = None
+    if "colours" in headers:
+        try:
+            pairs = parse_pairs(headers["colours"][1])
+        except TilesatError as e:
+            fail(headers["colours"][0], str(e))
     if layout is not None:
         try:
-            open_mask = get_grid(lattice).parse_layout(layout)
+            chars = get_grid(lattice).parse_layout_chars(layout, SPECIAL_CELLS)
         except TilesatError as e:
             m = re.match(r"line (\d+): (.*)", str(e))
             raise TilesatError(f"{source}:{m.group(1)}: {m.group(2)}" if m else f"{source}: {e}") from None
@@ -289,15 +370,22 @@ def parse_instance(
             "or pass --pieces L4"
         )
 
-    if layout is not None:
-        if wrap_value != "none":
-            raise TilesatError(f"{source}: wrap {wrap_value!r}: only square boards wrap (this one is {lattice})")
-        board = Board(open_mask, "none", lattice)
-    else:
-        board = Board.from_rows(grid, wrap_value)
+    try:
+        if layout is not None:
+            if wrap_value != "none":
+                raise TilesatError(f"{source}: wrap {wrap_value!r}: only square boards wrap (this one is {lattice})")
+            open_mask, optional, colour = board_marks(chars)
+            board = Board(open_mask, "none", lattice, optional, colour)
+        elif any(set(row) - {".", "#"} for row in grid):
+            open_mask, optional, colour = board_marks(np.array([list(row) for row in grid], dtype="<U1"))
+            board = Board(open_mask, wrap_value, "square", optional, colour)
+        else:
+            board = Board.from_rows(grid, wrap_value)
+    except TilesatError as e:
+        raise TilesatError(f"{source}: {e}") from None
     if board.area == 0:
         raise TilesatError(f"{source}: the board has no open cell ('.') to cover")
-    return Instance(board, rules, shapes, source)
+    return Instance(board, rules, shapes, source, pairs)
 
 
 def read_instance_text(path: str | os.PathLike) -> str:
@@ -345,6 +433,8 @@ def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = 
     lines.append(f"pieces: {instance.pieces_spec()}")
     if instance.board.wrap != "none":
         lines.append(f"wrap: {instance.board.wrap}")
+    if instance.pairs is not None:
+        lines.append(f"colours: {instance.pairs_text()}")
     lines.extend(instance.board.rows_text())
     return "\n".join(lines) + "\n"
 

@@ -77,6 +77,22 @@ def transforms(shape: Shape, mode: str = "free", grid: str = "square") -> list[S
     return list(seen)
 
 
+_SQUARE_MAPS = {
+    "fixed": [lambda c: c],
+    "one-sided": [lambda c: c, lambda c: (c[1], -c[0]), lambda c: (-c[0], -c[1]), lambda c: (-c[1], c[0])],
+}
+_SQUARE_MAPS["free"] = _SQUARE_MAPS["one-sided"] + [lambda c, f=f: f((c[0], -c[1])) for f in _SQUARE_MAPS["one-sided"]]
+
+
+def cell_maps(mode: str = "free", grid: str = "square") -> list:
+    """The point maps of the grid that orientation ``mode`` allows, as functions of a cell."""
+    if grid != "square":
+        return list(get_grid(grid).orient_maps(mode))
+    if mode not in _SQUARE_MAPS:
+        raise TilesatError(f"unknown orientation {mode!r}; use one of {', '.join(ORIENTATIONS)}")
+    return _SQUARE_MAPS[mode]
+
+
 def canonical(shape: Shape, mode: str = "free", grid: str = "square") -> Shape:
     """The representative of the shape's class: smallest orientation."""
     return min(transforms(shape, mode, grid))
@@ -89,11 +105,37 @@ class Piece:
     name: str
     cells: Shape
     grid: str = "square"  # a name in tilesat.model.grids.GRIDS
+    #: each cell's colour (1..26; 0 the default, which fits any board cell), in the order of
+    #: ``cells``; () when every cell has the default colour
+    colours: tuple[int, ...] = ()
 
     def __post_init__(self):
         if not self.cells:
             raise TilesatError(f"piece {self.name} has no cells")
+        if self.colours and len(self.colours) != len(self.cells):
+            raise TilesatError(f"piece {self.name}: {len(self.colours)} colours for {len(self.cells)} cells")
+        # a translation keeps the cells' order: sorted before, the colours stay with their cells
+        pairs = sorted(zip(self.cells, self.colours or [0] * len(self.cells)))
         object.__setattr__(self, "cells", grid_normalize(self.cells, self.grid))
+        colours = tuple(c for _, c in pairs)
+        object.__setattr__(self, "colours", colours if any(colours) else ())
+
+    @property
+    def coloured(self) -> bool:
+        return bool(self.colours)
+
+    def coloured_orientations(self, mode: str = "free") -> list[tuple[Shape, tuple[int, ...]]]:
+        """Distinct orientations with their cells' colours (a shape and the
+        colour of each of its cells): a coloured piece turned onto its own
+        cells may still be another placement, its colours moved."""
+        if not self.colours:
+            return [(shape, (0,) * len(shape)) for shape in self.orientations(mode)]
+        seen: dict[tuple, None] = {}
+        for f in cell_maps(mode, self.grid):
+            image = sorted((f(cell), colour) for cell, colour in zip(self.cells, self.colours))
+            shape = grid_normalize([c for c, _ in image], self.grid)
+            seen.setdefault((shape, tuple(c for _, c in image)), None)
+        return list(seen)
 
     @property
     def size(self) -> int:
@@ -127,20 +169,48 @@ class Piece:
                     stack.append(n)
         return len(seen) == len(cells)
 
-    def drawing(self) -> str:
-        """Rows of ``#`` and ``.``, joined by ``/`` (the ``shape:`` syntax;
-        in the grid's own coordinates, cube layers joined by ``|``)."""
+    def drawing_plain(self) -> str:
+        """:meth:`drawing` without the colours."""
         if self.grid != "square":
             return get_grid(self.grid).format_shape(self.cells)
         cells = set(self.cells)
-        return "/".join(
-            "".join("#" if (r, c) in cells else "." for c in range(self.width))
-            for r in range(self.height)
-        )
+        return "/".join("".join("#" if (r, c) in cells else "." for c in range(self.width)) for r in range(self.height))
+
+    def drawing(self) -> str:
+        """Rows of ``#`` and ``.``, joined by ``/`` (the ``shape:`` syntax;
+        in the grid's own coordinates, cube layers joined by ``|``); a
+        coloured cell is its colour's letter (``A``..``Z``)."""
+        text = self.drawing_plain()
+        if not self.colours:
+            return text
+        # the drawing lists cells in the grid's order: the '#'s are the sorted cells, one by one
+        letters = iter("#" if c == 0 else "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[c - 1] for c in _drawing_order(self))
+        return "".join(next(letters) if ch == "#" else ch for ch in text)
+
+
+def _drawing_order(piece: Piece) -> list[int]:
+    """The colours of the piece's cells in the order its drawing writes them."""
+    colour = dict(zip(piece.cells, piece.colours))
+    cells = get_grid(piece.grid).parse_shape(piece.name, piece.drawing_plain()) if piece.grid != "square" \
+        else [(r, c) for r, row in enumerate(piece.drawing_plain().split("/")) for c, ch in enumerate(row) if ch == "#"]
+    norm = grid_normalize(cells, piece.grid)
+    order = sorted(range(len(cells)), key=lambda i: cells[i])  # drawing's cell i is norm[rank of i]
+    rank = {i: k for k, i in enumerate(order)}
+    return [colour[norm[rank[i]]] for i in range(len(cells))]
 
 
 def parse_drawing(name: str, drawing: str, grid: str = "square") -> Piece:
-    """Build a piece from ``ROW/ROW/...`` with ``#`` for the piece's cells."""
+    """Build a piece from ``ROW/ROW/...`` with ``#`` for the piece's cells
+    (a colour's letter ``A``..``Z`` for a cell of that colour)."""
+    letters = [ch for ch in drawing if ch.isascii() and ch.isupper()]
+    if letters:
+        plain = "".join("#" if ch.isascii() and ch.isupper() else ch for ch in drawing)
+        piece = parse_drawing(name, plain, grid)
+        cells = get_grid(grid).parse_shape(name, plain) if grid != "square" \
+            else [(r, c) for r, row in enumerate(plain.split("/")) for c, ch in enumerate(row) if ch == "#"]
+        marks = [ch for ch in drawing if ch == "#" or (ch.isascii() and ch.isupper())]
+        colours = [0 if ch == "#" else "ABCDEFGHIJKLMNOPQRSTUVWXYZ".index(ch) + 1 for ch in marks]
+        return Piece(name, tuple(cells), grid, tuple(colours)) if piece else piece
     if grid != "square":
         cells = get_grid(grid).parse_shape(name, drawing)
         if not cells:

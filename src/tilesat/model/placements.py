@@ -33,6 +33,15 @@ class Placements:
     rule: np.ndarray  # int32, (P,)
     indptr: np.ndarray  # int64, (P + 1,)
     cells: np.ndarray  # int32, (indptr[-1],)
+    #: uint8 beside ``cells``: the colour of the piece cell on each cell (None: no piece is coloured)
+    colours: np.ndarray | None = None
+
+    def colours_of(self, i: int) -> tuple[int, ...]:
+        """The colours of placement i's piece cells, in the order of its cells (() when uncoloured)."""
+        if self.colours is None:
+            return ()
+        out = tuple(self.colours[self.indptr[i]: self.indptr[i + 1]].tolist())
+        return out if any(out) else ()
 
     def __len__(self) -> int:
         return int(self.rule.size)
@@ -95,12 +104,13 @@ def generate_placements(instance: Instance) -> Placements:
     if R * C >= 2**31:
         raise TilesatError(f"board too large: {R} x {C} cells; cells are numbered with 32-bit integers")
     open_flat = board.open.ravel()
-    rule_parts, cell_parts = [], []
+    colouring = _Colouring(instance)
+    rule_parts, cell_parts, colour_parts = [], [], []
     for k, rule in enumerate(instance.rules):
         if rule.max == 0:
             continue  # a piece that may not be used has no placements
-        seen_rows = []
-        for shape in rule.piece.orientations(rule.orient):
+        seen_rows, seen_colours = [], []
+        for shape, colours in colouring.orientations(rule):
             deadline().check()
             dr, dc = _offsets(shape)
             h, w = int(dr.max()) + 1, int(dc.max()) + 1
@@ -118,28 +128,72 @@ def generate_placements(instance: Instance) -> Placements:
             if board.wraps_rows:
                 cc = cc % C
             flat = (rr * C + cc).reshape(-1, len(shape))
-            flat = flat[open_flat[flat].all(axis=1)]
+            flat = colouring.keep(flat[open_flat[flat].all(axis=1)], colours)
             if (board.wraps_columns and h > R) or (board.wraps_rows and w > C):
                 # Wrapped far enough to overlap itself: not a placement.
-                flat.sort(axis=1)
-                flat = flat[(np.diff(flat, axis=1) != 0).all(axis=1)]
+                flat = flat[(np.diff(np.sort(flat, axis=1), axis=1) != 0).all(axis=1)]
             seen_rows.append(flat)
+            seen_colours.append(colouring.rows(colours, flat.shape[0]))
         if not seen_rows:
             continue
         block = np.concatenate(seen_rows)
         del seen_rows  # before the sort: keeps one copy of the rule's rows, not two
-        block.sort(axis=1)
+        if colouring.on:
+            block, paint = colouring.sort(block, np.concatenate(seen_colours))
+        else:
+            block.sort(axis=1)
         if board.wrap != "none":
             # On a cylinder or torus two orientations/anchors can give the
             # same cell set (a domino on a 2-wide cylinder); keep one.
-            block = unique_rows(block)
+            if colouring.on:
+                both = unique_rows(np.hstack([block, paint.astype(block.dtype)]))
+                block, paint = np.ascontiguousarray(both[:, :block.shape[1]]), both[:, block.shape[1]:].astype(np.uint8)
+            else:
+                block = unique_rows(block)
         rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
         cell_parts.append(block)
+        if colouring.on:
+            colour_parts.append(paint)
 
-    return _assemble(instance, rule_parts, cell_parts)
+    return _assemble(instance, rule_parts, cell_parts, colour_parts if colouring.on else None)
 
 
-def _assemble(instance: Instance, rule_parts: list, cell_parts: list) -> Placements:
+class _Colouring:
+    """Coloured pieces (:attr:`Piece.colours`): their orientations carry
+    their cells' colours, a placement is kept where every piece cell's colour
+    fits the board cell's (:meth:`Instance.fits`), and placements record the
+    colour on each cell.  Without coloured pieces, all of it is skipped."""
+
+    def __init__(self, instance: Instance):
+        self.on = instance.coloured_pieces
+        if self.on:
+            self.fits = instance.fits()
+            board = instance.board
+            self.board_colour = board.colour.ravel() if board.colour is not None else np.zeros(board.ncells, np.uint8)
+
+    def orientations(self, rule):
+        if not self.on:
+            return [(shape, None) for shape in rule.piece.orientations(rule.orient)]
+        return rule.piece.coloured_orientations(rule.orient)
+
+    def keep(self, flat: np.ndarray, colours) -> np.ndarray:
+        if not self.on or not any(colours):
+            return flat
+        piece = np.asarray(colours, np.int64)
+        return flat[self.fits[piece[None, :], self.board_colour[flat]].all(axis=1)]
+
+    def rows(self, colours, n: int):
+        if not self.on:
+            return None
+        return np.broadcast_to(np.asarray(colours, np.uint8), (n, len(colours)))
+
+    @staticmethod
+    def sort(block: np.ndarray, paint: np.ndarray):
+        order = np.argsort(block, axis=1, kind="stable")
+        return np.take_along_axis(block, order, axis=1), np.take_along_axis(paint, order, axis=1).astype(np.uint8)
+
+
+def _assemble(instance: Instance, rule_parts: list, cell_parts: list, colour_parts: list | None = None) -> Placements:
     if rule_parts:
         rule = np.concatenate(rule_parts)
         sizes = np.concatenate([np.full(b.shape[0], b.shape[1], dtype=np.int64) for b in cell_parts])
@@ -151,7 +205,10 @@ def _assemble(instance: Instance, rule_parts: list, cell_parts: list) -> Placeme
         cells = np.zeros(0, dtype=np.int32)
     indptr = np.zeros(rule.size + 1, dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
-    return Placements(instance, rule, indptr, cells)
+    colours = None
+    if colour_parts is not None:
+        colours = np.concatenate([b.ravel() for b in colour_parts]) if colour_parts else np.zeros(0, np.uint8)
+    return Placements(instance, rule, indptr, cells, colours)
 
 
 def _generate_on_grid(instance: Instance) -> Placements:
@@ -165,12 +222,13 @@ def _generate_on_grid(instance: Instance) -> Placements:
     if board.ncells >= 2**31:
         raise TilesatError(f"board too large: {board.ncells} cells; cells are numbered with 32-bit integers")
     open_flat = board.open.ravel()
-    rule_parts, cell_parts = [], []
+    colouring = _Colouring(instance)
+    rule_parts, cell_parts, colour_parts = [], [], []
     for k, rule in enumerate(instance.rules):
         if rule.max == 0:
             continue
-        blocks = []
-        for orientation in rule.piece.orientations(rule.orient):
+        blocks, paints = [], []
+        for orientation, colours in colouring.orientations(rule):
             deadline().check()
             off = np.array(orientation, dtype=np.int64)  # (cells, dims)
             # anchors a with 0 <= a + off < shape (a triangle shape may start at column 1)
@@ -184,10 +242,16 @@ def _generate_on_grid(instance: Instance) -> Placements:
             anchors = anchors[keep]
             where = anchors[:, None, :] + off[None, :, :]  # (anchors, cells, dims)
             flat = np.ravel_multi_index(tuple(np.moveaxis(where, -1, 0)), board.shape).astype(np.int32)
-            blocks.append(flat[open_flat[flat].all(axis=1)])
+            flat = colouring.keep(flat[open_flat[flat].all(axis=1)], colours)
+            blocks.append(flat)
+            paints.append(colouring.rows(colours, flat.shape[0]))
         if blocks:
             block = np.concatenate(blocks)
-            block.sort(axis=1)
+            if colouring.on:
+                block, paint = colouring.sort(block, np.concatenate(paints))
+                colour_parts.append(paint)
+            else:
+                block.sort(axis=1)
             rule_parts.append(np.full(block.shape[0], k, dtype=np.int32))
             cell_parts.append(block)
-    return _assemble(instance, rule_parts, cell_parts)
+    return _assemble(instance, rule_parts, cell_parts, colour_parts if colouring.on else None)

@@ -116,13 +116,17 @@ def symmetry_group(placements: Placements) -> list[Symmetry]:
         if image.tobytes() in seen:
             continue  # the same map of cells reached another way
         seen.add(image.tobytes())
-        if not np.array_equal(open_flat[image], open_flat):
-            continue
+        if not np.array_equal(open_flat[image], open_flat) or not board.same_cells(image):
+            continue  # open, optional and coloured cells keep what they are
         perm = table.placement_map(image)
         if perm is not None:
             group.append(Symmetry(label, image, perm))
     group.sort(key=lambda g: not g.is_identity)
     return group
+
+
+#: a coloured placement's cell x of colour k is the code x * COLOUR_CODES + k
+COLOUR_CODES = 64
 
 
 class _RuleRows:
@@ -139,7 +143,10 @@ class _RuleRows:
             if not ids.size:
                 continue
             size = int(placements.indptr[ids[0] + 1] - placements.indptr[ids[0]])
-            rows = placements.cells[placements.indptr[ids[0]]:placements.indptr[ids[-1] + 1]].astype(np.int64)
+            span = slice(placements.indptr[ids[0]], placements.indptr[ids[-1] + 1])
+            rows = placements.cells[span].astype(np.int64)
+            if placements.colours is not None:  # a coloured piece's placement: its cells and its colours on them
+                rows = rows * COLOUR_CODES + placements.colours[span]
             rows = np.ascontiguousarray(rows.reshape(-1, size))
             keys = rows.view(np.dtype((np.void, 8 * size))).ravel()
             order = np.argsort(keys)
@@ -163,7 +170,10 @@ class _RuleRows:
         taken: set[int] = set()
         rules = self.rules
         for k, rows in self.rows.items():
-            moved = np.sort(image[rows], axis=1)
+            if self.placements.colours is not None:
+                moved = np.sort(image[rows // COLOUR_CODES] * COLOUR_CODES + rows % COLOUR_CODES, axis=1)
+            else:
+                moved = np.sort(image[rows], axis=1)
             for j in sorted(self.rows, key=lambda j: j != k):
                 if j in taken or (rules[j].min, rules[j].max) != (rules[k].min, rules[k].max) \
                         or self.rows[j].shape != rows.shape:

@@ -14,6 +14,8 @@ from .placements import Placements
 class Tile:
     piece: str
     cells: tuple[tuple[int, ...], ...]  # sorted cells of the grid: (row, col), (layer, row, col) on cubes
+    #: a coloured piece's colour on each of ``cells`` (which way round it lies); () for an uncoloured piece
+    colours: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,12 @@ class Tiling:
         return show("tiling_repr_svg", self)
 
     def to_json(self) -> list[dict]:
-        return [{"piece": t.piece, "cells": [list(c) for c in t.cells]} for t in self.tiles]
+        return [{"piece": t.piece, "cells": [list(c) for c in t.cells], **({"colours": list(t.colours)} if t.colours else {})}
+                for t in self.tiles]
 
     @classmethod
     def from_json(cls, data) -> "Tiling":
-        return cls(tuple(sorted(Tile(d["piece"], tuple(sorted(tuple(c) for c in d["cells"]))) for d in data)))
+        return cls(tuple(sorted(_tile_from_json(d) for d in data)))
 
     @classmethod
     def from_placements(cls, placements: Placements, chosen) -> "Tiling":
@@ -59,13 +62,23 @@ class Tiling:
         flat = placements.cells[np.repeat(start - (bounds - sizes), sizes) + np.arange(int(sizes.sum()))]
         cells = placements.instance.board.cells(flat)  # each placement's cells are sorted already
         names = [rule.piece.name for rule in placements.instance.rules]
-        tiles = [Tile(names[k], tuple(cells[b - n : b]))
-                 for k, b, n in zip(placements.rule[chosen].tolist(), bounds.tolist(), sizes.tolist())]
+        if placements.colours is not None:
+            tiles = [Tile(names[k], tuple(cells[b - n : b]), placements.colours_of(p))
+                     for p, k, b, n in zip(chosen.tolist(), placements.rule[chosen].tolist(), bounds.tolist(), sizes.tolist())]
+        else:
+            tiles = [Tile(names[k], tuple(cells[b - n : b]))
+                     for k, b, n in zip(placements.rule[chosen].tolist(), bounds.tolist(), sizes.tolist())]
         return cls(tuple(sorted(tiles, key=_order)), placements.instance.board.grid)
 
 
 def _order(tile: Tile) -> tuple:
-    return (tile.piece, tile.cells)  # Tile's own order, without the dataclass's slow __lt__
+    return (tile.piece, tile.cells, tile.colours)  # Tile's own order, without the dataclass's slow __lt__
+
+
+def _tile_from_json(d: dict) -> Tile:
+    pairs = sorted(zip((tuple(c) for c in d["cells"]), d.get("colours") or [0] * len(d["cells"])))
+    colours = tuple(c for _, c in pairs)
+    return Tile(d["piece"], tuple(c for c, _ in pairs), colours if any(colours) else ())
 
 
 def tiling_from_model(placements: Placements, model) -> tuple[Tiling, list[int]]:

@@ -401,6 +401,8 @@ def instance_puzzle(instance, name: str = "", comment: str = "") -> BurrPuzzle:
                            f"this board is on the {board.grid} grid")
     if board.wrap != "none":
         raise TilesatError(f"{where} has no wrapped boards; this one wraps ({board.wrap})")
+    if not instance.plain:  # the reader maps them; writing them back is still to do
+        raise TilesatError(f"{where}: writing cells that may stay empty (+) or colours is not done yet")
 
     def voxel(cell) -> tuple[int, int, int]:
         return (cell[1], cell[0], 0) if board.grid == "square" else (cell[2], cell[1], cell[0])
@@ -451,9 +453,12 @@ def burr_instance_text(puzzle: BurrPuzzle, which: int | str | None = None) -> st
     shape of its own (turned by the 24 rotations, as BurrTools turns pieces)
     with its count or range.  tilesat's own counts of it are every assembly
     (BurrTools counts one per rotation of the result:
-    ``tilesat.questions.burrtools``); variable voxels and colours, which
-    tilesat's instances cannot say yet, are one line each."""
-    from .board import Board
+    ``tilesat.questions.burrtools``).  The result's variable voxels (``+``)
+    are optional cells, voxel colours are colour letters (``A`` is colour 1)
+    and the problem's colour pairs its ``colours:`` header; a piece's
+    variable voxels are left out (``burrTxt`` places only its filled ones);
+    ``maxHoles`` where the pieces' volume can vary is one line."""
+    from .board import COLOUR_LETTERS, Board
     from .pieces import Piece
 
     index, problem = puzzle.problem(which)
@@ -464,13 +469,13 @@ def burr_instance_text(puzzle: BurrPuzzle, which: int | str | None = None) -> st
     result = puzzle.shapes[problem.result]
     parts = [p for p in problem.parts if p.max > 0]
     used = [result] + [puzzle.shapes[p.shape] for p in parts]
-    if result.count(VARIABLE):
-        raise TilesatError(f"{where}: the result has {plural(result.count(VARIABLE), 'variable voxel')} (+), "
-                           "cells that may stay empty, which tilesat's instances cannot say yet")
-    if any(s.count(VARIABLE) for s in used[1:]):
-        raise TilesatError(f"{where}: a piece has variable voxels (+), which tilesat's instances cannot say yet")
-    if puzzle.colours and any(c for s in used for st, c in s.voxels if st != EMPTY):
-        raise TilesatError(f"{where}: voxels have colours, which tilesat's instances cannot say yet")
+    coloured = bool(puzzle.colours) and any(c for s in used for st, c in s.voxels if st != EMPTY)
+    if coloured:
+        top = max(c for s in used for st, c in s.voxels if st != EMPTY)
+        if top > len(puzzle.colours):
+            raise TilesatError(f"{where}: a voxel has colour {top} but the file defines {len(puzzle.colours)} colours")
+        if top > len(COLOUR_LETTERS):
+            raise TilesatError(f"{where}: a voxel has colour {top}; tilesat's instances have {len(COLOUR_LETTERS)} colours (A..Z)")
     cells = result.cells()
     if not cells:
         raise TilesatError(f"{where}: the result shape (shape {problem.result}) has no voxels")
@@ -478,24 +483,38 @@ def burr_instance_text(puzzle: BurrPuzzle, which: int | str | None = None) -> st
         raise TilesatError(f"{where}: no piece may be used (every count is 0)")
     lo = [min(c[k] for c in cells) for k in range(3)]
     size = [max(c[k] for c in cells) - lo[k] + 1 for k in range(3)]
-    mask = np.zeros((size[2], size[1], size[0]), bool)  # layers (z), rows (y), columns (x)
-    for x, y, z in cells:
-        mask[z - lo[2], y - lo[1], x - lo[0]] = True
+    shape_ = (size[2], size[1], size[0])  # layers (z), rows (y), columns (x)
+    mask, optional, colour = np.zeros(shape_, bool), np.zeros(shape_, bool), np.zeros(shape_, np.uint8)
+    for (x, y, z), (state, c) in cells.items():
+        at = (z - lo[2], y - lo[1], x - lo[0])
+        mask[at], optional[at], colour[at] = True, state == VARIABLE, c if coloured else 0
     lines = [f"; {where} (BurrTools), read by tilesat", "grid: cube"]
     taken: set[str] = set()
-    counts = []
+    counts, volumes = [], []
     for part in parts:
         shape = puzzle.shapes[part.shape]
-        voxels = shape.cells()
+        voxels = {cell: c for cell, (state, c) in shape.cells().items() if state == FILLED}
         if not voxels:
-            raise TilesatError(f"{where}: piece shape {part.shape} has no voxels")
+            raise TilesatError(f"{where}: piece shape {part.shape} has no filled voxels")
         name = _shape_name(shape, part.shape, taken, "cube")
         taken.add(name)
-        piece = Piece(name, tuple(sorted((z, y, x) for x, y, z in voxels)), "cube")
+        order = sorted(voxels)
+        piece = Piece(name, tuple((z, y, x) for x, y, z in order), "cube",
+                      tuple(voxels[v] for v in order) if coloured else ())
         lines.append(f"shape: {name} {piece.drawing()}")
         counts.append(f"{name}:{part.min}" if part.min == part.max else f"{name}:{part.min}..{part.max}")
+        volumes.append((len(voxels) * part.min, len(voxels) * part.max))
+    if problem.max_holes is not None and optional.any() and \
+            sum(a for a, _ in volumes) != sum(b for _, b in volumes):
+        raise TilesatError(f"{where}: maxHoles={problem.max_holes} (at most that many variable voxels left empty) "
+                           "with a piece volume that varies: tilesat's instances cannot say it "
+                           "(count --burrtools-count counts it)")
+    if coloured:
+        pairs = sorted((a + 1, b + 1) for a, b in problem.pairs if a < len(COLOUR_LETTERS) and b < len(COLOUR_LETTERS))
+        lines.append("colours: " + (", ".join(f"{COLOUR_LETTERS[a - 1]}:{COLOUR_LETTERS[b - 1]}" for a, b in pairs)
+                                    or "none"))
     lines.append("pieces: " + ", ".join(counts))
-    lines += Board(mask, "none", "cube").rows_text()
+    lines += Board(mask, "none", "cube", optional, colour).rows_text()
     return "\n".join(lines) + "\n"
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from .. import __version__
 from .encodings import DEFAULT_ENCODING
 from ..errors import TilesatError
-from .formula import DEFAULT_CARD, Formula, compile_formula
+from .formula import DEFAULT_CARD, Formula, block_tiling, compile_formula
 from ..model.instance import Instance, instance_digest
 from ..model.placements import Placements, generate_placements
 from ..model.tiling import Tiling, tiling_from_model
@@ -51,19 +51,19 @@ def _format_block(block: np.ndarray) -> str:
 
 
 def blocking_clause(placements: Placements, tiling: Tiling) -> list[int]:
-    """The clause "not all of this tiling's placements", over placement variables."""
+    """The clause "not this tiling again" (:func:`~tilesat.sat.formula.block_tiling`)."""
     index = {}
     board = placements.instance.board
-    wanted = {(t.piece, tuple(sorted(board.index(cell) for cell in t.cells))) for t in tiling}
+    wanted = {(t.piece, tuple(board.index(cell) for cell in t.cells), tuple(t.colours)) for t in tiling}
     for i in range(len(placements)):
-        key = (placements.piece_of(i).name, tuple(int(x) for x in placements.cells_of(i)))
+        key = (placements.piece_of(i).name, tuple(int(x) for x in placements.cells_of(i)), placements.colours_of(i))
         if key in wanted:
-            index[key] = i + 1
+            index[key] = i
     missing = wanted - set(index)
     if missing:
-        piece, cells = sorted(missing)[0]
+        piece, cells, _ = sorted(missing)[0]
         raise TilesatError(f"the tiling has a tile ({piece} on cells {board.cells(cells)}) that is no placement of this instance")
-    return sorted(-v for v in index.values())
+    return sorted(block_tiling(placements, sorted(index.values())))
 
 
 def write_dimacs(

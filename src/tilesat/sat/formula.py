@@ -5,7 +5,12 @@ Variables 1..P are the placements (variable ``i + 1`` is placement ``i``);
 auxiliary variables of the encodings come after them, always.  For packing
 (``allow_empty``) each open cell may stay uncovered: variable ``P + 1 + j``
 says "the j-th open cell is empty" and joins that cell's exactly-one, so the
-same encodings serve tilings and packings.
+same encodings serve tilings and packings.  A board's optional cells
+(``+``: at most once) are such cells too, with their "empty" variables
+``P + 1 + j`` for the j-th optional cell: exactly one of (the placements
+covering it, "empty") is at most one placement, with every encoding, and
+the "empty" variable is determined by the placements, so models and tilings
+stay one to one (what blocking clauses and model counters count).
 
 With the ``native`` encoding the at-most parts are not clauses but
 constraints "at most k of these literals" (``Formula.atmost``), given to
@@ -83,8 +88,7 @@ class Formula:
         open cell in ``board.open_cells`` order."""
         if not self.allow_empty:
             return np.zeros(0, dtype=np.int64)
-        P = len(self.placements)
-        return np.arange(P + 1, P + 1 + self.placements.instance.board.area, dtype=np.int64)
+        return empty_variables(self.placements, True)
 
     @property
     def nplacements(self) -> int:
@@ -168,24 +172,70 @@ class Formula:
                 progress(done)
 
 
+def empty_variables(placements: Placements, allow_empty: bool = False) -> np.ndarray:
+    """For each open cell (``board.open_cells`` order) its "empty" variable,
+    0 where it must be covered: every open cell with ``allow_empty``, else
+    the optional cells, numbered from ``P + 1`` in their order."""
+    board = placements.instance.board
+    P = len(placements)
+    if allow_empty:
+        return np.arange(P + 1, P + 1 + board.area, dtype=np.int64)
+    out = np.zeros(board.area, np.int64)
+    if board.optional is not None:
+        optional = board.optional.ravel()[board.open_cells]
+        out[optional] = np.arange(P + 1, P + 1 + int(optional.sum()), dtype=np.int64)
+    return out
+
+
 def cell_constraints(placements: Placements, allow_empty: bool = False) -> list[np.ndarray]:
     """The placements covering each open cell, as literal matrices grouped by
     how many there are (one ``(cells, n)`` matrix per distinct n).  With
-    ``allow_empty`` each row ends with the cell's "empty" variable."""
+    ``allow_empty`` each row ends with the cell's "empty" variable, and so
+    does an optional cell's row always (:func:`empty_variables`)."""
     board = placements.instance.board
     indptr, ids = placements.by_cell()
     cells = board.open_cells
     degree = (indptr[cells + 1] - indptr[cells]).astype(np.int64)
+    empty = empty_variables(placements, allow_empty)
     groups = []
     for d in np.unique(degree):
         rank = np.flatnonzero(degree == d)  # position among the open cells
-        sel = cells[rank]
         cols = np.arange(d, dtype=np.int64)
-        lits = ids[indptr[sel][:, None] + cols[None, :]].astype(np.int64) + 1
-        if allow_empty:
-            lits = np.hstack([lits, (len(placements) + 1 + rank)[:, None]])
-        groups.append(lits)
+        for part in ([rank] if allow_empty or not board.has_optional else [rank[empty[rank] == 0], rank[empty[rank] > 0]]):
+            if not part.size:
+                continue
+            sel = cells[part]
+            lits = ids[indptr[sel][:, None] + cols[None, :]].astype(np.int64) + 1
+            if empty[part[0]]:
+                lits = np.hstack([lits, empty[part][:, None]])
+            groups.append(lits)
     return groups
+
+
+def block_tiling(placements: Placements, chosen) -> list[int]:
+    """The clause "not this tiling again": not all of its placements, and, on a
+    board with optional cells, not all the optional cells it leaves empty
+    either (a tiling that also covers one of them holds all of this one's
+    placements).  Only placement and "empty" variables, which every model of
+    the same tiling gives the same values."""
+    chosen = [int(i) for i in chosen]
+    clause = [-(i + 1) for i in chosen]
+    board = placements.instance.board
+    if board.optional is not None:
+        covered = np.zeros(board.ncells, bool)
+        for i in chosen:
+            covered[placements.cells_of(i)] = True
+        empty = empty_variables(placements)
+        open_rank = np.flatnonzero(empty)
+        left = open_rank[~covered[board.open_cells[open_rank]]]
+        clause += (-empty[left]).tolist()
+    return clause
+
+
+def empty_count(placements: Placements, allow_empty: bool = False) -> int:
+    """How many "empty" variables follow the placements' (:func:`empty_variables`)."""
+    board = placements.instance.board
+    return board.area if allow_empty else int(board.optional_cells.size)
 
 
 def _dedupe_binary(blocks: list[np.ndarray], nplacements: int) -> list[np.ndarray]:
@@ -292,7 +342,7 @@ def compile_formula(
     encode = get_encoding(encoding)
     check_formula_memory(placements, encoding, check_card_name(card), allow_empty)  # before any clause exists
     P = len(placements)
-    top = P + (placements.instance.board.area if allow_empty else 0)
+    top = P + empty_count(placements, allow_empty)
     blocks: list[np.ndarray] = []
     extra: list[list[int]] = []
     if encoding in NATIVE_ENCODINGS:
@@ -328,5 +378,5 @@ def _compile_native(placements: Placements, encoding: str, card: str, allow_empt
             atmost.append((lits, 1))
     counts, more = native_count_constraints(placements)
     extra.extend(counts)
-    top = P + (placements.instance.board.area if allow_empty else 0)
+    top = P + empty_count(placements, allow_empty)
     return Formula(placements, top, blocks, extra, encoding, card, allow_empty, atmost + more)

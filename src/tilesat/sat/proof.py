@@ -48,7 +48,7 @@ from ..model.instance import Instance, format_instance, instance_digest, load_in
 from .objectives import OBJECTIVES, better_than, compile_packing
 from ..model.placements import generate_placements
 from .symbreak import named_breaking
-from ..model.tiling import Tile, Tiling
+from ..model.tiling import Tiling
 from ..certify.verify import problems
 
 PROVER = "cadical195"  # proof-logging PySAT solvers: cadical*, glucose*, lingeling
@@ -553,7 +553,10 @@ def _tiles(data: list, field: str, instance: Instance) -> Tiling:
                 raise ProofError(f"proof.json's {field}: tile {i} has the cell {_quote(cell)}, not [ROW, COL]")
             if not (0 <= cell[0] < rows and 0 <= cell[1] < cols):
                 raise ProofError(f"proof.json's {field}: tile {i} has the cell {_quote(cell)}, off the {rows}x{cols} board")
-        tiles.append(Tile(tile["piece"], tuple(sorted(tuple(c) for c in tile["cells"]))))
+        paint = tile.get("colours", [])
+        if not (isinstance(paint, list) and all(_is(x, int) for x in paint) and len(paint) in (0, len(tile["cells"]))):
+            raise ProofError(f"proof.json's {field}: tile {i} has colours {_quote(paint)}, not one number per cell")
+        tiles.append(Tiling.from_json([tile]).tiles[0])  # a coloured piece's tile keeps its colours
     return Tiling(tuple(sorted(tiles)))
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..model.instance import Instance
-from .render import colour_tiles
+from .render import cell_marks_svg, colour_tiles
 from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, per_row, title_size
 from ..model.tiling import Tiling
 
@@ -212,6 +212,9 @@ def grid_svg(instance: Instance, tilings: list[Tiling | None], marked: set | Non
         for x, y, text in scene.labels:
             g.append(draw.Text(text, cell * 0.6, x * cell, y * cell, text_anchor="middle",
                                dominant_baseline="central", font_family="sans-serif", **{"class": "label"}))
+        marks = cell_marks_svg(board, lambda c: _centroid(scene.polygons[c]), cell) if scene.iso is None else None
+        if marks is not None:
+            g.append(marks)  # optional and coloured cells
         if scene.iso is not None:
             iso = draw.Group(**{"class": "isometric"})
             for poly, i, shade in iso_faces(scene, board, owner):

@@ -62,7 +62,7 @@ def _own_board(tiling: Tiling) -> tuple[Instance, Tiling]:
         low[1] -= 1  # a shift by an even row + column keeps each triangle pointing its way
     open_mask = np.zeros(tuple(cells.max(axis=0) - low + 1), dtype=bool)
     open_mask[tuple((cells - low).T)] = True
-    moved = Tiling(tuple(Tile(t.piece, tuple(tuple(int(v) for v in np.subtract(c, low)) for c in t.cells))
+    moved = Tiling(tuple(Tile(t.piece, tuple(tuple(int(v) for v in np.subtract(c, low)) for c in t.cells), t.colours)
                          for t in tiling.tiles), tiling.grid)
     return Instance(Board(open_mask, "none", tiling.grid), ()), moved
 

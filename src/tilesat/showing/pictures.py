@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import TilesatError
 from ..model.instance import Instance
-from .render import colour_tiles
+from .render import cell_marks_svg, colour_tiles
 from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, WRAP, per_row, title_size
 from ..model.tiling import Tiling
 
@@ -141,6 +141,8 @@ def tiling_svg(instance: Instance, tilings: list[Tiling | None], marked: set | N
         if board.wraps_columns:
             wrap.M(0, 0).h(C * cell).M(0, R * cell).h(C * cell)
         g.append(wrap)
+        if (marks := cell_marks_svg(board, lambda rc: (rc[1] + 0.5, rc[0] + 0.5), cell)) is not None:
+            g.append(marks)  # optional and coloured cells
         if marked and not puzzle:
             dots = draw.Path(fill="#000", **{"class": "marked"})
             rad = cell / 6

@@ -75,14 +75,32 @@ def tile_labels(instance: Instance, tiling: Tiling) -> list[str]:
     return [LABELS[c] for c in colour_tiles(instance, tiling, len(LABELS))]
 
 
+def cell_marks_svg(board, centre, cell: float):
+    """The marks of optional ('+') and coloured ('A', or 'a' when optional) cells, as
+    one SVG group of small letters in a corner of each (``centre(cell)``: its
+    centre in cell units); None when the board has neither."""
+    import drawsvg as draw
+
+    chars = board.cell_chars() if (board.optional is not None or board.colour is not None) else {}
+    if not chars:
+        return None
+    g = draw.Group(**{"class": "cell-marks"})
+    for c, ch in sorted(chars.items()):
+        x, y = centre(c)
+        g.append(draw.Text(ch, cell * 0.38, (x + 0.28) * cell, (y + 0.3) * cell, text_anchor="middle",
+                           font_family="sans-serif", fill="#333", **{"class": "optional" if ch == "+" else "colour"}))
+    return g
+
+
 def plain_rows(instance: Instance, tiling: Tiling) -> list[str]:
-    """The tiling as text rows, one character per cell."""
+    """The tiling as text rows, one character per cell ('+' on an optional cell left empty)."""
     board = instance.board
+    empty = {cell: "+" for cell in board.cells(board.optional_cells)}
     if not board.is_square:  # the grid's own layout, letters on the tiles' cells, '.' on empty ones
-        labels = {cell: "." for cell in board.cells(board.open_cells)}
+        labels = {cell: "." for cell in board.cells(board.open_cells)} | empty
         labels.update({cell: label for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)) for cell in tile.cells})
         return board.lattice.format_layout(board.open, labels)
-    grid = [["#" if not board.open[r, c] else "." for c in range(board.cols)] for r in range(board.rows)]
+    grid = [["#" if not board.open[r, c] else empty.get((r, c), ".") for c in range(board.cols)] for r in range(board.rows)]
     for tile, label in zip(tiling.tiles, tile_labels(instance, tiling)):
         for r, c in tile.cells:
             grid[r][c] = label

@@ -74,11 +74,19 @@ class Grid:
 
     def parse_layout(self, lines: list[tuple[int, str]]) -> np.ndarray:
         """The open mask of a board from its text lines ``(lineno, text)``."""
+        return self.parse_layout_chars(lines) != "#"
+
+    def parse_layout_chars(self, lines: list[tuple[int, str]], special: str = "") -> np.ndarray:
+        """Each cell's character (an array of one-character strings over the
+        board's box): '#' blocked, '.' an open cell, or one of ``special``
+        (other characters of open cells: '+', colours)."""
         raise NotImplementedError
 
-    def format_layout(self, open_mask: np.ndarray, labels: dict | None = None) -> list[str]:
+    def format_layout(self, open_mask: np.ndarray, labels: dict | None = None, keep_parity: bool = False) -> list[str]:
         """The board as text; ``labels`` (cell -> one character) replaces
-        the open cells' characters (a tiling in the terminal)."""
+        the open cells' characters (a tiling in the terminal).
+        ``keep_parity``: text that is read back (the triangle grid keeps
+        its columns' parity even where every open cell is labelled)."""
         raise NotImplementedError
 
     def parse_shape(self, name: str, text: str) -> list[Cell]:
@@ -136,10 +144,23 @@ def planar_layout_rows(lines: list[tuple[int, str]], allowed: str) -> list[tuple
     return rows
 
 
-def _dedent(lines: list[str]) -> list[str]:
-    """Lines without the indentation they all share."""
+def _dedent(lines: list[str], step: int = 1) -> list[str]:
+    """Lines without the indentation they all share (a multiple of ``step``)."""
     cut = min((len(t) - len(t.lstrip(" ")) for t in lines if t.strip()), default=0)
+    cut -= cut % step
     return [t[cut:] for t in lines]
+
+
+def trim_chars(cells: dict[Cell, str], dims: int) -> np.ndarray:
+    """:func:`trim_mask` of cells' characters ('#' blocked, also where no cell is given)."""
+    if not cells:
+        raise TilesatError("the board is empty: it has no cells")
+    low = [min(c[i] for c in cells) for i in range(dims)]
+    high = [max(c[i] for c in cells) for i in range(dims)]
+    chars = np.full([h - lo + 1 for lo, h in zip(low, high)], "#", dtype="<U1")
+    for cell, ch in cells.items():
+        chars[tuple(a - lo for a, lo in zip(cell, low))] = ch
+    return chars
 
 
 def trim_mask(cells_open: dict[Cell, bool], dims: int) -> np.ndarray:

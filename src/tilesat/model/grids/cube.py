@@ -48,7 +48,7 @@ class CubeGrid(Grid):
     def mirror_map(self):
         return lambda cell: (cell[0], cell[1], -cell[2])
 
-    def parse_layout(self, lines):
+    def parse_layout_chars(self, lines, special=""):
         layers, current = [], []
         for n, text in lines + [(None, "")]:
             t = text.strip()
@@ -57,8 +57,8 @@ class CubeGrid(Grid):
                     layers.append(current)
                     current = []
                 continue
-            if set(t) - {".", "#"}:
-                raise TilesatError(f"line {n}: unexpected {sorted(set(t) - {'.', '#'})[0]!r} in a layer; "
+            if set(t) - {".", "#", *special}:
+                raise TilesatError(f"line {n}: unexpected {sorted(set(t) - {'.', '#', *special})[0]!r} in a layer; "
                                    "use '.' and '#', layers separated by a blank line or '--'")
             current.append((n, t))
         if not layers:
@@ -70,9 +70,9 @@ class CubeGrid(Grid):
             for n, t in layer:
                 if len(t) != len(first[0][1]):
                     raise TilesatError(f"line {n}: row has {len(t)} cells but the first row has {len(first[0][1])}")
-        return np.array([[[ch == "." for ch in t] for _, t in layer] for layer in layers], dtype=bool)
+        return np.array([[list(t) for _, t in layer] for layer in layers], dtype="<U1")
 
-    def format_layout(self, open_mask, labels=None):
+    def format_layout(self, open_mask, labels=None, keep_parity=False):
         labels = labels or {}
         out = []
         for z, layer in enumerate(open_mask):

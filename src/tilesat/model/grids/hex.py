@@ -27,7 +27,7 @@ import itertools
 import math
 
 from ...errors import TilesatError
-from .base import Grid, _dedent, planar_layout_rows, trim_mask
+from .base import Grid, _dedent, planar_layout_rows, trim_chars
 
 _EVEN = [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
 _ODD = [(0, 2, 1), (2, 1, 0), (1, 0, 2)]
@@ -58,8 +58,8 @@ class HexGrid(Grid):
     def symmetries(self):
         return list(_SYMMETRIES)
 
-    def parse_layout(self, lines):
-        rows = planar_layout_rows(lines, ".# ")
+    def parse_layout_chars(self, lines, special=""):
+        rows = planar_layout_rows(lines, ".# " + special)
         cells, parity = {}, None
         for r, (n, text) in enumerate(rows):
             for p, ch in enumerate(text):
@@ -70,10 +70,10 @@ class HexGrid(Grid):
                 if (p - r - parity) % 2:
                     raise TilesatError(f"line {n}: the cell at column {p + 1} is between two hexagons; "
                                        "write two characters per cell, each row shifted one character right")
-                cells[(r, (p - r - parity) // 2)] = ch == "."
-        return trim_mask(cells, 2)
+                cells[(r, (p - r - parity) // 2)] = ch
+        return trim_chars(cells, 2)
 
-    def format_layout(self, open_mask, labels=None):
+    def format_layout(self, open_mask, labels=None, keep_parity=False):
         labels = labels or {}
         rows, cols = open_mask.shape
         lines = []

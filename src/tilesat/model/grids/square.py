@@ -37,16 +37,16 @@ class SquareGrid(Grid):
     def symmetries(self):
         return list(_SYMMETRIES)
 
-    def parse_layout(self, lines):
-        rows = planar_layout_rows(lines, ".#")
+    def parse_layout_chars(self, lines, special=""):
+        rows = planar_layout_rows(lines, ".#" + special)
         width = len(rows[0][1])
         for n, t in rows:
             if len(t) != width:
                 from ...errors import TilesatError
                 raise TilesatError(f"line {n}: grid row has {len(t)} cells but the first row has {width}")
-        return np.array([[ch == "." for ch in t] for _, t in rows], dtype=bool)
+        return np.array([list(t) for _, t in rows], dtype="<U1")
 
-    def format_layout(self, open_mask, labels=None):
+    def format_layout(self, open_mask, labels=None, keep_parity=False):
         labels = labels or {}
         return ["".join(labels.get((r, c), ".") if x else "#" for c, x in enumerate(row))
                 for r, row in enumerate(open_mask)]

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ...errors import TilesatError
-from .base import Grid, _dedent, planar_layout_rows, trim_mask
+from .base import Grid, _dedent, planar_layout_rows, trim_chars
 
 H = math.sqrt(3) / 2
 
@@ -90,8 +90,8 @@ class TriangleGrid(Grid):
             c0 -= 1  # keep up triangles up: the smallest column becomes 1
         return tuple(sorted((r - r0, c - c0) for r, c in cells))
 
-    def parse_layout(self, lines):
-        rows = planar_layout_rows(lines, ".#^v ")
+    def parse_layout_chars(self, lines, special=""):
+        rows = planar_layout_rows(lines, ".#^v " + special.replace("v", ""))
         # Character p of row r is column p + shift: shift 0, or 1 when the
         # first '^'/'v' says the drawing starts with the other direction.
         shift = None
@@ -110,18 +110,18 @@ class TriangleGrid(Grid):
                 if (ch == "^" and not up) or (ch == "v" and up):
                     raise TilesatError(f"line {n}: character {p + 1} should be {'^' if up else 'v'} "
                                        f"(up and down triangles alternate along a row and down a column)")
-                cells[(r, c)] = ch != "#"
+                cells[(r, c)] = "." if ch in "^v" else ch
         # the box starts at row 0, column 0: a translation by (0, 0) keeps the parity
-        return trim_mask({**cells, (0, 0): cells.get((0, 0), False)}, 2)
+        return trim_chars({**cells, (0, 0): cells.get((0, 0), "#")}, 2)
 
-    def format_layout(self, open_mask, labels=None):
+    def format_layout(self, open_mask, labels=None, keep_parity=False):
         labels = labels or {}
         out = []
         for r, row in enumerate(open_mask):
             text = "".join(labels.get((r, c), "^" if (r + c) % 2 == 0 else "v") if x else "#"
                            for c, x in enumerate(row))
             out.append(_blank_outside(text))
-        return _dedent(out)
+        return _dedent(out, 2 if keep_parity else 1)
 
     def cell_polygon(self, cell):
         r, c = cell

@@ -15,6 +15,8 @@ const state = {
   items: [{ name: "L4", orient: "free", count: "" }],  // the pieces: header, item by item
   shapes: {},                  // custom shapes: name -> ["##", "#."]
   comments: [],                // the file's ';' lines, written back first
+  marks: new Map(),            // "r,c" -> '+' (may stay empty) or a colour letter, shown and written back
+  colours: null,               // the 'colours:' header's value, kept as it is
 };
 // The board a newcomer sees first: one with exactly one tiling (the README's L-Panel puzzle).
 const FIRST_BOARD = `; The L-Panel puzzle: L-tetrominoes cover the open cells in exactly one way.
@@ -44,10 +46,12 @@ function instanceText() {
   for (const [name, rows] of Object.entries(state.shapes)) lines.push(`shape: ${name} ${rows.join("/")}`);
   if (state.grid !== "square") lines.push("grid: " + state.grid);
   if (state.wrap !== "none") lines.push("wrap: " + state.wrap);
+  if (state.colours !== null) lines.push("colours: " + state.colours);
   for (let r = 0; r < state.rows; r++) {
     const chars = [];
     for (let c = 0; c < state.cols; c++)
-      chars.push(state.blocked.has(r + "," + c) ? "#" : state.grid === "triangle" ? (up(r, c) ? "^" : "v") : ".");
+      chars.push(state.blocked.has(r + "," + c) ? "#" : state.marks.get(r + "," + c)
+        || (state.grid === "triangle" ? (up(r, c) ? "^" : "v") : "."));
     // hex: two characters a hexagon, each row one character right of the one above (a rhombus)
     lines.push(state.grid === "hex" ? " ".repeat(r) + chars.join(" ") : chars.join(""));
   }
@@ -56,12 +60,13 @@ function instanceText() {
 
 function up(r, c) { return (r + c + state.shift) % 2 === 0; }
 
-const ROW_CHARACTERS = { square: /^[.#]+$/, triangle: /^[.#^v ]+$/, hex: /^[.# ]+$/ };
+// '+' (a cell that may stay empty) and colour letters: shown on the cells, written back as they are
+const ROW_CHARACTERS = { square: /^[.#+A-Za-z]+$/, triangle: /^[.#^v+A-Za-z ]+$/, hex: /^[.#+A-Za-z ]+$/ };
 
 function boardCells(grid, rows) {
   // the layout's rows -> {rows, cols, shift, open: Set "r,c"}: the grids' own rules (tilesat.model.grids);
   // a space (no cell) becomes a blocked cell, which is the same board
-  const open = new Set();
+  const open = new Set(), marks = new Map();
   let shift = 0, first = null, cols = 0, low = Infinity;
   const cells = [];
   rows.forEach((text, r) => [...text].forEach((ch, p) => {
@@ -80,15 +85,16 @@ function boardCells(grid, rows) {
   for (const [r, c, ch] of cells) {
     cols = Math.max(cols, c - low + 1);
     if (ch !== "#") open.add(r + "," + (c - low));
+    if (!".#^v".includes(ch)) marks.set(r + "," + (c - low), ch);
   }
   if (grid === "triangle") shift = (shift + low) % 2;
-  return { rows: rows.length, cols, shift, open };
+  return { rows: rows.length, cols, shift, open, marks };
 }
 
 function parseInstance(text) {
   // the parts the page edits; the server's parser has the last word on anything else
   const grid = [], shapes = {}, comments = [];
-  let pieces = null, wrap = "none", kind = "square";
+  let pieces = null, wrap = "none", kind = "square", colours = null;
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line.startsWith(";")) comments.push(line);  // kept: written back at the top of the file
@@ -98,6 +104,7 @@ function parseInstance(text) {
       const [key, value] = [header[1].toLowerCase(), header[2].trim()];
       if (key === "pieces") pieces = value;
       else if (key === "wrap") wrap = value;
+      else if (key === "colours" || key === "colors") colours = value;
       else if (key === "grid") {
         if (!(value in ROW_CHARACTERS)) throw new Error(`grid: ${value} boards are edited with the command line (the studio edits square, triangle and hex)`);
         kind = value;
@@ -125,7 +132,8 @@ function parseInstance(text) {
   const board = boardCells(kind, rows);
   const blocked = new Set();
   for (let r = 0; r < board.rows; r++) for (let c = 0; c < board.cols; c++) if (!board.open.has(r + "," + c)) blocked.add(r + "," + c);
-  Object.assign(state, { grid: kind, shift: board.shift, rows: board.rows, cols: board.cols, wrap, blocked, items, shapes, comments });
+  Object.assign(state, { grid: kind, shift: board.shift, rows: board.rows, cols: board.cols, wrap, blocked, items, shapes,
+    comments, marks: board.marks, colours });
 }
 
 // -- the board ---------------------------------------------------------------------------
@@ -162,6 +170,15 @@ function drawShapedBoard(board) {
     cell.dataset.r = r; cell.dataset.c = c;
     cell.setAttribute("role", "gridcell");
     svg.appendChild(cell);
+    const mark = state.marks.get(r + "," + c);
+    if (mark) {  // '+' or a colour letter at the cell's centre (clicks go through to the cell)
+      const label = document.createElementNS(SVG_NS, "text");
+      const [x, y] = [0, 1].map((k) => points.reduce((s, p) => s + p[k], 0) / points.length);
+      label.setAttribute("x", x.toFixed(1)); label.setAttribute("y", (y + size * 0.12).toFixed(1));
+      label.setAttribute("text-anchor", "middle"); label.setAttribute("font-size", (size * 0.35).toFixed(1));
+      label.setAttribute("pointer-events", "none"); label.textContent = mark;
+      svg.appendChild(label);
+    }
   }
   svg.setAttribute("width", Math.ceil(width) + 1); svg.setAttribute("height", Math.ceil(height) + 1);
   board.style.gridTemplateColumns = ""; board.style.gridAutoRows = "";
@@ -189,6 +206,8 @@ function drawBoard() {
     cell.className = "cell" + (state.blocked.has(r + "," + c) ? " blocked" : "");
     cell.dataset.r = r; cell.dataset.c = c;
     cell.setAttribute("role", "gridcell");
+    const mark = state.marks.get(r + "," + c);
+    if (mark) { cell.textContent = mark; cell.title = mark === "+" ? "may stay empty" : `colour ${mark.toUpperCase()}`; }
     cells.push(cell);
   }
   board.replaceChildren(...cells);
@@ -320,7 +339,7 @@ function togglePiece(name) {
 
 function shapeCells(rows) {
   const cells = [];
-  rows.forEach((row, r) => [...row].forEach((ch, c) => { if (ch === "#") cells.push([r, c]); }));
+  rows.forEach((row, r) => [...row].forEach((ch, c) => { if (ch !== ".") cells.push([r, c]); }));  // '#' or a colour
   return cells.length ? cells : [[0, 0]];
 }
 
