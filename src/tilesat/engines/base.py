@@ -213,10 +213,9 @@ class Context:
         board = self.instance.board
         if not board.exact:
             cells = np.concatenate([self.placements.cells_of(int(i)) for i in chosen] or [np.zeros(0, np.int32)])
-            covered = np.zeros(board.ncells, bool)
-            covered[cells] = True
+            times = np.bincount(cells, minlength=board.ncells)
             need = board.open.ravel() & ~board.optional.ravel()
-            return np.unique(cells).size == cells.size and bool(covered[need].all())
+            return bool(times.max(initial=0) <= 1 and (times[need] == 1).all())
         if self._sizes[chosen].sum() != self.instance.board.area:
             return False
         return disjoint or np.unique(np.concatenate([self.placements.cells_of(int(i)) for i in chosen])).size == (
