@@ -3,11 +3,11 @@
 Every problem of every ``.xmpuzzle`` file given (folders: their files) that
 tilesat counts (the cube grid) is counted twice, one process after the other
 on the same machine: ``burrTxt -q -r -o N FILE`` (BurrTools' count of
-assemblies, with its placement reduction ``-r``) and a tilesat process doing
-the same (this script with ``--one FILE N``: Python's start, tilesat's
-imports, reading the file, the placements, the symmetry tables and the
-compiled exact cover, ``tilesat.questions.burrtools``).  The counts must be
-equal; the times are whole processes (wall clock), the ratio tilesat / burrTxt.
+assemblies, with its placement reduction ``-r``) and the command a user runs,
+``tilesat count FILE:N --burrtools-count --json`` (Python's start, the
+command line's imports, reading the file, the placements, the symmetry tables
+and the compiled exact cover).  The counts must be equal; the times are whole
+processes (wall clock, and the CPU time each used), the ratio tilesat / burrTxt.
 
     python scripts/bench_burrtools.py FOLDER... [--burrtxt PATH] [--timeout 300] [--json OUT]
     python scripts/bench_burrtools.py FOLDER... --methods xcc dlx blocking ganak [--json OUT]
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -36,35 +37,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_table  # noqa: E402
 
 
-def one(path: str, problem: int) -> None:
-    """The tilesat side, in a process of its own: print the count."""
-    from tilesat.engines.xcc import count
-    from tilesat.model.xmpuzzle import read_xmpuzzle
-    from tilesat.questions.burrtools import burr_cover
-
-    print(count(burr_cover(read_xmpuzzle(path), problem).cover).count)
-
-
-def timed(command: list[str], timeout: float) -> tuple[str | None, float]:
-    """(stdout, seconds) of a whole process; stdout None when it ran past the timeout or failed."""
+def timed(command: list[str], timeout: float) -> tuple[str | None, float, float]:
+    """(stdout, wall seconds, CPU seconds) of a whole process; stdout None when it ran past the timeout or failed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     try:
         run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, time.perf_counter() - t
+        return None, time.perf_counter() - t, float("nan")
     seconds = time.perf_counter() - t
-    return (run.stdout if run.returncode == 0 else None), seconds
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return (run.stdout if run.returncode == 0 else None), seconds, cpu
 
 
-def burrtxt_count(burrtxt: str, path: Path, problem: int, timeout: float) -> tuple[int | None, float]:
-    out, seconds = timed([burrtxt, "-q", "-r", "-o", str(problem), str(path)], timeout)
+def burrtxt_count(burrtxt: str, path: Path, problem: int, timeout: float) -> tuple[int | None, float, float]:
+    out, seconds, cpu = timed([burrtxt, "-q", "-r", "-o", str(problem), str(path)], timeout)
     m = re.search(r"(\d+) assemblies", out or "")
-    return (int(m.group(1)) if m else None), seconds
+    return (int(m.group(1)) if m else None), seconds, cpu
 
 
-def tilesat_count(path: Path, problem: int, timeout: float) -> tuple[int | None, float]:
-    out, seconds = timed([sys.executable, __file__, "--one", str(path), str(problem)], timeout)
-    return (int(out.split()[-1]) if out and out.split() else None), seconds
+def tilesat_count(path: Path, problem: int, timeout: float) -> tuple[int | None, float, float]:
+    out, seconds, cpu = timed([sys.executable, "-m", "tilesat", "count", f"{path}:{problem}", "--burrtools-count",
+                               "--json"], timeout)
+    return (json.loads(out)["count"] if out else None), seconds, cpu
 
 
 def command_count(path: Path, problem: int, method: str, timeout: float) -> tuple[int | str, float]:
@@ -161,11 +157,7 @@ def main() -> None:
     ap.add_argument("--json", metavar="OUT", help="write the table (scripts/bench_table.py's format)")
     ap.add_argument("--methods", nargs="+", metavar="METHOD",
                     help="instead of burrTxt: tilesat count with these methods on the problems its instances can say")
-    ap.add_argument("--one", nargs=2, metavar=("FILE", "PROBLEM"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.one:
-        one(args.one[0], int(args.one[1]))
-        return
     files = sorted({f for p in args.paths for f in ([p] if p.is_file() else sorted(p.rglob("*.xmpuzzle")))})
     if args.methods:
         compare_methods(files, args.methods, args.timeout, args.json)
@@ -182,14 +174,16 @@ def main() -> None:
             continue
         for k, name in found:
             label = f"{path.parent.name}/{path.stem}" + (f" #{k}" if len(found) > 1 else "")
-            ours, t_ours = tilesat_count(path, k, args.timeout)
-            theirs, t_theirs = burrtxt_count(burrtxt, path, k, args.timeout) if burrtxt else (None, None)
+            ours, t_ours, cpu_ours = tilesat_count(path, k, args.timeout)
+            theirs, t_theirs, cpu_theirs = (burrtxt_count(burrtxt, path, k, args.timeout) if burrtxt
+                                            else (None, None, None))
             if ours is not None and theirs is not None and ours != theirs:
                 unequal.append(f"{label}: tilesat {ours}, burrTxt {theirs}")
             ratio = f"{t_ours / t_theirs:.2f}" if ours is not None and theirs is not None and t_theirs else "-"
             row = [label, name or "-", "-" if theirs is None else theirs, "-" if ours is None else ours,
                    "-" if t_theirs is None else (f"{t_theirs:.2f}" if theirs is not None else f">{args.timeout:g}"),
-                   f"{t_ours:.2f}" if ours is not None else f">{args.timeout:g}", ratio]
+                   f"{t_ours:.2f}" if ours is not None else f">{args.timeout:g}", ratio,
+                   f"{cpu_theirs:.2f}" if theirs is not None else "-", f"{cpu_ours:.2f}" if ours is not None else "-"]
             rows.append(row)
             print(" | ".join(str(c) for c in row), flush=True)
     for line in skipped:
@@ -198,14 +192,14 @@ def main() -> None:
         print(f"COUNTS DIFFER {line}", file=sys.stderr)
     if args.json:
         notes = [
-            "Whole processes, one after the other, wall clock: `burrTxt -q -r -o N FILE` against a Python "
-            "process that reads the file and counts the problem with tilesat (`--one FILE N`); ratio = tilesat / burrTxt "
-            "(below 1: tilesat faster). `-` : no count within the timeout.",
+            "Whole processes, one after the other: `burrTxt -q -r -o N FILE` against `tilesat count FILE:N "
+            "--burrtools-count --json`; wall clock, and the CPU time (user + system) each process used; ratio = "
+            "tilesat / burrTxt, wall clock (below 1: tilesat faster). `-` : no count within the timeout.",
             ("Every count equal." if not unequal else "COUNTS DIFFER: " + "; ".join(unequal)),
         ] + ([f"Not counted by tilesat: {'; '.join(skipped)}."] if skipped else [])
         bench_table.write(args.json, title="BurrTools files: tilesat against burrTxt", rows=rows,
                           columns=["file", "problem", "burrTxt count", "tilesat count", "burrTxt s", "tilesat s",
-                                   "ratio"], notes=notes, load_at_start=load)
+                                   "ratio", "burrTxt CPU s", "tilesat CPU s"], notes=notes, load_at_start=load)
     if unequal:
         sys.exit(1)
 

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+import numpy as np
+from hypothesis import example, given, settings, strategies as st
 from typer.testing import CliRunner
 
 import burrtools_oracle
@@ -195,7 +196,7 @@ def cube_instances(draw):
         low = draw(st.integers(0, 2))
         high = draw(st.sampled_from([max(low, 1), low + 1, float("inf")]))
         rules.append(PieceRule(Piece(f"Q{k}", tuple(sorted(piece_cells)), "cube"), "free", low, high))
-    mask = __import__("numpy").ones(size, bool)
+    mask = np.ones(size, bool)
     for cell in blocked:
         mask[cell] = False
     return Instance(Board(mask, "none", "cube"), tuple(rules), source="random.txt")
@@ -203,6 +204,8 @@ def cube_instances(draw):
 
 @settings(max_examples=30, deadline=None)
 @given(instance=cube_instances())
+@example(instance=Instance(Board(np.ones((1, 1, 1), bool), "none", "cube"),  # a piece bigger than the board, any number
+                           (PieceRule(Piece("Q0", ((0, 0, 0), (0, 0, 1)), "cube"), "free", 0, float("inf")),)))
 def test_instance_round_trip(instance):
     # instance -> BurrTools puzzle -> its XML -> read back -> the instance again: same board, pieces, tilings
     from tilesat.questions.count import count_tilings

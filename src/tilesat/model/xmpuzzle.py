@@ -420,7 +420,8 @@ def instance_puzzle(instance, name: str = "", comment: str = "") -> BurrPuzzle:
             raise TilesatError(f"{instance.source}: piece {piece.name} is {rule.orient}, which a BurrTools file "
                                f"cannot say: BurrTools turns every piece {how}")
         most = board.area // len(piece.cells)
-        high = max(rule.min, most) if rule.max == float("inf") else int(rule.max)
+        # "any number": as many as the board holds (at least 1: a piece bigger than the board fits nowhere anyway)
+        high = max(rule.min, most, 1) if rule.max == float("inf") else int(rule.max)
         parts.append(Part(len(shapes), rule.min, high))
         shapes.append(_voxel_shape([voxel(c) for c in piece.cells], piece.name))
     problem = BurrProblem(tuple(parts), 0, name)
