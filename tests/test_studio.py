@@ -461,3 +461,21 @@ def test_many_requests_at_once_all_get_their_commands_status(monkeypatch):
         return await asyncio.gather(*(one() for _ in range(40)))
 
     assert asyncio.run(burst()) == [0] * 40
+
+
+def test_explain_and_export_are_the_clis(url, tmp_path):
+    text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
+    response = post(url, "explain", text, repairs=1)
+    assert response.status_code == 200, response.text
+    status, out, _ = cli(command_line("explain", {"repairs": 1}, LIMIT).argv, tmp_path, text)
+    assert status == 1  # multiple
+
+    def same(data):  # the stages' times differ from run to run
+        return _without_times({**data, "stats": {k: v for k, v in data["stats"].items() if k != "stages"}})
+
+    assert same(response.json()) == same(json.loads(out))
+    assert response.json()["stats"]["timeout"] == LIMIT
+    exported = post(url, "export", text, encoding="ladder").json()
+    status, _, err = cli(list(command_line("export", {"encoding": "ladder"}, LIMIT).argv), tmp_path, text)
+    assert status == 0
+    assert exported == {"dimacs": (tmp_path / "formula.cnf").read_text(), "message": err.strip()}

@@ -45,10 +45,9 @@ def explain_cmd(
     show.check()
     if show.png is not None and not instance.board.is_square:
         raise TilesatError(f"--png: explain draws a {instance.board.grid} board as SVG only; use --svg")
-    with _progress() as progress, run_limit(timeout) as limit:
+    with _progress() as progress, run_limit(timeout):  # from the command's start; explain's own from its own
         say = (lambda message: progress(message)) if progress is not None else None
-        e = explain(instance, repairs=repairs, solver=solver, backbone_method=backbone, progress=say)
-        e.stats["timeout"] = limit.seconds
+        e = explain(instance, repairs=repairs, solver=solver, backbone_method=backbone, timeout=timeout, progress=say)
     save_explanation_pictures(e, show.pictures)
     if show.json:
         print(to_json(e))

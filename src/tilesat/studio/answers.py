@@ -115,9 +115,8 @@ def _export(call: Call, load: Callable[[], Instance], limit: Deadline) -> None:
 
 
 def _explain(call: Call, load: Callable[[], Instance], limit: Deadline) -> str:
-    e = explain(load(), **{name: call.options[name] for name in ("repairs",) if name in call.options})
-    e.stats["timeout"] = limit.seconds
-    return to_json(e)
+    return to_json(explain(load(), timeout=limit.seconds, **{name: call.options[name] for name in ("repairs",)
+                                                             if name in call.options}))
 
 
 #: Each command the studio answers, and what answers it.
