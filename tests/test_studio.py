@@ -111,7 +111,7 @@ def test_svg_is_what_the_cli_writes(url, tmp_path):
 
 
 def test_bad_instance_is_400_with_the_clis_line(url, tmp_path):
-    text = "pieces: L4\n..x.\n"
+    text = "pieces: L4\n..?.\n"
     response = post(url, "check-unique", text)
     assert response.status_code == 400
     status, _, err = cli(["check-unique", "instance.txt", "--json"], tmp_path, text)
