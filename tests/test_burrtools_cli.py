@@ -60,7 +60,7 @@ CONVENTIONS = [
     ("mirror-partners", 0, "mirror images count once, the partner swapped in", "same"),
     ("mirror-unpaired", 0, "an unpartnered piece with ranges: its assemblies apart", "partial"),
     ("twins-no-partner", 0, "fixed counts, a piece without partner: mirror images apart", "apart"),
-    ("holes", 0, "variable voxels (which tilesat's instances cannot say yet)", "same"),
+    ("holes", 0, "variable voxels", "same"),
     ("colours", 0, "colour pairs", "same"),
 ]
 
@@ -155,6 +155,20 @@ def test_export_flat_board(tmp_path, board):
     mine = json.loads(cli("count", path, "--up-to-symmetry", "--json")[1])
     theirs = [json.loads(cli("count", out, *extra, "--json")[1]) for extra in ((), ("--burrtools-count",))]
     assert theirs[0]["count"] == mine["count"] and theirs[1]["count"] == mine["up_to_symmetry"]
+
+
+def test_export_optional_cells_and_colours(tmp_path, board):
+    # '+' cells become variable voxels, colours BurrTools' custom colours with the instance's pairs
+    path = board("colours: A:A, B:B\nshape: D #A\nshape: E AB\npieces: D, E:0..1\n..+A\nAB+.\n")
+    out = tmp_path / "coloured.xmpuzzle"
+    assert cli("export", path, "--xmpuzzle", out)[0] == 0
+    puzzle = read_xmpuzzle(out)
+    assert puzzle.shapes[0].text() == "##+#1#1#2+#" and len(puzzle.colours) == 2
+    assert puzzle.problems[0].pairs == {(0, 0), (1, 1)}
+    mine = json.loads(cli("count", path, "--up-to-symmetry", "--json")[1])
+    theirs = [json.loads(cli("count", out, *extra, "--json")[1]) for extra in ((), ("--burrtools-count",))]
+    assert theirs[0]["count"] == mine["count"] and theirs[1]["count"] == mine["up_to_symmetry"]
+    assert theirs[1]["count"] == burrtools_oracle.count(puzzle, 0, False, False)
 
 
 def test_export_refuses_what_burrtools_cannot_say(tmp_path, board):

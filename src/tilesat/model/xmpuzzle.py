@@ -374,26 +374,36 @@ def write_xmpuzzle(puzzle: BurrPuzzle, path: str | os.PathLike) -> None:
         f.write(data)
 
 
-def _voxel_shape(cells, name: str = "") -> BurrShape:
-    """A BurrTools shape of filled voxels at (x, y, z), moved to the origin."""
+def _voxel_shape(cells, name: str = "", voxels=None) -> BurrShape:
+    """A BurrTools shape of the voxels at (x, y, z), moved to the origin; ``voxels``:
+    each one's (state, colour) (default: filled, the default colour)."""
     low = [min(c[k] for c in cells) for k in range(3)]
     x, y, z = (max(c[k] for c in cells) - low[k] + 1 for k in range(3))
-    voxels = [(EMPTY, 0)] * (x * y * z)
-    for cx, cy, cz in cells:
-        voxels[(cx - low[0]) + x * ((cy - low[1]) + y * (cz - low[2]))] = (FILLED, 0)
-    return BurrShape(x, y, z, tuple(voxels), name)
+    space = [(EMPTY, 0)] * (x * y * z)
+    for k, (cx, cy, cz) in enumerate(cells):
+        space[(cx - low[0]) + x * ((cy - low[1]) + y * (cz - low[2]))] = voxels[k] if voxels else (FILLED, 0)
+    return BurrShape(x, y, z, tuple(space), name)
+
+
+def _palette(n: int) -> tuple[tuple[int, int, int], ...]:
+    """``n`` colours to draw BurrTools' custom colours with (only drawing uses them): hues around the circle."""
+    import colorsys
+
+    return tuple(tuple(int(255 * v) for v in colorsys.hsv_to_rgb(k / max(n, 1), 0.8, 0.9)) for k in range(n))
 
 
 def instance_puzzle(instance, name: str = "", comment: str = "") -> BurrPuzzle:
     """A tilesat instance as a BurrTools puzzle of one problem (written by
     :func:`write_xmpuzzle`, counted back the same): the board the result shape
     (a square board one layer of cubes: row ``r``, column ``c`` at ``x=c, y=r``;
-    a cube board's layer the ``z``), each piece rule a shape with its count or
-    range ("any number": as many as the board's area holds).  BurrTools turns
-    every piece by the rotations of the cube, which lay a flat piece in its
-    layer every way, mirror images included: a rule that forbids some of
-    those (one-sided, fixed; on the cube grid, or that allows mirror images
-    of a chiral piece) is one line, as are wrapped boards and the other grids."""
+    a cube board's layer the ``z``; cells that may stay empty variable voxels,
+    colours custom colours with the instance's pairs), each piece rule a shape
+    with its count or range ("any number": as many as the board's area holds).
+    BurrTools turns every piece by the rotations of the cube, which lay a flat
+    piece in its layer every way, mirror images included: a rule that forbids
+    some of those (one-sided, fixed; on the cube grid, or that allows mirror
+    images of a chiral piece) is one line, as are wrapped boards and the other
+    grids."""
     board = instance.board
     where = f"{instance.source}: BurrTools"
     if board.grid not in ("square", "cube"):
@@ -401,20 +411,22 @@ def instance_puzzle(instance, name: str = "", comment: str = "") -> BurrPuzzle:
                            f"this board is on the {board.grid} grid")
     if board.wrap != "none":
         raise TilesatError(f"{where} has no wrapped boards; this one wraps ({board.wrap})")
-    if not instance.plain:  # the reader maps them; writing them back is still to do
-        raise TilesatError(f"{where}: writing cells that may stay empty (+) or colours is not done yet")
 
     def voxel(cell) -> tuple[int, int, int]:
         return (cell[1], cell[0], 0) if board.grid == "square" else (cell[2], cell[1], cell[0])
 
-    open_cells = [voxel(board.cell(int(i))) for i in board.open_cells]
-    if not open_cells:
+    indices = [int(i) for i in board.open_cells]
+    if not indices:
         raise TilesatError(f"{where}: the board has no open cell")
-    shapes = [_voxel_shape(open_cells, name or "board")]
+    optional = set(board.optional_cells.tolist())
+    result = [(VARIABLE if i in optional else FILLED, board.colour_of(i)) for i in indices]
+    shapes = [_voxel_shape([voxel(board.cell(i)) for i in indices], name or "board", result)]
     parts = []
+    used_colours = [c for _, c in result]
     for rule in instance.rules:
         piece = rule.piece
-        if set(piece.orientations(rule.orient)) != set(piece.orientations("free")):
+        turns = piece.coloured_orientations if piece.colours else piece.orientations
+        if {str(t) for t in turns(rule.orient)} != {str(t) for t in turns("free")}:
             how = "by the cube's 24 rotations only" if board.grid == "cube" else \
                 "every way in its layer, mirror images included"
             raise TilesatError(f"{instance.source}: piece {piece.name} is {rule.orient}, which a BurrTools file "
@@ -423,9 +435,14 @@ def instance_puzzle(instance, name: str = "", comment: str = "") -> BurrPuzzle:
         # "any number": as many as the board holds (at least 1: a piece bigger than the board fits nowhere anyway)
         high = max(rule.min, most, 1) if rule.max == float("inf") else int(rule.max)
         parts.append(Part(len(shapes), rule.min, high))
-        shapes.append(_voxel_shape([voxel(c) for c in piece.cells], piece.name))
-    problem = BurrProblem(tuple(parts), 0, name)
-    return BurrPuzzle(0, (), tuple(shapes), (problem,), comment, False, instance.source)
+        colours = piece.colours or (0,) * len(piece.cells)
+        used_colours += colours
+        shapes.append(_voxel_shape([voxel(c) for c in piece.cells], piece.name, [(FILLED, c) for c in colours]))
+    n_colours = max([*used_colours, *(c for pair in (instance.pairs or ()) for c in pair), 0])
+    # BurrTools pairs nothing by default; tilesat (no colours: header) each colour with itself
+    pairs = instance.pairs if instance.pairs is not None else {(k, k) for k in range(1, n_colours + 1)}
+    problem = BurrProblem(tuple(parts), 0, name, frozenset((p - 1, b - 1) for p, b in pairs))
+    return BurrPuzzle(0, _palette(n_colours), tuple(shapes), (problem,), comment, False, instance.source)
 
 
 # --- as a tilesat instance ------------------------------------------------
