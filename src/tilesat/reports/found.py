@@ -72,7 +72,9 @@ def look(instance: Instance, request: Look, options: SatOptions, progress: Calla
     result = QUESTIONS[request.question](instance, request.find, options, progress)
     found = Found(instance, result, explain=bool(request.explained))
     # in the command, not in the library's check_unique, whose callers (benchmarks, generate) need no grade
-    if request.explained is not None and result.verdict == "unique":
+    if request.explained is not None and result.verdict == "unique" and not instance.board.exact:
+        result.stats["grade"] = "not graded: deduction covers every open cell, and this board has cells that may stay empty (+)"
+    elif request.explained is not None and result.verdict == "unique":
         if progress is not None:
             progress("grading: propagation, then probing")
         try:

@@ -545,7 +545,7 @@ def _tiles(data: list, field: str, instance: Instance) -> Tiling:
     rows, cols = instance.board.rows, instance.board.cols
     tiles = []
     for i, tile in enumerate(data):
-        if not (isinstance(tile, dict) and tile.keys() == {"piece", "cells"}
+        if not (isinstance(tile, dict) and tile.keys() in ({"piece", "cells"}, {"piece", "cells", "colours"})
                 and isinstance(tile["piece"], str) and isinstance(tile["cells"], list)):
             raise ProofError(f"proof.json's {field}: tile {i} is not {{\"piece\": NAME, \"cells\": [[ROW, COL], ...]}}")
         for cell in tile["cells"]:
