@@ -131,22 +131,44 @@ def test_check_unique_with_the_look_ahead_agrees_with_the_oracle(instance):
             assert solve(instance, method).verdict == ("solved" if truth else "none")
 
 
-def test_a_clued_board_is_left_to_the_glance_and_looked_ahead_only_for_a_sweep(monkeypatch):
-    # a designed puzzle (9% of its cells have one candidate): the whole-board solver's
-    # glance settles it, the look-ahead (compiled code to load) does not run; a board
-    # the glance does not settle (patched here) gets it before the sweep, and the
-    # solver that glanced gets "not p" for each dead placement
-    from tilesat.engines.sat import TilingSearch, clued
+def test_a_designed_puzzle_is_answered_by_the_look_ahead_without_a_solver(monkeypatch):
+    # 9% of its cells have one candidate: the look-ahead leaves one placement per cell,
+    # that candidate tiling is checked, and no solver starts (loading the whole board's
+    # formula into one costs more than the look-ahead)
+    from tilesat.engines.sat import TilingSearch
 
     instance = load_instance(INSTANCES / "lpanel-gen-40x40.txt")
-    assert clued(generate_placements(instance))
+    monkeypatch.setattr(TilingSearch, "_ensure_solver", lambda self: pytest.fail("a solver started"))
     result = check_unique(instance)
-    assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["solver"]
-    assert "look_ahead" not in result.stats
-    glances = []
-    monkeypatch.setattr(TilingSearch, "_glance", lambda self: glances.append(self._solver) or self._ensure_solver() and None)
-    result = check_unique(instance)
-    assert glances and result.verdict == "unique" and result.stats["look_ahead"]["dead"] > 0
-    assert result.stats["sweep"]["found_by"][0] == "sweep"
-    # a random packing is not clued: the look-ahead first
-    assert not clued(generate_placements(load_instance(INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt")))
+    assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["look-ahead"]
+    assert result.stats["look_ahead"]["settled"] and result.stats["look_ahead"]["dead"] > 0
+
+
+def test_the_look_ahead_resumes_between_slices_and_stops_at_its_deadline(monkeypatch):
+    """The compiled loop runs in slices, the deadline checked between them (an open 300x300
+    board takes seconds whole): cut into small slices it ends where one slice ends, and
+    past its deadline it stops after the first slice."""
+    import tilesat.engines._prune as compiled
+    from tilesat.engines import prune as prune_module
+    from tilesat.running.control import Deadline, TimedOut, time_limit
+
+    instance = Instance(Board.from_rows(["." * 12] * 11 + ["." * 8 + "####"]), parse_pieces("L4"))
+    placements = generate_placements(instance)
+    whole = prune(placements)
+    assert whole.dead > 0  # the blocked corner kills some
+    slices = []
+    one_slice = compiled.dead_placements_slice
+
+    def counted(*args):
+        slices.append(args[-1])
+        return one_slice(*args)
+
+    monkeypatch.setattr(compiled, "dead_placements_slice", counted)
+    monkeypatch.setattr(prune_module, "SLICE", 50)
+    sliced = prune(placements)
+    assert len(slices) > 10
+    assert np.array_equal(sliced.alive, whole.alive) and sliced.lost == whole.lost
+    slices.clear()
+    with time_limit(Deadline(0.0)), pytest.raises(TimedOut):
+        prune(placements)
+    assert len(slices) == 1

@@ -15,8 +15,10 @@ random packings (tightly packed pieces leave many cells with few ways).
 Sound for tilings only (a packing may leave the lost cell empty): a search
 for tilings may add "not p" for each dead p and leave them out of its windows.
 
-Compiled (numba, as :mod:`tilesat.engines.frontier_jit`): 0.03-0.25 s on 40x40 to
-100x100 boards, where the same loop in Python takes 1-2 s.
+Compiled (C, engines/_prune.c, built at install): 0.03-0.25 s on 40x40 to
+100x100 boards, where the same loop in Python takes 1-2 s.  It runs in slices
+of SLICE steps (milliseconds each), the deadline checked and Ctrl-C seen
+between them: on an open 300x300 board the whole loop takes seconds.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.placements import Placements
+from ..running.control import deadline
+
+#: The compiled loop's steps per slice (a few milliseconds).
+SLICE = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -73,13 +79,25 @@ def prune(placements: Placements) -> Pruned:
     """The placements left after removing the dead ones, to a fixpoint."""
     import time
 
-    from .prune_jit import dead_placements
+    from ._prune import dead_placements_slice
 
     t0 = time.perf_counter()
     board = placements.instance.board
-    if len(placements) == 0:
+    count = len(placements)
+    if count == 0:
         return Pruned(np.zeros(0, dtype=bool), None, 0.0)
     cell_indptr, cell_ids = placements.by_cell()
-    alive, lost = dead_placements(placements.indptr.astype(np.int64), placements.cells.astype(np.int64),
-                                  cell_indptr.astype(np.int64), cell_ids.astype(np.int64), board.ncells)
-    return Pruned(alive, None if lost < 0 else int(lost), time.perf_counter() - t0)
+    cell_indptr = np.ascontiguousarray(cell_indptr, dtype=np.int64)
+    given = (np.ascontiguousarray(placements.indptr, dtype=np.int64),
+             np.ascontiguousarray(placements.cells, dtype=np.int64), cell_indptr,
+             np.ascontiguousarray(cell_ids, dtype=np.int64))
+    ncells = board.ncells
+    # the loop's state: alive, degree, seen_by, inside, count, touched, queued, queue, (head, tail, size, lost)
+    state = (np.ones(count, np.int64), np.diff(cell_indptr), np.full(count, -1, np.int64),
+             np.full(ncells, -1, np.int64), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64),
+             np.ones(count, np.int64), np.arange(count, dtype=np.int64), np.array([0, 0, count, -1], np.int64))
+    limit = deadline()
+    while not dead_placements_slice(*given, *state, SLICE):
+        limit.check()  # and a Ctrl-C raises here, between slices
+    lost = int(state[-1][3])
+    return Pruned(state[0].astype(bool), None if lost < 0 else lost, time.perf_counter() - t0)

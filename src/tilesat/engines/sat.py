@@ -48,18 +48,6 @@ from .sweep import (GLANCE, TROUBLE_WIDTH, SWEEP_MIN_AREA, SweepStats, counts_ho
 #: (4.4 s in all, against 7.8 s by the sweep); random packings (5-20% blocked) never are.
 GLANCE_MAX_BLOCKED = 0.02
 
-#: Boards where at least this share of the open cells has one candidate placement are
-#: clued (designed puzzles: 9-11%; random packings: 0-5%): the glance settles them in
-#: milliseconds, so the look-ahead, whose compiled code takes 0.3-0.8 s to load in a
-#: new process, waits until a sweep needs it.
-CLUED_SHARE = 0.08
-
-
-def clued(placements: Placements) -> bool:
-    """Whether the board is clued (CLUED_SHARE): unit propagation, not the look-ahead, first."""
-    board = placements.instance.board
-    coverage = placements.coverage()[board.open_cells]
-    return bool(board.area) and int((coverage == 1).sum()) >= CLUED_SHARE * board.area
 
 
 class TilingSearch:
@@ -121,7 +109,6 @@ class TilingSearch:
         self._local_tried = False
         self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
         self.pruned: Pruned | None = None
-        self._look_ahead_later = False  # clued boards: the look-ahead only if the glance does not settle them
         self._forced: list[int] | None = None  # the only candidate tiling, when the look-ahead settles the board
         self.solve_seconds = 0.0
         self._conflicts_seen = None
@@ -135,9 +122,7 @@ class TilingSearch:
                 self._lp_plan = LpBudget(instance, self.placements, self.certificates, self._progress)
                 self.certificate_check = self._lp_plan.report
             if self.reason is None and self.look_ahead and instance.board.area >= SWEEP_MIN_AREA and instance.board.exact:
-                self._look_ahead_later = clued(self.placements)
-                if not self._look_ahead_later:
-                    self._look_ahead()
+                self._look_ahead()
             # Compile even when a quick check answered, so that info and stats
             # describe the same formula whatever the verdict.
             encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
@@ -153,15 +138,11 @@ class TilingSearch:
                 self.formula, self.breaking = symmetry_breaking(self.formula, mode, self.group)
 
     def _look_ahead(self) -> None:
-        """Prune the placements in no tiling (.prune); a solver already started gets "not p" for each."""
-        self._look_ahead_later = False
+        """Prune the placements in no tiling (.prune): the solver gets "not p" for each, the
+        sweep leaves them out, and a board it settles has one candidate tiling."""
         self._progress("looking one placement ahead")
         self.pruned = prune(self.placements)
-        if self._solver is None:  # before any search: a settled board's one candidate tiling
-            self._forced = forced_tiling(self.placements, self.pruned)
-        else:
-            for p in np.flatnonzero(~self.pruned.alive).tolist():
-                self._solver.add_clause([-(p + 1)])
+        self._forced = forced_tiling(self.placements, self.pruned)
 
     def _colourings(self) -> None:
         """The classic colourings' certificates (certify.colourings): milliseconds, where the LP takes seconds."""
@@ -329,8 +310,6 @@ class TilingSearch:
         """The sweep's tiling, or None: it gave up, or paused (``pause_wider_than``).
         It resumes where a pause or a time limit left it."""
         if self._sweeper is None:
-            if self._look_ahead_later:  # a clued board the glance did not settle
-                self._look_ahead()
             self._sweeper = RepairSweep(self.placements, window_encoding(self.formula.encoding),
                                         window_solver(self.solver_name), self.sweep_stats,
                                         None if self.pruned is None else self.pruned.alive)
