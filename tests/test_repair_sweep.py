@@ -18,7 +18,8 @@ from tilesat.model.board import Board
 from tilesat.running.control import TimedOut, time_limit
 from tilesat.model.placements import generate_placements
 from tilesat.engines.prune import prune
-from tilesat.engines.repair_sweep import Reach, RepairSweep, repair_sweep_tiling
+from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, Reach, RepairSweep, add_window, repair_sweep_tiling,
+                                         window_clauses)
 from tilesat.engines.sweep import SweepStats
 from tilesat.model.tiling import Tiling
 
@@ -96,3 +97,47 @@ def test_a_sweep_with_piece_counts_agrees_with_the_oracle(instance):
         mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
         truth, _ = check_unique_agrees_with_the_oracle(instance, ("sweep",))
         assert solve(instance, "sweep").verdict == ("solved" if truth else "none")
+
+
+@st.composite
+def windows(draw):
+    """A window's cells: each with 1-13 distinct placements (ids below 40), sorted, back to back."""
+    degrees = draw(st.lists(st.integers(1, 13), min_size=1, max_size=25))
+    owner = [sorted(draw(st.sets(st.integers(0, 39), min_size=d, max_size=d))) for d in degrees]
+    degree = np.array(degrees, dtype=np.int64)
+    start = np.cumsum(degree) - degree
+    empty = 41 + np.arange(degree.size, dtype=np.int64)
+    return np.array([p for ps in owner for p in ps], dtype=np.int64), start, degree, empty
+
+
+@settings(max_examples=150, deadline=None)
+@given(windows(), st.sampled_from(sorted(COMPILED_ENCODINGS)))
+def test_the_compiled_window_clauses_are_the_encoders_clauses_in_their_order(window, encoding):
+    # the solver's behaviour on a window depends on the clauses' order, and the
+    # sweep's figures were measured with the encoders' (sat/encodings)
+    assert window_clauses(*window, encoding) == window_clauses(*window, encoding, compiled=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(windows(), st.sampled_from(sorted(COMPILED_ENCODINGS)), st.randoms(use_true_random=False))
+def test_clauses_added_from_c_are_the_ones_added_one_by_one(window, encoding, rnd):
+    """add_window puts the clauses into CaDiCaL 1.9.5 from C: the solver then answers as
+    one given the same clauses one at a time, model for model."""
+    from pysat.solvers import Solver
+
+    from tilesat.engines import _window
+
+    assert _window.can_add_directly()  # PySAT's CaDiCaL 1.9.5 exports its add(): else the fast path is lost
+    empty = window[3]
+    assumptions = [-int(v) for v in empty if rnd.random() < 0.7]
+    answers = []
+    for direct in (True, False):
+        with Solver(name="cadical195") as solver:
+            if direct:
+                add_window(solver, "cadical195", window, encoding)
+            else:
+                for clause in window_clauses(*window, encoding):
+                    solver.add_clause(clause)
+            sat = solver.solve(assumptions=assumptions)
+            answers.append((sat, solver.get_model() if sat else None, solver.nof_clauses()))
+    assert answers[0] == answers[1]

@@ -97,7 +97,7 @@ class RepairSweep(Stepping):
         """Start (again) from nothing, with the attempt's encoding."""
         self.attempt = attempt
         self.encoding = self.encodings[attempt]
-        self.encode = get_encoding(self.encoding)
+        get_encoding(self.encoding)  # an unknown name fails here, not in a window
         self.covered = np.zeros(self.placements.instance.board.ncells, dtype=bool)
         self.kept = np.zeros(len(self.placements), dtype=bool)
         self.f = int(self.geo.open_keys[0]) if self.geo.open_keys.size else 0
@@ -213,13 +213,6 @@ class RepairSweep(Stepping):
             return None, missing
         # every cell: exactly one of its placements or "left empty"; the window's cells assume not empty
         empty = np.arange(ids.size + 1, ids.size + 1 + uniq.size, dtype=np.int64)
-        top = int(ids.size + uniq.size)
-        blocks = []
-        for d in np.unique(degree):
-            sel = np.flatnonzero(degree == d)
-            lits = np.hstack([owner[start[sel][:, None] + np.arange(d)[None, :]] + 1, empty[sel][:, None]])
-            more, top = self.encode(lits, top)
-            blocks.extend(more)
         inside = np.isin(uniq, must)
         assumptions = (-empty[inside]).tolist()
         budget = min(left, max(MIN_BUDGET, BUDGET_PER_CELL * len(assumptions)))
@@ -229,11 +222,7 @@ class RepairSweep(Stepping):
         try:
             if self.options:
                 solver.solver.configure(self.options)
-            add = _raw_add_clause(self.solver_name, solver.solver)
-            for block in blocks:
-                block = np.asarray(block)
-                if block.size:
-                    deque(map(add, block.tolist()), maxlen=0)
+            add_window(solver, self.solver_name, (owner, start, degree, empty), self.encoding)
             status = self._solve_in_slices(solver, assumptions, budget)
             if status is None:
                 return None, None
@@ -267,6 +256,51 @@ class RepairSweep(Stepping):
         finally:
             self.stats.conflicts += _conflicts(solver)
             self.stats.windows += 1
+
+
+#: The encodings whose window clauses engines/_window.c writes (the same clauses, in the same order).
+COMPILED_ENCODINGS = {"pairwise": 0, "ladder": 1, "commander": 2}
+
+
+def window_clauses(owner: np.ndarray, start: np.ndarray, degree: np.ndarray, empty: np.ndarray, encoding: str,
+                   compiled: bool = True) -> list[list[int]]:
+    """A window's clauses: each cell ``i`` exactly one of its placements' variables
+    (``owner[start[i]:start[i] + degree[i]] + 1``) or its "left empty" variable ``empty[i]``,
+    cells grouped by degree, in ``encoding`` (auxiliaries after the last empty variable);
+    by engines/_window.c where it has the encoding and ``compiled``, else by the encoder."""
+    top = int(empty[-1]) if empty.size else 0
+    if compiled and encoding in COMPILED_ENCODINGS:
+        from ._window import window_clauses as compiled_clauses
+
+        return compiled_clauses(*_as_int64(owner, start, degree, empty), COMPILED_ENCODINGS[encoding], top)
+    encode = get_encoding(encoding)
+    clauses: list[list[int]] = []
+    for d in np.unique(degree):
+        sel = np.flatnonzero(degree == d)
+        lits = np.hstack([owner[start[sel][:, None] + np.arange(d)[None, :]] + 1, empty[sel][:, None]])
+        blocks, top = encode(lits, top)
+        for block in blocks:
+            clauses.extend(np.asarray(block).tolist())
+    return clauses
+
+
+def add_window(solver, solver_name: str, cells: tuple, encoding: str) -> None:
+    """Add a window's clauses (:func:`window_clauses`; ``cells`` = its owner, start, degree and
+    empty arrays) to this PySAT solver: from C straight into CaDiCaL 1.9.5 where engines/_window.c
+    found its add(), else one clause at a time."""
+    if solver_name == "cadical195" and encoding in COMPILED_ENCODINGS:
+        from . import _window
+
+        if _window.can_add_directly():
+            empty = cells[3]
+            _window.add_window_clauses(solver.solver.cadical, *_as_int64(*cells), COMPILED_ENCODINGS[encoding],
+                                       int(empty[-1]) if empty.size else 0)
+            return
+    deque(map(_raw_add_clause(solver_name, solver.solver), window_clauses(*cells, encoding)), maxlen=0)
+
+
+def _as_int64(*arrays: np.ndarray) -> list[np.ndarray]:
+    return [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
 
 
 def repair_sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Callable | None = None,
