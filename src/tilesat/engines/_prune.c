@@ -2,8 +2,8 @@
 
    For each placement p in a work queue: count, for every cell c outside p, how many live
    candidates of c overlap p; p dies when that is all of them.  When p dies, every live
-   placement overlapping a candidate of one of p's cells is queued again (its count for
-   that cell may now be complete).
+   placement that may now die of one of p's cells is queued again (its count for that
+   cell may now be complete).
 
    The loop runs in slices of about `budget` steps and keeps all its state in arrays the
    caller owns, so that the caller can check its deadline and Ctrl-C between slices. */
@@ -74,23 +74,25 @@ static int run_slice(const i64 *indptr, const i64 *cells, const i64 *cell_indptr
             if (--degree[x] == 0)
                 ring[LOST] = x;
         }
+        /* p's cells lost a candidate: a placement r may die of one of them, x, only if
+           every live candidate of x overlaps r, so r overlaps the first of them */
         for (i64 k = indptr[p]; k < indptr[p + 1]; k++) {
-            i64 x = cells[k];
-            for (i64 j = cell_indptr[x]; j < cell_indptr[x + 1]; j++) {
-                i64 q = cell_ids[j];
-                if (!alive[q])
-                    continue;
-                for (i64 kk = indptr[q]; kk < indptr[q + 1]; kk++) {
-                    i64 y = cells[kk];
-                    for (i64 jj = cell_indptr[y]; jj < cell_indptr[y + 1]; jj++) {
-                        i64 r = cell_ids[jj];
-                        work++;
-                        if (alive[r] && !queued[r]) {
-                            queued[r] = 1;
-                            queue[ring[TAIL]] = r;
-                            ring[TAIL] = (ring[TAIL] + 1) % P;
-                            ring[SIZE]++;
-                        }
+            i64 x = cells[k], q = -1;
+            for (i64 j = cell_indptr[x]; j < cell_indptr[x + 1] && q < 0; j++)
+                if (alive[cell_ids[j]])
+                    q = cell_ids[j];
+            if (q < 0)
+                continue;
+            for (i64 kk = indptr[q]; kk < indptr[q + 1]; kk++) {
+                i64 y = cells[kk];
+                for (i64 jj = cell_indptr[y]; jj < cell_indptr[y + 1]; jj++) {
+                    i64 r = cell_ids[jj];
+                    work++;
+                    if (alive[r] && !queued[r]) {
+                        queued[r] = 1;
+                        queue[ring[TAIL]] = r;
+                        ring[TAIL] = (ring[TAIL] + 1) % P;
+                        ring[SIZE]++;
                     }
                 }
             }
