@@ -172,3 +172,33 @@ def test_the_look_ahead_resumes_between_slices_and_stops_at_its_deadline(monkeyp
     with time_limit(Deadline(0.0)), pytest.raises(TimedOut):
         prune(placements)
     assert len(slices) == 1
+
+
+def _dead_by_definition(placements) -> np.ndarray:
+    """The look-ahead's fixpoint the slow way: kill any live p that leaves some open cell
+    outside it only candidates overlapping it (a cell with none at all is the board
+    checks' business), until none dies."""
+    cells = [set(placements.cells_of(p).tolist()) for p in range(len(placements))]
+    open_cells = placements.instance.board.open_cells.tolist()
+    alive = np.ones(len(placements), dtype=bool)
+    changed = True
+    while changed:
+        changed = False
+        for p in np.flatnonzero(alive):
+            for c in open_cells:
+                others = [q for q in np.flatnonzero(alive) if c in cells[q]]
+                if c not in cells[p] and others and all(cells[q] & cells[p] for q in others):
+                    alive[p], changed = False, True
+                    break
+    return alive
+
+
+@settings(max_examples=80, deadline=None)
+@given(instances())
+def test_the_look_ahead_reaches_the_fixpoint_of_its_definition(instance):
+    # the compiled loop queues again only placements that may die (not every neighbour's
+    # neighbour): it must still end where the plain definition ends
+    placements = generate_placements(instance)
+    pruned = prune(placements)
+    if pruned.lost is None and len(placements):
+        assert np.array_equal(pruned.alive, _dead_by_definition(placements))
