@@ -374,3 +374,47 @@ def test_other_unraisable_errors_still_reach_the_hook(monkeypatch):
         Deadline(None).check()
     assert [u.exc_type for u in unraisable] == [ValueError, KeyboardInterrupt]
     assert sys.unraisablehook == unraisable.append  # put back
+
+
+def _error_after(raise_first, then):
+    try:
+        try:
+            raise_first()
+        except BaseException as e:
+            then(e)
+    except Exception as e:
+        return e
+
+
+def _from(error):
+    def then(cause):
+        raise error from cause
+
+    return then
+
+
+def _while_handling(error):
+    def then(handled):
+        raise error
+
+    return then
+
+
+def _from_none(error):
+    def then(cause):
+        raise error from None
+
+    return then
+
+
+def test_an_error_caused_by_this_runs_interrupt_is_the_interrupt():
+    caused = _error_after(_ctrl_c, _from(ImportError("initialization failed")))
+    with interrupts_handled():
+        # the real case: highspy's import interrupted, then scipy's (the fallback) not found
+        fallback = _error_after(_raise(_error_after(_ctrl_c, _from(ImportError("init")))), _while_handling(ImportError("scipy")))
+        assert processes.interrupt_behind(caused) and processes.interrupt_behind(fallback)
+        assert not processes.interrupt_behind(_error_after(_ctrl_c, _from_none(ValueError("said"))))
+        assert not processes.interrupt_behind(ValueError("no cause"))
+        processes.ignore_interrupts()  # reported: a later error is the report's own
+        assert not processes.interrupt_behind(caused)
+    assert not processes.interrupt_behind(caused)  # no interrupt arrived in this run

@@ -89,45 +89,56 @@ def test_solve_on_the_mutilated_board_interrupted_20_times(boards):
         assert "Traceback" not in err
 
 
-# A Ctrl-C that lands while CPython runs a callback "unraisably" (importlib's
-# module-lock weakref callback, in a CI run) raises KeyboardInterrupt there,
-# where CPython prints "Exception ignored" and drops it: the solve ran on.
-# This wrapper loses one that way, deterministically, once the solver's child
+# A Ctrl-C can vanish before it reaches the command: one that lands while
+# CPython runs a callback "unraisably" (importlib's module-lock weakref callback,
+# in a CI run) raises KeyboardInterrupt there, where CPython prints "Exception
+# ignored" and drops it, and the solve ran on; one that lands inside a C
+# extension's import comes out as ImportError "initialization failed" (highspy,
+# 2 in 20 runs of the random-moments test), and the command ended with a
+# traceback.  This wrapper does one of those (argv[1]) once the solver's child
 # runs, then runs the real command.
-LOSES_AN_INTERRUPT = r"""
+MISHANDLES_AN_INTERRUPT = r"""
 import os, signal, sys, time, weakref
 from tilesat.running import control
 
-def lose_an_interrupt():
+def in_a_weakref_callback():
     class Thing:
         pass
     thing = Thing()
     ref = weakref.ref(thing, lambda r: signal.raise_signal(signal.SIGINT))
-    os.write(2, f"interrupt lost at {time.time()}\n".encode())
     del thing  # the callback runs here, and the KeyboardInterrupt it raises is unraisable
 
+def in_an_import():
+    try:
+        signal.raise_signal(signal.SIGINT)
+    except KeyboardInterrupt as e:
+        raise ImportError("initialization failed") from e
+
+how = {"weakref": in_a_weakref_callback, "import": in_an_import}[sys.argv.pop(1)]
 recv = control.Child.recv
-def first_wait_loses_an_interrupt(self):
+def first_wait_mishandles_an_interrupt(self):
     control.Child.recv = recv
-    lose_an_interrupt()
+    os.write(2, f"interrupt sent at {time.time()}\n".encode())
+    how()
     return recv(self)
 
-control.Child.recv = first_wait_loses_an_interrupt
+control.Child.recv = first_wait_mishandles_an_interrupt
 sys.argv[0] = "tilesat"
 from tilesat.main import main
 main()
 """
 
 
-def test_an_interrupt_lost_in_a_weakref_callback_still_stops_the_solve(boards):
-    proc = subprocess.Popen([sys.executable, "-c", LOSES_AN_INTERRUPT, "solve", str(boards / "mut16.txt"), "--no-certificate"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("how", ["weakref", "import"])
+def test_an_interrupt_lost_or_turned_into_another_error_still_stops_the_solve(boards, how):
+    proc = subprocess.Popen([sys.executable, "-c", MISHANDLES_AN_INTERRUPT, how, "solve", str(boards / "mut16.txt"),
+                             "--no-certificate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     code, _, out, err = finish(proc, time.perf_counter())
     ended = time.time()
-    lost = [float(line.split()[-1]) for line in err.splitlines() if line.startswith("interrupt lost at ")]
-    assert len(lost) == 1, err  # the solve waited on its child, where the interrupt was lost
+    sent = [float(line.split()[-1]) for line in err.splitlines() if line.startswith("interrupt sent at ")]
+    assert len(sent) == 1, err  # the solve waited on its child, where the interrupt went astray
     assert code == 130, (code, err)
-    assert ended - lost[0] < 1.0, err
+    assert ended - sent[0] < 1.0, err
     assert "interrupted" in err and "Exception ignored" not in err and "Traceback" not in err, err
 
 

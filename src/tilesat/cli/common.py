@@ -190,6 +190,21 @@ def is_interrupted(status) -> bool:
     return status in {128 + s for s in processes.INTERRUPTING}
 
 
+def _run_command(fn, args, kwargs):
+    """``fn(*args, **kwargs)``, where a Ctrl-C that came out as another error, or that
+    CPython dropped after the run's last poll, comes out as KeyboardInterrupt."""
+    try:
+        result = fn(*args, **kwargs)
+    except (typer.Exit, typer.Abort):
+        raise
+    except Exception as e:
+        if processes.interrupt_behind(e):
+            raise KeyboardInterrupt from None
+        raise
+    processes.raise_lost_interrupt()
+    return result
+
+
 def friendly(fn):
     """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130 (SIGTERM 143,
     SIGHUP 129: handled alike); a failing stdout -> ``stdout_failed``."""
@@ -199,9 +214,7 @@ def friendly(fn):
         restore = processes.handle_interrupts()  # from here Ctrl-C, SIGTERM and SIGHUP say what the command had
         _STARTED_COMMAND.append(True)
         try:
-            result = fn(*args, **kwargs)
-            processes.raise_lost_interrupt()  # dropped in a callback after the run's last poll
-            return result
+            return _run_command(fn, args, kwargs)
         except TilesatError as e:
             _err().print(f"error: {e}", markup=False)
             raise typer.Exit(EXIT_USAGE) from None

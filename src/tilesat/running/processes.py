@@ -105,6 +105,23 @@ def raise_lost_interrupt() -> None:
         raise KeyboardInterrupt
 
 
+def interrupt_behind(error: BaseException) -> bool:
+    """Whether ``error`` is what another library made of this run's interrupt:
+    a KeyboardInterrupt in its chain of causes, as traceback prints it (a
+    Ctrl-C inside a C extension's import comes out as ImportError
+    "initialization failed", caused by the KeyboardInterrupt), and not yet
+    reported (:func:`ignore_interrupts`: what a report's own errors carry is not)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return False
+    seen = set()
+    while error is not None and id(error) not in seen and _RECEIVED:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    return False
+
+
 def handle_interrupts():
     """From here (the main thread) Ctrl-C, SIGTERM and SIGHUP each raise
     KeyboardInterrupt: the run stops and says what it had; one lost in an
