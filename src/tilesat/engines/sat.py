@@ -444,7 +444,7 @@ class BlockingEngine(Engine):
             n = 0
             while (limit is None or n < limit) and search.next() is not None:
                 n += 1
-                yield np.asarray(search.last_chosen)
+                yield np.asarray(search.last_chosen, dtype=np.int64)  # empty when every cell is optional and left empty
         ctx.exhausted = search.exhausted
 
 

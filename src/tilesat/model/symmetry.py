@@ -30,7 +30,7 @@ class Symmetry:
         """Does this symmetry map the tiling made of ``chosen`` placements to itself?"""
         # as sets of Python ints: called once per tiling and symmetry, where
         # two numpy sorts cost more than the tiling's few dozen placements
-        chosen = np.asarray(chosen)
+        chosen = np.asarray(chosen, dtype=np.int64)  # may be empty: every optional cell left empty
         return set(self.placements[chosen].tolist()) == set(chosen.tolist())
 
     @cached_property
