@@ -386,3 +386,23 @@ def test_switching_to_hexagons_gives_a_board_with_tilings(url, browser):
     text = instance_text(browser)
     assert "grid: hex" in text and "pieces: dihex" in text
     assert verdict == check_unique(parse_instance(text)).verdict != "error"
+
+
+def test_cells_that_may_stay_empty_and_colours_are_shown_and_kept(url, browser):
+    """'+' cells and colour letters (and the colours: header) are shown on the board and
+    written back as they were: the studio's answer is the command line's."""
+    text = "colours: A:A, B:B\nshape: D #A\nshape: E AB\npieces: D, E:0..1\n..+A\nAB+.\n"
+    browser.get(url + "/" + pack(text))
+    assert settled_verdict(browser) == check_unique(parse_instance(text)).verdict == "multiple"
+    shown = parse_instance(instance_text(browser))
+    want = parse_instance(text)
+    assert (shown.board.optional == want.board.optional).all() and (shown.board.colour == want.board.colour).all()
+    assert shown.pairs == want.pairs and shown.rule("E").piece.colours == (1, 2)
+    assert cell(browser, 0, 2).get_attribute("textContent") == "+" and cell(browser, 1, 1).get_attribute("textContent") == "B"
+    hexagons = "grid: hex\nshape: D #A\npieces: D\n . A + .\n. . a B\n"
+    browser.get("about:blank")
+    browser.get(url + "/" + pack(hexagons))
+    assert settled_verdict(browser) == check_unique(parse_instance(hexagons)).verdict
+    marks = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#board svg text")]
+    assert sorted(marks) == ["+", "A", "B", "a"]
+    assert (parse_instance(instance_text(browser)).board.colour == parse_instance(hexagons).board.colour).all()

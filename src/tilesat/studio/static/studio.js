@@ -461,7 +461,7 @@ function clearExplain() {
   document.querySelectorAll("#board .cell").forEach((el) => {
     el.classList.remove("settled", "region", "failing");
     el.style.removeProperty("--region");
-    el.textContent = "";
+    if (el.tagName !== "polygon") el.textContent = state.marks.get(el.dataset.r + "," + el.dataset.c) || "";  // '+', a colour
     delete el.dataset.region;
   });
   $("explain-summary").textContent = "";
