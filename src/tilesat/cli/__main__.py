@@ -1,7 +1,0 @@
-"""``python -m tilesat.cli``: the same as the ``tilesat`` command."""
-
-import sys
-
-from ..main import main
-
-sys.exit(main())
