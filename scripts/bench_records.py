@@ -7,6 +7,8 @@ local cluster of N workers, with a checkpoint that is the whole state.
     python scripts/bench_records.py 9x10 --cluster dask --workers 16 --checkpoint ck/9x10.json --budget 600
     python scripts/bench_records.py --startup --runs 10   # the whole process: --version, 6x10's 2,339 classes
     python scripts/bench_records.py --startup --vs ../before/src   # ... beside another checkout, run for run
+    python scripts/bench_records.py 9x10 --forecast --before OLD --budget 120 --workers 2   # the forecast, old vs this
+    python scripts/bench_records.py --peer 'PEER {board}' --runs 5   # the pentomino rectangles beside other enumerators
 
 A run counts until it ends or its ``--budget`` (seconds) is spent; the same
 command with the same checkpoint file (copied to another machine if need be:
@@ -151,6 +153,113 @@ def startup(runs: int, json_out: str | None, vs: Path | None = None) -> None:
                      + (" Before: the checkout given by --vs, run for run beside this one." if vs is not None else "")])
 
 
+#: The 12 pentominoes' boards a peer enumerator is timed on: (instance, classes).
+PEER_BOARDS = {"6x10": ("pentomino-6x10.txt", 2339), "5x12": ("pentomino-5x12.txt", 1010),
+               "4x15": ("pentomino-4x15.txt", 368), "3x20": ("pentomino-3x20.txt", 2),
+               "8x8": ("pentomino-8x8-center.txt", 65)}
+
+
+def peer(commands: list[str], runs: int, json_out: str | None) -> None:
+    """tilesat's native enumerator beside other pentomino enumerators, whole processes pinned to
+    one core (median of ``runs``, interleaved): each command, with ``{board}`` (6x10, 5x12, 4x15,
+    3x20, 8x8: the 2x2 hole in the centre), counts the classes up to symmetry and prints, as its
+    last line, the count then its own search seconds; tilesat's own seconds are its JSON's."""
+    import shlex
+    import statistics
+    import subprocess
+
+    tilesat = [sys.executable, "-c", "import sys; from tilesat.main import main; sys.argv[0] = 'tilesat'; main()"]
+    pin = ["taskset", "-c", "0"] if subprocess.run(["which", "taskset"], capture_output=True).returncode == 0 else []
+    load_at_start = load_average()
+    rows = []
+    for board, (name, classes) in PEER_BOARDS.items():
+        who = {"tilesat": tilesat + ["count", str(ROOT / "instances" / name), "--method", "native",
+                                     "--up-to-symmetry", "--json"]}
+        who.update((c, shlex.split(c.format(board=board))) for c in commands)
+        times = {w: ([], []) for w in who}
+        for _ in range(runs):  # interleaved: a change of load hits every tool alike
+            for w, args in who.items():
+                t = time.perf_counter()
+                out = subprocess.run(pin + args, capture_output=True, text=True, check=True).stdout
+                times[w][0].append(time.perf_counter() - t)
+                if w == "tilesat":
+                    answer = json.loads(out)
+                    found, inside = answer["up_to_symmetry"], answer["seconds"]
+                else:
+                    found, inside = out.strip().splitlines()[-1].split()[:2]
+                    found, inside = int(found), float(inside)
+                assert found == classes, (w, board, found)
+                times[w][1].append(inside)
+        tw, ti = (statistics.median(v) for v in times["tilesat"])
+        for c in commands:
+            pw, pi = (statistics.median(v) for v in times[c])
+            row = [board, f"{classes:,}", c.split()[0], f"{ti:.3f} s", f"{pi:.3f} s", f"{ti / pi:.2f}",
+                   f"{tw:.3f} s", f"{pw:.3f} s", f"{tw / pw:.2f}"]
+            print(" | ".join(row), flush=True)
+            rows.append(row)
+    if json_out:
+        write(json_out, title="The 12 pentominoes' rectangles: tilesat's enumerator beside published ones",
+              columns=["board", "classes", "peer", "tilesat's own seconds", "peer's own seconds", "ratio",
+                       "tilesat whole process", "peer whole process", "ratio"],
+              rows=rows, load_at_start=load_at_start,
+              notes=[f"Median of {runs} runs of each whole process, interleaved"
+                     + (", pinned to one core (taskset)" if pin else "")
+                     + "; own seconds: tilesat's JSON (placements to the verified count), the peer's own timer "
+                     "(its search); ratio: tilesat / peer. Every count checked against the published one."])
+
+
+#: A count run for its forecasts: each progress report as a JSON line (seconds, raw tilings, forecast).
+FORECAST_CHILD = """
+import json, sys, time
+from tilesat.model.instance import load_instance
+from tilesat.questions.count import count_tilings
+name, workers, budget, checkpoint = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+t0 = time.perf_counter()
+def progress(tilings, done, total, forecast=None):
+    print(json.dumps([time.perf_counter() - t0, tilings, forecast]), flush=True)
+count_tilings(load_instance(name), "native", up_to_symmetry=True, jobs=workers, checkpoint=checkpoint,
+              timeout=budget, certificates=False, progress=progress)
+"""
+
+
+def forecasts(board: str, workers: int, budget: float, before: Path, json_out: str | None) -> None:
+    """The forecast of a count from an empty checkpoint, by the code in ``before`` (a checkout
+    whose src/ has its extensions built) and by this checkout, one after the other: at a few
+    moments of each run, the raw tilings counted, the expected raw total and the time left,
+    against the published total (its raw tilings are at most 4 a class: Burnside's lemma)."""
+    import subprocess
+    import tempfile
+
+    name, published = BOARDS[board]
+    truth = 4 * published
+    marks = [m for m in (15, 30, 60, 120, 240, 480) if m < budget] + [budget]
+    load_at_start = load_average()
+    rows = []
+    for label, src in (("before", before / "src"), ("this code", ROOT / "src")):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "PYTHONPATH": str(src)}
+            run = subprocess.run([sys.executable, "-c", FORECAST_CHILD, str(ROOT / name), str(workers), str(budget),
+                                  str(Path(tmp) / "c.jsonl")], capture_output=True, text=True, env=env, check=True)
+        reports = [json.loads(line) for line in run.stdout.splitlines()]
+        for mark in marks:
+            seen = [r for r in reports if r[0] <= mark + 1 and r[2]]
+            if not seen:
+                continue
+            t, tilings, forecast = seen[-1]
+            row = [label, f"{mark:.0f} s", f"{tilings:,}", f"{forecast['tilings']:,.0f}",
+                   f"{forecast['tilings'] / truth:.1%}", hms(forecast["seconds_left"])]
+            print(" | ".join(row), flush=True)
+            rows.append(row)
+    if json_out:
+        write(json_out, title=f"The forecast of the {board} count: the expected total and time left, before and now",
+              columns=["code", "into the run", "raw tilings counted", "forecast raw total",
+                       f"of {truth:,} (4 x published)", "forecast time left"],
+              rows=rows, load_at_start=load_at_start,
+              notes=[f"Two runs of {budget:.0f} s, one after the other, each from an empty checkpoint, --jobs {workers}: "
+                     f"'before' is the code checked out in --before ({before.name}), 'this code' this checkout; "
+                     "each row is the last progress report at that moment."])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("board", nargs="?", choices=sorted(BOARDS))
@@ -161,10 +270,23 @@ def main(argv=None) -> int:
     ap.add_argument("--cluster", choices=["dask"], help="a local Dask cluster of --workers workers (default: --jobs)")
     ap.add_argument("--checkpoint", type=Path, help="the checkpoint file: the count's state (required with a board)")
     ap.add_argument("--budget", type=float, help="seconds this run may take (default: to the end)")
+    ap.add_argument("--peer", metavar="COMMAND", action="append",
+                    help="time another enumerator beside tilesat's ({board} in it); repeat for more")
+    ap.add_argument("--forecast", action="store_true",
+                    help="the forecast by the code in --before and by this checkout, side by side (with --budget)")
+    ap.add_argument("--before", type=Path, help="--forecast: a checkout of the code to compare with")
     ap.add_argument("--json", metavar="OUT", help="also write this run as a table (scripts/bench_table.py)")
     args = ap.parse_args(argv)
     if args.startup:
         startup(args.runs, args.json, args.vs)
+        return 0
+    if args.peer:
+        peer(args.peer, args.runs, args.json)
+        return 0
+    if args.forecast:
+        if args.board is None or args.before is None or args.budget is None:
+            ap.error("--forecast needs a board, --before and --budget")
+        forecasts(args.board, args.workers, args.budget, args.before, args.json)
         return 0
     if args.board is None or args.checkpoint is None:
         ap.error("a board and --checkpoint are needed (or --startup)")

@@ -9,6 +9,7 @@ that small instances split as record-size ones do."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -150,11 +151,16 @@ def test_a_count_split_on_workers_is_exact_and_resumes(tmp_path, monkeypatch, ti
 def test_forecast_reports_the_time_left_and_the_expected_total(monkeypatch, tiny_budgets):
     tiny_budgets(5_000)
     seen = []
-    r = count_tilings(load_instance(P5x12), jobs=2, progress=lambda t, d, n, **f: seen.append(f.get("forecast")))
+
+    def progress(tilings, done, total, forecast=None):
+        seen.append(forecast)
+        assert forecast is None or forecast["tilings"] >= tilings  # never below what is counted
+
+    r = count_tilings(load_instance(P5x12), jobs=2, progress=progress)
     assert r.count == 4040 and r.splits > 0
-    forecasts = [f for f in seen if f]
-    assert forecasts and all(f["seconds_left"] >= 0 for f in forecasts)
-    assert 1000 < forecasts[0]["tilings"] < 16000  # Knuth's estimate of 4040, before anything ran
+    assert seen and all(f is not None and f["seconds_left"] >= 0 for f in seen)
+    assert 1000 < seen[0]["tilings"] < 16000  # Knuth's estimate of 4040, before anything ran
+    assert seen[-1] == {"seconds_left": 0.0, "tilings": 4040}  # the last unit settled: the count itself
 
 
 # --- the ledger ------------------------------------------------------------------
@@ -199,3 +205,73 @@ def test_pending_units_come_biggest_first_and_budgets_follow_the_work_left():
     seconds = (1e9 + 1e6 + 10) / balance.DEFAULT_RATE / 2
     assert ledger.forecast(2) == (pytest.approx(seconds), pytest.approx(8.0))
     assert ledger.budget(2) == pytest.approx(max(balance.MIN_BUDGET, seconds / balance.SHARE))
+    ledger.set_estimate(3, (1e13, 0.0))  # weeks of work left: budgets are still short
+    assert ledger.budget(2) == balance.FIRST_BUDGET  # the rate not measured yet
+    ledger.finish(1, [5], 1.0, 10**6)
+    assert ledger.rate() == 10**6 and ledger.budget(2) == balance.MAX_BUDGET
+
+
+@st.composite
+def ledgers_at_work(draw):
+    """A ledger's life: units of random weights and sizes (search nodes; a unit's tilings
+    ``ratio`` a node, or any number when ``exact`` is false), each estimated (exactly, or
+    anywhere from nothing to ten times its size), then settled in a random order, finished or
+    split where it stands (its parts estimated in turn), until every unit is settled."""
+    exact = draw(st.booleans())
+    ratio = draw(st.integers(1, 5))
+    sizes = draw(st.lists(st.integers(1, 30), min_size=1, max_size=6))
+    steps = draw(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 100), st.integers(1, 4),
+                                    st.floats(0, 10)), min_size=40, max_size=40))
+    return exact, ratio, sizes, [draw(st.integers(1, 3)) for _ in sizes], steps
+
+
+@settings(max_examples=100, deadline=None)
+@given(ledgers_at_work())
+def test_the_forecast_never_claims_less_than_is_counted_and_ends_at_the_count(life):
+    exact, ratio, sizes, weights, steps = life
+    ledger = balance.Ledger([Unit((i,), (0,), w) for i, w in enumerate(weights)])
+    size = dict(enumerate(sizes))  # each unit's nodes, its tilings `ratio` a node where exact
+    truth = sum(w * ratio * n for w, n in zip(weights, sizes))
+    rng = itertools.cycle(steps)
+
+    def estimate(i, nodes):
+        noise = 1.0 if exact else next(rng)[3]
+        ledger.set_estimate(i, (nodes * noise, ratio * nodes * noise))
+
+    for i, n in size.items():
+        estimate(i, n)
+    counted = 0
+    while not ledger.complete:
+        pick, cut, parts, _ = next(rng)
+        i = ledger.pending()[pick % len(ledger.pending())]
+        n, weight = size[i], ledger.units[i].weight
+        done = max(1, cut * n // 100)  # where it stands: a share of its nodes
+        if done < n:  # split: the rest in up to `parts` parts
+            shares = [(n - done) // parts + (k < (n - done) % parts) for k in range(parts)]
+            shares = [m for m in shares if m]
+            first = len(ledger)
+            ledger.split(i, [ratio * done], [((i, first + k), ()) for k in range(len(shares))], 1.0, done)
+            for k, m in enumerate(shares):
+                size[first + k] = m
+                estimate(first + k, m)
+        else:
+            ledger.finish(i, [ratio * n], 1.0, n)
+        counted += weight * ratio * done
+        seconds, total = ledger.forecast(2)
+        assert ledger.tilings() == counted and total >= counted and seconds >= 0
+        if exact:  # the estimates true and the tilings a node the same everywhere: so is the forecast
+            assert total == pytest.approx(truth)
+    assert counted == truth and ledger.forecast(2) == (0.0, truth)
+
+
+def test_a_resumed_ledger_keeps_the_measured_tilings_a_node():
+    units = [Unit((1,)), Unit((2,))]
+    ledger = balance.Ledger(units)
+    ledger.set_estimate(1, (1e9, 0.0))  # its random paths found no tiling
+    ledger.finish(0, [3000], 2.0, 10**6)  # but the count finds 3 tilings a thousand nodes
+    again = balance.Ledger(units)
+    again.replay([{"unit": 0, "forced": [1], "counts": [3000], "seconds": 2.0, "nodes": 10**6}], CheckpointError)
+    again.set_estimate(1, (1e9, 0.0))
+    assert again.measured == ledger.measured == [3000, 10**6]
+    assert again.forecast(1)[1] == ledger.forecast(1)[1] == pytest.approx(3000 + 3e6 * 1e6 / 2e6)
+    assert again.rate() == balance.DEFAULT_RATE  # the rate is this run's own

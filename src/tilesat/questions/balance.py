@@ -23,7 +23,13 @@ other workers idle at the end.  So:
   records each split in one line (the partial counts and the parts), so a
   resume rebuilds the same ledger and its total stays exact;
 - the estimates give the **progress** an expected total and time left
-  (:meth:`Ledger.forecast`).
+  (:meth:`Ledger.forecast`): the time left from the pending units' estimated
+  nodes at the rate measured so far; the tilings left from the same nodes
+  times the tilings a node the count has measured (a ratio estimator).  A
+  random path's tilings are far noisier than its nodes: on the 9x10
+  one-sided pentominoes 300 paths a unit find a tiling in few units, and
+  their sum fell to a hundredth of the truth once the units whose paths had
+  been lucky were run first; the nodes hold within a factor of two or so.
 """
 
 from __future__ import annotations
@@ -42,6 +48,18 @@ SHARE = 16
 MIN_BUDGET = 0.5
 #: Nodes a second assumed until the count has measured its own rate.
 DEFAULT_RATE = 5e6
+#: The estimates' own tilings count in the forecast as this many nodes of
+#: measured search (about a second): before anything ran they are all there
+#: is; the count's measured tilings a node take over as it searches.
+PRIOR_NODES = 1e6
+#: Budgets are at most this many seconds until the run has measured its rate:
+#: the forecast learns the rate and the tilings a node within seconds, where
+#: DEFAULT_RATE alone gave the first 9x10 units four minutes each.
+FIRST_BUDGET = 10.0
+#: No budget above this many seconds: the forecast and the checkpoint hear from
+#: each worker at least this often (a 9x10 count's share was 40 minutes a unit),
+#: for a split's cost (its parts' estimates: well under a second).
+MAX_BUDGET = 60.0
 
 
 PENDING, DONE, SPLIT = "pending", "done", "split"
@@ -67,11 +85,13 @@ class Ledger:
         self.seconds: list[float | None] = []
         self.parent: list[int] = []
         self.estimate: list[tuple[float, float] | None] = []  # (nodes, tilings); set with set_estimate
-        self.nodes_done = 0
+        self.nodes_done = 0  # nodes and seconds measured in this run: the rate
         self.seconds_done = 0.0
+        self.measured = [0, 0]  # tilings and nodes of the settled runs that said their nodes (all runs)
         self._tilings = 0  # raw tilings of the settled units
         self._settled = 0
-        self._left = [0.0, 0.0, 0]  # the pending units' estimated nodes, raw tilings, and how many lack one
+        # the pending units' estimated nodes, raw tilings, how many lack an estimate, nodes times weight
+        self._left = [0.0, 0.0, 0, 0.0]
         self._heap: list = []  # (unknown?, -nodes, index) of pending units, stale entries skipped
         for unit in units:
             self._add(unit, -1, None)
@@ -112,8 +132,10 @@ class Ledger:
         if e is None:
             self._left[2] += sign
         else:
+            weight = self.units[i].weight
             self._left[0] += sign * e[0]
-            self._left[1] += sign * self.units[i].weight * e[1]
+            self._left[1] += sign * weight * e[1]
+            self._left[3] += sign * weight * e[0]
 
     # -- the ledger's moves
     def finish(self, i: int, counts: list[int], seconds: float | None = None, nodes: int | None = None) -> None:
@@ -143,6 +165,12 @@ class Ledger:
         if nodes is not None and seconds is not None:
             self.nodes_done += nodes
             self.seconds_done += seconds
+        self._measure(counts, nodes)
+
+    def _measure(self, counts: list[int], nodes: int | None) -> None:
+        if nodes is not None:
+            self.measured[0] += counts[0]
+            self.measured[1] += nodes
 
     # -- what it says
     def next_pending(self, skip=frozenset()) -> int | None:
@@ -194,18 +222,31 @@ class Ledger:
         """The estimated nodes of the pending units (None when some have no estimate)."""
         return None if self._left[2] else max(0.0, self._left[0])
 
+    def tilings_left(self) -> float:
+        """The pending units' raw tilings, expected: their estimated nodes (times their
+        weights) at the tilings a node measured so far, blended with their estimated
+        tilings counted as PRIOR_NODES of measured search; 0 when none is pending."""
+        if self.complete:
+            return 0.0
+        found, searched = self.measured
+        nodes, tilings = max(0.0, self._left[3]), max(0.0, self._left[1])
+        return (found * nodes + PRIOR_NODES * tilings) / (searched + PRIOR_NODES)
+
     def forecast(self, workers: int) -> tuple[float | None, float | None]:
         """(estimated seconds left on ``workers`` workers, estimated total raw tilings): the
-        estimates of the pending units (a unit's tilings by random paths are unbiased but rough;
-        their sum over many units less so), with the tilings counted so far."""
+        pending units' estimated nodes at the rate measured so far, and the tilings counted
+        so far plus :meth:`tilings_left`; (None, None) while some unit has no estimate."""
         if self._left[2]:
             return None, None
-        seconds = max(0.0, self._left[0]) / self.rate() / max(1, workers)
-        return seconds, self._tilings + max(0.0, self._left[1])
+        seconds = 0.0 if self.complete else max(0.0, self._left[0]) / self.rate() / max(1, workers)
+        return seconds, self._tilings + self.tilings_left()
 
     def budget(self, workers: int) -> float | None:
-        """The time budget of the next run (None: no estimate, no budget)."""
-        return budget(self.nodes_left(), self.rate(), workers)
+        """The time budget of the next run (None: no estimate, no budget): short
+        (FIRST_BUDGET) while the rate is not measured yet."""
+        seconds = budget(self.nodes_left(), self.rate(), workers)
+        measured = self.seconds_done > 0.5
+        return seconds if seconds is None or measured else min(seconds, max(MIN_BUDGET, FIRST_BUDGET))
 
     # -- a checkpoint's records, replayed
     def replay(self, records: list[dict], refuse: Callable[[str], Exception]) -> int:
@@ -227,6 +268,8 @@ class Ledger:
                 raise refuse(f"damaged: unit {i} recorded twice")
             seconds = rec.get("seconds")
             seconds = seconds if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None
+            nodes = rec.get("nodes")  # a measure for the forecast, not for this run's rate
+            nodes = nodes if isinstance(nodes, int) and not isinstance(nodes, bool) and nodes >= 0 else None
             parts = rec.get("split")
             if parts is None:
                 self.finish(i, counts, seconds)
@@ -235,6 +278,7 @@ class Ledger:
                         or not all(_is_part(p) for p in parts)):
                     raise refuse(f"damaged: the split of unit {i} is not what tilesat writes")
                 self.split(i, counts, [(p["forced"], p["excluded"]) for p in parts], seconds)
+            self._measure(counts, nodes)
             n += 1
         return n
 
@@ -253,10 +297,10 @@ def split_record(ledger: Ledger, i: int, first: int) -> dict:
 
 def budget(nodes_left: float | None, rate: float, workers: int) -> float | None:
     """A run's time budget: 1/SHARE of what the work left is expected to take
-    on each of ``workers`` workers, at least MIN_BUDGET; None without an estimate."""
+    on each of ``workers`` workers, between MIN_BUDGET and MAX_BUDGET; None without an estimate."""
     if nodes_left is None:
         return None
-    return max(MIN_BUDGET, nodes_left / max(rate, 1.0) / max(1, workers) / SHARE)
+    return min(MAX_BUDGET, max(MIN_BUDGET, nodes_left / max(rate, 1.0) / max(1, workers) / SHARE))
 
 
 # --- running a ledger ---------------------------------------------------------

@@ -369,7 +369,7 @@ def count_tilings(instance: Instance, method: str = "auto", **keywords) -> Count
     as work advances; where the units are estimated (a native count shared out
     or checkpointed) with a keyword ``forecast={"seconds_left": .., "tilings": ..}``
     too, if it takes one: the time left and the expected raw total, from Knuth's
-    estimates (:mod:`tilesat.questions.balance`).  Ctrl-C returns what was counted so far, as a lower bound;
+    estimates of the units left and the rates measured so far (:mod:`tilesat.questions.balance`).  Ctrl-C returns what was counted so far, as a lower bound;
     a certificate found makes the count an exact 0; run again with the same
     checkpoint, the finished units are skipped."""
     return count(instance, *count_request(method, keywords))
@@ -540,6 +540,8 @@ class _Count:
         else:
             ledger.finish(i, o.counts, o.seconds, o.nodes)
         if record and self.book is not None:
+            if o.nodes is not None:  # the forecast's tilings a node, on a resume (tilesat.questions.balance)
+                extra["nodes"] = o.nodes
             self.book.add(i, unit, counts=list(o.counts), seconds=round(o.seconds, 6), **extra)
         self.tilings_now = ledger.tilings()
         if self.tilings_now:
