@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .certificate import Certificate, CertificateError, check_certificate
+from ..model.arrays import unique
 from ..model.instance import Instance
 from ..model.placements import Placements
 
@@ -77,7 +78,7 @@ def _candidates(instance: Instance, placements: Placements, w: np.ndarray, sums:
     sizes = {instance.rules[k].piece.size for k in used}
     for m in MODULI:
         if len(sizes) == 1 and board.area % next(iter(sizes)) == 0:
-            residues = np.unique(sums % m)
+            residues = unique(sums % m)
             if residues.size != 1:
                 continue
             mu = int(-residues[0]) % m
@@ -90,7 +91,7 @@ def _candidates(instance: Instance, placements: Placements, w: np.ndarray, sums:
             rules, value, ok = {}, total, True
             for k in used:
                 r = instance.rules[k]
-                residues = np.unique(sums[placements.rule == k] % m)
+                residues = unique(sums[placements.rule == k] % m)
                 if residues.size > 1 or (residues.size == 1 and residues[0] and r.min != r.max):
                     ok = False
                     break

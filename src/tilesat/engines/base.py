@@ -42,6 +42,7 @@ import numpy as np
 
 from ..certify.verify import verify_tiling
 from ..errors import TilesatError
+from ..model.arrays import unique
 from ..model.instance import Instance
 from ..model.placements import Placements, generate_placements
 from ..model.symmetry import Symmetry, symmetry_group
@@ -218,7 +219,7 @@ class Context:
             return bool(times.max(initial=0) <= 1 and (times[need] == 1).all())
         if self._sizes[chosen].sum() != self.instance.board.area:
             return False
-        return disjoint or np.unique(np.concatenate([self.placements.cells_of(int(i)) for i in chosen])).size == (
+        return disjoint or unique(np.concatenate([self.placements.cells_of(int(i)) for i in chosen])).size == (
             self.instance.board.area)
 
     def checked(self, stream: Iterator[np.ndarray], limit: int | None, disjoint: bool = False) -> Iterator[np.ndarray]:

@@ -33,6 +33,7 @@ from pysat.card import CardEnc, EncType
 from .encodings import AUTO, DEFAULT_ENCODING, NATIVE_ENCODINGS, choose_encoding, get_encoding
 from .encodings._util import pairs
 from ..errors import TilesatError, did_you_mean
+from ..model.arrays import unique
 from ..model.footprint import check_formula_memory
 from ..model.placements import Placements
 from ..running.control import deadline
@@ -198,7 +199,7 @@ def cell_constraints(placements: Placements, allow_empty: bool = False) -> list[
     degree = (indptr[cells + 1] - indptr[cells]).astype(np.int64)
     empty = empty_variables(placements, allow_empty)
     groups = []
-    for d in np.unique(degree):
+    for d in unique(degree):
         rank = np.flatnonzero(degree == d)  # position among the open cells
         cols = np.arange(d, dtype=np.int64)
         for part in ([rank] if allow_empty or not board.has_optional else [rank[empty[rank] == 0], rank[empty[rank] > 0]]):
