@@ -39,7 +39,7 @@ from .portfolio import PORTFOLIO
 from ..certify.colourings import colouring_certificate
 from .prune import Pruned, forced_tiling, prune
 from .repair_sweep import RepairSweep
-from .sweep import (GLANCE, TROUBLE_WIDTH, SWEEP_MIN_AREA, SweepStats, counts_hold, other_tiling, sweep_problem,
+from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, other_tiling, sweep_problem,
                     window_encoding, window_solver)
 
 
@@ -196,8 +196,8 @@ class TilingSearch:
         plan = self._lp_plan
         if self.sweep and self.found == 0 and plan is not None and plan.pending and plan.budget > 0:
             # A sweep goes on while it goes forward: the LP's turn comes when its
-            # window widens past TROUBLE_WIDTH, a sign that there may be no tiling.
-            found = self._without_solver(TROUBLE_WIDTH)
+            # window widens past its trouble width, a sign that there may be no tiling.
+            found = self._without_solver(pause=True)
             if found is not None or self.exhausted:
                 plan.done("the search finished first")
                 return None if found is None else self._accept(*found)
@@ -241,7 +241,7 @@ class TilingSearch:
         self.found_by.append("solver")
         return self._accept(*reversed(tiling_from_model(self.placements, solver.model())))
 
-    def _without_solver(self, pause_wider_than: int | None = None) -> tuple[list[int], Tiling | None] | None:
+    def _without_solver(self, pause: bool = False) -> tuple[list[int], Tiling | None] | None:
         """(placements, tiling or None) of the first tiling by the sweep or of the second by a
         local change, or None: the solver's turn.  Neither repeats a tiling: the sweep
         runs before any is found, the local change differs from the first.
@@ -262,7 +262,7 @@ class TilingSearch:
                     tiling, chosen = tiling_from_model(self.placements, self._solver.model())
                     return chosen, tiling
         if self.found == 0:
-            chosen = self._sweep(pause_wider_than)
+            chosen = self._sweep(pause)
             return None if chosen is None else (chosen, None)
         if self.found == 1 and not self._local_tried:
             self._local_tried = True
@@ -306,8 +306,9 @@ class TilingSearch:
         finally:
             self.solve_seconds += time.perf_counter() - t0
 
-    def _sweep(self, pause_wider_than: int | None = None) -> list[int] | None:
-        """The sweep's tiling, or None: it gave up, or paused (``pause_wider_than``).
+    def _sweep(self, pause: bool = False) -> list[int] | None:
+        """The sweep's tiling, or None: it gave up, or (``pause``) paused before a window
+        wider than its trouble width (sweep.TROUBLE_WIDTH).
         It resumes where a pause or a time limit left it."""
         if self._sweeper is None:
             self._sweeper = RepairSweep(self.placements, window_encoding(self.formula.encoding),
@@ -317,7 +318,7 @@ class TilingSearch:
             return None
         t0 = time.perf_counter()
         try:
-            chosen = self._sweeper.run(self._progress, pause_wider_than)
+            chosen = self._sweeper.run(self._progress, self._sweeper.trouble_width if pause else None)
         finally:
             self.solve_seconds += time.perf_counter() - t0
         if chosen is not None and not counts_hold(self.placements, chosen):
