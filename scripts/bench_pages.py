@@ -36,8 +36,9 @@ PAGES = [
      "puzzles; L4, L3, T4, P5, mixed sets, pentominoes with counts; 40x40 to 100x100), one row per family, "
      "tilesat `--jobs 1` against OR-Tools CP-SAT with 1 worker on the report set, and the tuning-set "
      "measurement behind `auto`'s choice. The target (every family: median ratio at most 0.5, worst board "
-     "at most 1.0) is not reached on every family: the notes under the first table say where, by how much "
-     "and what was tried. The rows for `--jobs 8` against 8 workers are not measured. The guide's "
+     "at most 1.0) is not reached on every family: the notes under the first tables say where, by how much "
+     "and what was tried. The rows for `--jobs 8` against 8 workers are not measured: this machine has 2 "
+     "shared cores, and numbers from 2 cores are not 8-worker numbers. The guide's "
      "[Hard boards](../guide/hard-boards.md) says how the look-ahead, the colourings and the repairing sweep work."),
     ("peers", "Against the tools people use today",
      "tilesat's defaults against OR-Tools CP-SAT (the exact-cover model of the published L-Panel "
