@@ -418,3 +418,25 @@ def test_an_error_caused_by_this_runs_interrupt_is_the_interrupt():
         processes.ignore_interrupts()  # reported: a later error is the report's own
         assert not processes.interrupt_behind(caused)
     assert not processes.interrupt_behind(caused)  # no interrupt arrived in this run
+
+
+def _swallowed():
+    try:
+        _ctrl_c()
+    except KeyboardInterrupt:
+        pass  # as some C code does (Cython's module init of numpy.random._generator)
+
+
+def test_an_interrupt_not_reported_is_raised_once_after_a_moment(monkeypatch):
+    monkeypatch.setattr(processes, "UNREPORTED_SECONDS", 0.05)
+    with interrupts_handled():
+        _swallowed()
+        Deadline(None).check()  # a partial result caught on purpose has the moment to be reported
+        time.sleep(0.06)
+        with pytest.raises(KeyboardInterrupt):
+            Deadline(None).check()
+        Deadline(None).check()  # once
+        _swallowed()
+        processes.ignore_interrupts()  # reported: nothing more
+        time.sleep(0.06)
+        Deadline(None).check()

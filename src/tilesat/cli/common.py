@@ -201,7 +201,7 @@ def _run_command(fn, args, kwargs):
         if processes.interrupt_behind(e):
             raise KeyboardInterrupt from None
         raise
-    processes.raise_lost_interrupt()
+    processes.raise_lost_interrupt(unreported=False)  # one it reported and returned from is not raised again
     return result
 
 

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from typing import Iterator
 
 from ..errors import TilesatError
@@ -74,11 +75,20 @@ _RECEIVED: list[int] = []
 # such as importlib's module-lock one, a ``__del__``, a gc callback), where it
 # is printed as "Exception ignored" and dropped, so the run went on.
 _LOST: list[int] = []
+# The pid and time of the last interrupt raised here, until the command reports
+# it (:func:`ignore_interrupts`): some C code swallows a KeyboardInterrupt raised
+# in Python code it calls, silently (Cython's module init of
+# numpy.random._generator, in numba's import: a listing ran on).
+_UNREPORTED: list[float] = []
+#: How long a run may go on after an interrupt before a poll raises it again: a
+#: KeyboardInterrupt caught on purpose (a partial result) is reported sooner.
+UNREPORTED_SECONDS = 0.3
 
 
 def _interrupt(signum, frame):
     _RECEIVED.append(signum)
     _LOST.clear()  # this one stands for it
+    _UNREPORTED[:] = [os.getpid(), time.monotonic()]
     raise KeyboardInterrupt
 
 
@@ -96,11 +106,19 @@ def _keeping_lost_interrupts(previous):
     return hook
 
 
-def raise_lost_interrupt() -> None:
+def raise_lost_interrupt(unreported: bool = True) -> None:
     """Raise KeyboardInterrupt again, once, if an interrupt was lost in an
-    unraisable callback (see ``_LOST``); for the polls of a run (deadline
-    checks), in the main thread of the process that lost it."""
-    if _LOST and _LOST[0] == os.getpid() and threading.current_thread() is threading.main_thread():
+    unraisable callback (see ``_LOST``), or (``unreported``) the command has not
+    reported one received UNREPORTED_SECONDS ago (``_UNREPORTED``); for the
+    polls of a run (deadline checks), in the main thread of the process that lost it."""
+    if not (_LOST or _UNREPORTED) or threading.current_thread() is not threading.main_thread():
+        return
+    pid = os.getpid()
+    lost = _LOST and _LOST[0] == pid
+    if unreported and _UNREPORTED and _UNREPORTED[0] == pid and time.monotonic() - _UNREPORTED[1] > UNREPORTED_SECONDS:
+        lost = True
+        _UNREPORTED.clear()  # once: a partial result's own polls after it are not cut short again
+    if lost:
         _LOST.clear()
         raise KeyboardInterrupt
 
@@ -150,6 +168,7 @@ def handle_interrupts():
 def ignore_interrupts() -> None:
     """After the first interrupt, further ones must not cut the report short (nor one lost before it)."""
     _LOST.clear()
+    _UNREPORTED.clear()
     if threading.current_thread() is threading.main_thread():
         for signum in INTERRUPTING:
             signal.signal(signum, signal.SIG_IGN)
@@ -164,6 +183,7 @@ def forget_interrupts() -> None:
     """A new run in this process (in-process callers run several)."""
     _RECEIVED.clear()
     _LOST.clear()
+    _UNREPORTED.clear()
 
 
 # --- the parent-death signal ---------------------------------------------------------
