@@ -162,7 +162,7 @@ def test_check_outputs_only_ever_raises_one_line_errors(name, option, force):
 
 def tilesat(*args, **kwargs) -> subprocess.CompletedProcess:
     """The real command, as a user runs it (exit statuses and pipes are the point)."""
-    return subprocess.run([sys.executable, "-m", "tilesat.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "tilesat", *map(str, args)], capture_output=True, text=True,
                           timeout=120, **kwargs)
 
 
@@ -183,7 +183,7 @@ def assert_one_error_line(stderr: str) -> str:
 ])
 def test_stdout_on_a_full_disk_is_one_line(args):
     with open("/dev/full", "w") as full:
-        res = subprocess.run([sys.executable, "-m", "tilesat.cli", *map(str, args)], stdout=full,
+        res = subprocess.run([sys.executable, "-m", "tilesat", *map(str, args)], stdout=full,
                              stderr=subprocess.PIPE, text=True, timeout=120)
     assert res.returncode == 2
     assert "No space left on device" in assert_one_error_line(res.stderr)
@@ -191,7 +191,7 @@ def test_stdout_on_a_full_disk_is_one_line(args):
 
 def run_into_closed_pipe(*args, read_lines: int = 0) -> subprocess.CompletedProcess:
     """Run tilesat with stdout a pipe that the reader closes after ``read_lines`` lines."""
-    proc = subprocess.Popen([sys.executable, "-m", "tilesat.cli", *map(str, args)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "tilesat", *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     for _ in range(read_lines):
         assert proc.stdout.readline()
@@ -220,7 +220,7 @@ def test_head_after_one_line_ends_quietly_with_141():
 
 
 def test_head_in_a_shell_pipeline():
-    out = subprocess.run(["bash", "-c", f'"{sys.executable}" -m tilesat.cli tromino 9 | head -1 >/dev/null; '
+    out = subprocess.run(["bash", "-c", f'"{sys.executable}" -m tilesat tromino 9 | head -1 >/dev/null; '
                                         'echo "${PIPESTATUS[0]}"'], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "141", out.stderr
     assert out.stderr == ""

@@ -125,11 +125,11 @@ def test_an_installed_engine_is_found_by_its_entry_point(tmp_path):
     board = tmp_path / "strip.txt"
     board.write_text("pieces: domino\n" + "..........\n" * 2)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "examples")])}
-    run = subprocess.run([sys.executable, "-m", "tilesat.cli", "count", str(board), "--json"], capture_output=True,
+    run = subprocess.run([sys.executable, "-m", "tilesat", "count", str(board), "--json"], capture_output=True,
                          env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert (data["method"], data["count"]) == ("strip", 89) and "estimate" in data["why"]
-    run = subprocess.run([sys.executable, "-m", "tilesat.cli", "count", "--help"], capture_output=True, text=True,
+    run = subprocess.run([sys.executable, "-m", "tilesat", "count", "--help"], capture_output=True, text=True,
                          env={**env, "COLUMNS": "400"}, timeout=300)
     assert "strip = domino tilings of a whole 2-by-n strip" in " ".join(run.stdout.split())

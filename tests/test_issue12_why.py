@@ -67,7 +67,7 @@ from procs import cpu_seconds as _cpu_seconds
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCES = ROOT / "instances"
 SMALL = INSTANCES / "lpanel-6x6.txt"
-CLI = [sys.executable, "-m", "tilesat.cli"]  # the old code has this entry too
+CLI = [sys.executable, "-m", "tilesat"]
 runner = CliRunner()
 
 

@@ -337,7 +337,7 @@ def test_huge_board_gets_one_line_quickly_and_small(tmp_path):
     big.write_text("pieces: L4\n" + ("." * 3000 + "\n") * 3000)
     peak_file = tmp_path / "peak"
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", WRAPPER, str(peak_file), sys.executable, "-m", "tilesat.cli",
+    proc = subprocess.run([sys.executable, "-c", WRAPPER, str(peak_file), sys.executable, "-m", "tilesat",
                            "solve", str(big)], capture_output=True, text=True, timeout=120)
     elapsed = time.monotonic() - t0
     assert proc.returncode == 2, proc.stderr
@@ -358,7 +358,7 @@ def _address_space_3gb():
 
 def tilesat(*args, env=None):
     environ = {k: v for k, v in os.environ.items() if k != memory.ENV_VAR} | (env or {})
-    return subprocess.run([sys.executable, "-m", "tilesat.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "tilesat", *map(str, args)], capture_output=True, text=True,
                           timeout=120, env=environ, preexec_fn=_address_space_3gb)
 
 
