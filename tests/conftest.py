@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 
 import pytest
@@ -11,6 +12,18 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_put_back():
+    """Each test starts with the signal handlers pytest had: a command run
+    in-process that was interrupted ignores further Ctrl-Cs as it ends (a real
+    process then exits), and the tests after it must not inherit that."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for signum, handler in saved.items():
+        if signal.getsignal(signum) is not handler and handler is not None:
+            signal.signal(signum, handler)
 
 
 @pytest.fixture

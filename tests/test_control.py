@@ -408,8 +408,8 @@ def _from_none(error):
 
 
 def test_an_error_caused_by_this_runs_interrupt_is_the_interrupt():
-    caused = _error_after(_ctrl_c, _from(ImportError("initialization failed")))
     with interrupts_handled():
+        caused = _error_after(_ctrl_c, _from(ImportError("initialization failed")))
         # the real case: highspy's import interrupted, then scipy's (the fallback) not found
         fallback = _error_after(_raise(_error_after(_ctrl_c, _from(ImportError("init")))), _while_handling(ImportError("scipy")))
         assert processes.interrupt_behind(caused) and processes.interrupt_behind(fallback)
