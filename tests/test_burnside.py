@@ -164,6 +164,8 @@ def symmetric_domino_boards(draw):
 @settings(max_examples=40)
 @given(symmetric_domino_boards())
 def test_pfaffian_classes_agree_with_ganak_on_symmetric_holed_boards(grid):
+    if not any("." in row for row in grid):
+        reject()  # the holes' symmetric closure blocked every cell: no board to count (one error line)
     instance = parse_instance("pieces: domino\n" + "\n".join(grid) + "\n")
     by_pfaffian = count_tilings(instance, "pfaffian", up_to_symmetry=True)
     by_frontier = count_tilings(instance, "frontier", up_to_symmetry=True)
