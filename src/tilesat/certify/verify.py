@@ -200,6 +200,8 @@ def _colour_problems(instance: Instance, tiles: list) -> list[str]:
     its cells are (an allowed map and a translation carry the piece's coloured
     cells onto the tile's), and each piece colour must be allowed on the board
     colour under it (the default colour 0 fits anything)."""
+    if not any(r.piece.colours for r in instance.rules) and not any(t.colours for t in tiles):
+        return []  # nothing coloured (every plain tiling, on the hot path of every check)
     board = instance.board
     rules = {r.name: r for r in instance.rules}
     pairs = instance.pairs if instance.pairs is not None else {(k, k) for k in range(1, 27)}

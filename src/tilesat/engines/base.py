@@ -171,6 +171,8 @@ class Context:
         self.exhausted = True  # False when a listing stopped at its limit
         self._formula: Formula | None = None
         self._sizes = np.diff(self.placements.indptr)
+        board = instance.board  # the cells every tiling covers once (the others at most once)
+        self._needed = None if board.exact else board.open.ravel() & ~board.optional.ravel()
 
     @property
     def formula(self) -> Formula:
@@ -215,8 +217,7 @@ class Context:
         if not board.exact:
             cells = np.concatenate([self.placements.cells_of(int(i)) for i in chosen] or [np.zeros(0, np.int32)])
             times = np.bincount(cells, minlength=board.ncells)
-            need = board.open.ravel() & ~board.optional.ravel()
-            return bool(times.max(initial=0) <= 1 and (times[need] == 1).all())
+            return bool(times.max(initial=0) <= 1 and (times[self._needed] == 1).all())
         if self._sizes[chosen].sum() != self.instance.board.area:
             return False
         return disjoint or unique(np.concatenate([self.placements.cells_of(int(i)) for i in chosen])).size == (

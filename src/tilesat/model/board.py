@@ -138,11 +138,6 @@ class Board:
         return self.wrap in ("columns", "both")
 
     @property
-    def has_optional(self) -> bool:
-        """Whether some open cell may stay empty."""
-        return self.optional is not None
-
-    @property
     def has_colours(self) -> bool:
         return self.colour is not None
 
@@ -156,11 +151,6 @@ class Board:
     def optional_cells(self) -> np.ndarray:
         """Flat indices of the open cells that may stay empty, ascending."""
         return np.zeros(0, np.int64) if self.optional is None else np.flatnonzero(self.optional.ravel())
-
-    @property
-    def required_area(self) -> int:
-        """Open cells that must be covered."""
-        return self.area - int(self.optional_cells.size)
 
     def colour_of(self, index: int) -> int:
         return 0 if self.colour is None else int(self.colour.ravel()[index])

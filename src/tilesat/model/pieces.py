@@ -77,20 +77,9 @@ def transforms(shape: Shape, mode: str = "free", grid: str = "square") -> list[S
     return list(seen)
 
 
-_SQUARE_MAPS = {
-    "fixed": [lambda c: c],
-    "one-sided": [lambda c: c, lambda c: (c[1], -c[0]), lambda c: (-c[0], -c[1]), lambda c: (-c[1], c[0])],
-}
-_SQUARE_MAPS["free"] = _SQUARE_MAPS["one-sided"] + [lambda c, f=f: f((c[0], -c[1])) for f in _SQUARE_MAPS["one-sided"]]
-
-
 def cell_maps(mode: str = "free", grid: str = "square") -> list:
     """The point maps of the grid that orientation ``mode`` allows, as functions of a cell."""
-    if grid != "square":
-        return list(get_grid(grid).orient_maps(mode))
-    if mode not in _SQUARE_MAPS:
-        raise TilesatError(f"unknown orientation {mode!r}; use one of {', '.join(ORIENTATIONS)}")
-    return _SQUARE_MAPS[mode]
+    return list(get_grid(grid).orient_maps(mode))
 
 
 def canonical(shape: Shape, mode: str = "free", grid: str = "square") -> Shape:

@@ -116,7 +116,7 @@ def symmetry_group(placements: Placements) -> list[Symmetry]:
         if image.tobytes() in seen:
             continue  # the same map of cells reached another way
         seen.add(image.tobytes())
-        if not np.array_equal(open_flat[image], open_flat) or not board.same_cells(image):
+        if not board.same_cells(image):
             continue  # open, optional and coloured cells keep what they are
         perm = table.placement_map(image)
         if perm is not None:

@@ -202,7 +202,7 @@ def cell_constraints(placements: Placements, allow_empty: bool = False) -> list[
     for d in unique(degree):
         rank = np.flatnonzero(degree == d)  # position among the open cells
         cols = np.arange(d, dtype=np.int64)
-        for part in ([rank] if allow_empty or not board.has_optional else [rank[empty[rank] == 0], rank[empty[rank] > 0]]):
+        for part in (rank[empty[rank] == 0], rank[empty[rank] > 0]):  # one of them empty unless some cells may stay empty
             if not part.size:
                 continue
             sel = cells[part]
