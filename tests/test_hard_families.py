@@ -4,12 +4,12 @@ makes the same board again, and the tuning and report seeds differ.
 (Random blocked cells: no verdict is claimed; the benchmark compares the tools'.)"""
 
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_scripts import import_script
 from test_property import _args, as_key, oracle, oracle_checker
 
 from tilesat import check_unique
@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MEASURED = ROOT / "docs" / "benchmarks" / "data" / "hard-families" / "02-auto-sweep-or-sat.json"
 ENGINE_OF = {"one CDCL run + look-ahead": "sat", "repairing sweep + look-ahead": "sweep"}
 
-sys.path.insert(0, str(ROOT / "scripts"))
-from hard_families import FAMILIES, REPORT_SEEDS, TUNING_SEEDS, count_range  # noqa: E402
+_families = import_script("hard_families")
+FAMILIES, REPORT_SEEDS, TUNING_SEEDS, count_range = (_families.FAMILIES, _families.REPORT_SEEDS,
+                                                     _families.TUNING_SEEDS, _families.count_range)
 
 SMALL = 8  # the oracle decides 8x8 boards of every family in well under a second
 

@@ -20,7 +20,7 @@ from ..sat.proof import ProofError, verify_proof
 from ..questions.solve import Result
 from ..model.tiling import Tiling
 from ..certify.verify import problems
-from .groups import REQUIRED, SOURCE, Source, with_groups
+from .groups import SOURCE, Source, with_groups
 from .root import app
 from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,

@@ -109,11 +109,6 @@ class RepairSweep(Stepping):
         self.chosen: list[int] | None = None
         self._start(0)
 
-    @property
-    def trouble_width(self) -> int:
-        """A window wider than this is a sign that there may be no tiling (sweep.TROUBLE_WIDTH's rule)."""
-        return self.window + 4 * self.step
-
     def _start(self, attempt: int) -> None:
         """Start (again) from nothing, with the attempt's encoding."""
         self.attempt = attempt

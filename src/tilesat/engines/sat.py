@@ -308,7 +308,7 @@ class TilingSearch:
 
     def _sweep(self, pause: bool = False) -> list[int] | None:
         """The sweep's tiling, or None: it gave up, or (``pause``) paused before a window
-        wider than its trouble width (sweep.TROUBLE_WIDTH).
+        wider than its trouble width (sweep.Stepping.trouble_width).
         It resumes where a pause or a time limit left it."""
         if self._sweeper is None:
             self._sweeper = RepairSweep(self.placements, window_encoding(self.formula.encoding),

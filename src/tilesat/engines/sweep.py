@@ -76,11 +76,6 @@ GLANCE = 2_000
 #: Boards from this many open cells get a sweep when ``--method auto``: at
 #: 30x30 one SAT run takes under a second, and the sweep buys nothing.
 SWEEP_MIN_AREA = 400
-#: Where the search pauses a sweep for the LP's certificate check: a window
-#: widened past this is a sign that there may be no tiling at all (none of
-#: the 20 60x60 boards widened past 28 diagonals; a board with a parity
-#: obstruction widens until the sweep gives up, each window harder).
-TROUBLE_WIDTH = WINDOW + 4 * STEP
 #: other_tiling: the box's side in cells, and how many boxes it tries at most.
 BOX, MAX_BOXES = 8, 256
 
@@ -236,7 +231,17 @@ class Stepping:
     done: bool
     chosen: list[int] | None
     width: int
+    step: int
+    window: int
     stats: SweepStats
+
+    @property
+    def trouble_width(self) -> int:
+        """Where the search pauses a sweep for the LP's certificate check: a window
+        widened past this is a sign that there may be no tiling at all (none of
+        the 20 60x60 boards widened past 28 diagonals; a board with a parity
+        obstruction widens until the sweep gives up, each window harder)."""
+        return self.window + 4 * self.step
 
     def run(self, progress: Callable | None = None, pause_wider_than: int | None = None) -> list[int] | None:
         """The placement indices of a tiling, or None when the sweep gives up

@@ -46,8 +46,9 @@ SHARE = 16
 #: No budget under this many seconds: a split costs a few milliseconds
 #: (the parts' records, their estimates, sending them).
 MIN_BUDGET = 0.5
-#: Nodes a second assumed until the count has measured its own rate.
-DEFAULT_RATE = 5e6
+#: Nodes a second assumed until the count has measured its own rate, which it
+#: has once its units have run this many seconds.
+DEFAULT_RATE, RATE_AFTER_SECONDS = 5e6, 0.5
 #: The estimates' own tilings count in the forecast as this many nodes of
 #: measured search (about a second): before anything ran they are all there
 #: is; the count's measured tilings a node take over as it searches.
@@ -214,7 +215,7 @@ class Ledger:
 
     def rate(self) -> float:
         """Nodes a second, as measured so far (DEFAULT_RATE before anything was measured)."""
-        if self.seconds_done > 0.5 and self.nodes_done > 0:
+        if self.seconds_done > RATE_AFTER_SECONDS and self.nodes_done > 0:
             return self.nodes_done / self.seconds_done
         return DEFAULT_RATE
 
@@ -245,7 +246,7 @@ class Ledger:
         """The time budget of the next run (None: no estimate, no budget): short
         (FIRST_BUDGET) while the rate is not measured yet."""
         seconds = budget(self.nodes_left(), self.rate(), workers)
-        measured = self.seconds_done > 0.5
+        measured = self.seconds_done > RATE_AFTER_SECONDS
         return seconds if seconds is None or measured else min(seconds, max(MIN_BUDGET, FIRST_BUDGET))
 
     # -- a checkpoint's records, replayed
