@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import event, given, settings, strategies as st
 from typer.testing import CliRunner
 
@@ -123,3 +124,16 @@ def test_check_unique_shows_the_grade_and_explains():
     assert "grade" not in json.loads(out)
     status, out = _run("check-unique", ROOT / "instances" / "lpanel-4x8-multiple.txt", "--json")
     assert status == 1 and "grade" not in json.loads(out)  # only a unique board is graded
+
+
+def test_a_board_whose_cells_may_stay_empty_is_refused_not_graded_none():
+    """Deduction covers every open cell: on a '+' board it would say 'no tiling'
+    of a unique board, so grade() refuses it in one line (its callers say so)."""
+    from tilesat import check_unique
+    from tilesat.errors import TilesatError
+    from tilesat.model.instance import parse_instance
+
+    instance = parse_instance("pieces: I2\n..+\n")
+    assert check_unique(instance).verdict == "unique"
+    with pytest.raises(TilesatError, match="not graded: .*may stay empty"):
+        grade(instance)

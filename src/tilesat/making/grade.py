@@ -358,11 +358,22 @@ class Deducer:
         return f"{what}: it leads to a contradiction (by propagation on the formula)"
 
 
+def ungradable(instance: Instance) -> str | None:
+    """Why the board cannot be graded, or None: deduction covers every open
+    cell, so on a board whose cells may stay empty it would say "no tiling"."""
+    if not instance.board.exact:
+        return "deduction covers every open cell, and this board has cells that may stay empty (+)"
+    return None
+
+
 def grade(instance: Instance, explain: int = STEPS_KEPT, placements: Placements | None = None,
           guesses: bool = True) -> Grade:
     """The grade of a board with a tiling (meant for unique ones; a board
     with several tilings is ``hard``: deduction cannot settle it).
-    :class:`~tilesat.errors.TilesatError` when deduction shows there is no tiling."""
+    :class:`~tilesat.errors.TilesatError` when deduction shows there is no
+    tiling, or when the board cannot be graded (:func:`ungradable`)."""
+    if (why := ungradable(instance)) is not None:
+        raise TilesatError(f"not graded: {why}")
     t0 = time.perf_counter()
     placements = placements if placements is not None else generate_placements(instance)
     deducer = Deducer(placements)

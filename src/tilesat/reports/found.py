@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from ..making.grade import Grade, grade
+from ..making.grade import Grade, grade, ungradable
 from ..model.instance import Instance
 from ..model.tiling import differing_cells
 from ..questions.solve import FindRequest, Result, answer_solve, answer_unique
@@ -72,8 +72,8 @@ def look(instance: Instance, request: Look, options: SatOptions, progress: Calla
     result = QUESTIONS[request.question](instance, request.find, options, progress)
     found = Found(instance, result, explain=bool(request.explained))
     # in the command, not in the library's check_unique, whose callers (benchmarks, generate) need no grade
-    if request.explained is not None and result.verdict == "unique" and not instance.board.exact:
-        result.stats["grade"] = "not graded: deduction covers every open cell, and this board has cells that may stay empty (+)"
+    if request.explained is not None and result.verdict == "unique" and (why := ungradable(instance)) is not None:
+        result.stats["grade"] = f"not graded: {why}"
     elif request.explained is not None and result.verdict == "unique":
         if progress is not None:
             progress("grading: propagation, then probing")
