@@ -231,3 +231,14 @@ def test_a_unique_coloured_board_is_proved_and_not_graded(tmp_path):
     assert data["tilings"] == [[{"piece": "D", "cells": [[0, 0], [0, 1]], "colours": [1, 0]}]]
     run = tilesat("verify-proof", str(tmp_path / "proof"))
     assert run.returncode == 0 and run.stdout.startswith(b"proof verified")
+
+
+def test_a_first_row_of_lowercase_letters_is_written_under_a_blocked_row():
+    """A first row such as 'aa' reads as a word (a header that lost its ':'); the
+    writer puts a row of '#' above it so the file reads back as the same board."""
+    inst = parse_instance("shape: C AA\npieces: C\n##\naa\n")
+    text = format_instance(inst)
+    assert text.endswith("##\naa\n")
+    assert format_instance(parse_instance(text)) == text
+    with pytest.raises(TilesatError, match="starts with a row of '#' above it"):
+        parse_instance("shape: C AA\npieces: C\naa\n")

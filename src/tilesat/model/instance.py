@@ -294,7 +294,9 @@ def parse_instance(
         key, sep, value = line.partition(":")
         key = key.strip().lower()
         if not sep or not re.fullmatch(r"[a-z]+", key):
-            fail(lineno, f"not a grid row (only '.', '#', '+' and colour letters) nor a 'key: value' header: {line[:60]!r}")
+            hint = ("; a board whose first row is only lowercase letters (optional coloured cells) "
+                    "starts with a row of '#' above it" if not grid and _grid_row(line, False) else "")
+            fail(lineno, f"not a grid row (only '.', '#', '+' and colour letters) nor a 'key: value' header: {line[:60]!r}{hint}")
         if grid:
             fail(lineno, f"header {key!r} after the grid; headers come first")
         value = value.strip()
@@ -435,7 +437,10 @@ def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = 
         lines.append(f"wrap: {instance.board.wrap}")
     if instance.pairs is not None:
         lines.append(f"colours: {instance.pairs_text()}")
-    lines.extend(instance.board.rows_text())
+    rows = instance.board.rows_text()
+    if instance.board.is_square and rows and not _grid_row(rows[0], True):  # lowercase letters only read as a word
+        rows = ["#" * len(rows[0]), *rows]
+    lines.extend(rows)
     return "\n".join(lines) + "\n"
 
 
