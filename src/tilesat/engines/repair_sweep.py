@@ -284,11 +284,11 @@ def window_clauses(owner: np.ndarray, start: np.ndarray, degree: np.ndarray, emp
     (``owner[start[i]:start[i] + degree[i]] + 1``) or its "left empty" variable ``empty[i]``,
     cells grouped by degree, in ``encoding`` (auxiliaries after the last empty variable);
     by engines/_window.c where it has the encoding and ``compiled``, else by the encoder."""
-    top = int(empty[-1]) if empty.size else 0
     if compiled and encoding in COMPILED_ENCODINGS:
         from ._window import window_clauses as compiled_clauses
 
-        return compiled_clauses(*_as_int64(owner, start, degree, empty), COMPILED_ENCODINGS[encoding], top)
+        return compiled_clauses(*_compiled_arguments((owner, start, degree, empty), encoding))
+    top = int(empty[-1]) if empty.size else 0
     encode = get_encoding(encoding)
     clauses: list[list[int]] = []
     for d in np.unique(degree):
@@ -308,15 +308,17 @@ def add_window(solver, solver_name: str, cells: tuple, encoding: str) -> None:
         from . import _window
 
         if _window.can_add_directly():
-            empty = cells[3]
-            _window.add_window_clauses(solver.solver.cadical, *_as_int64(*cells), COMPILED_ENCODINGS[encoding],
-                                       int(empty[-1]) if empty.size else 0)
+            _window.add_window_clauses(solver.solver.cadical, *_compiled_arguments(cells, encoding))
             return
     deque(map(_raw_add_clause(solver_name, solver.solver), window_clauses(*cells, encoding)), maxlen=0)
 
 
-def _as_int64(*arrays: np.ndarray) -> list[np.ndarray]:
-    return [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
+def _compiled_arguments(cells: tuple, encoding: str) -> tuple:
+    """engines/_window.c's arguments for a window: its owner, start, degree and empty arrays as
+    int64, the encoding's number, and the last variable before the auxiliaries."""
+    empty = cells[3]
+    return (*(np.ascontiguousarray(a, dtype=np.int64) for a in cells), COMPILED_ENCODINGS[encoding],
+            int(empty[-1]) if empty.size else 0)
 
 
 def repair_sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Callable | None = None,
