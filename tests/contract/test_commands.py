@@ -134,6 +134,9 @@ def test_export_block_then_decode_json_unique(boards, tmp_path):
     data = document(tilesat("decode", INSTANCES / "lpanel-6x6.txt", answer, "--block", tiling, "--json"),
                     ("verdict", "tilings", "reason", "stats"), status=0)
     assert data["verdict"] == "unique"
+    # the same document, keys in the same order, as check-unique's answer to the same question
+    asked = document(tilesat("check-unique", INSTANCES / "lpanel-6x6.txt", "--json"), status=0)
+    assert list(data) == [key for key in asked if key != "grade"]
 
 
 def test_decode_text_none(tmp_path):

@@ -26,7 +26,6 @@ from .common import (
     EXIT_MULTIPLE, EXIT_NONE, EXIT_UNIQUE, CardOpt, EncodingOpt, FileArg, JsonOpt, PiecesOpt, WrapOpt, check_outputs,
     _err, _load, _out, friendly,
 )
-from ..reports.found import Found
 from .search import _report
 
 
@@ -121,7 +120,7 @@ def decode_cmd(
                      "clauses": formula.nclauses + (block is not None), "encoding": formula.encoding, "card": card,
                      "solver": "external", "seconds": 0.0})
     if as_json:
-        print(json.dumps(Found(instance, result).document()))
+        print(json.dumps(result.to_json()))
     else:
         _report(instance, result, {
             "solved": f"solved: a tiling with {{tiles}} (decoded from {model})",

@@ -48,6 +48,16 @@ class Result:
     certificate: Certificate | None = None
     instance: Instance | None = field(default=None, repr=False, compare=False)  # what was asked, for drawing
 
+    def to_json(self) -> dict:
+        """The result as ``solve``/``check-unique``/``decode --json`` print it."""
+        return {
+            "verdict": self.verdict,
+            "tilings": [t.to_json() for t in self.tilings],
+            "reason": self.reason,
+            "certificate": self.certificate.to_json() if self.certificate is not None else None,
+            "stats": self.stats,
+        }
+
     def _repr_html_(self) -> str:
         """The verdict and the tilings drawn (a notebook shows it): :mod:`tilesat.model.display`."""
         return show("result_html", self)

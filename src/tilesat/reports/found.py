@@ -41,15 +41,8 @@ class Found:
     explain: bool = False
 
     def document(self) -> dict:
-        """What ``--json`` prints."""
-        result = self.result
-        data = {
-            "verdict": result.verdict,
-            "tilings": [t.to_json() for t in result.tilings],
-            "reason": result.reason,
-            "certificate": result.certificate.to_json() if result.certificate is not None else None,
-            "stats": result.stats,
-        }
+        """What ``--json`` prints: the result's JSON, with the grade when there is one."""
+        data = self.result.to_json()
         if self.graded is not None:
             data["grade"] = {**self.graded.to_json(), **({"steps": self.graded.steps} if self.explain else {})}
         return data
