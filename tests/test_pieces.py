@@ -1,4 +1,5 @@
 import pytest
+from hypothesis import given, strategies as st
 
 from tilesat.model.pieces import (
     HEXOMINO_NAMES, SET_SIZES, builtin_names, builtin_piece, canonical, free_polyominoes, parse_drawing, piece_set, transforms,
@@ -59,6 +60,17 @@ def test_every_builtin_is_connected_and_round_trips():
         assert p.is_connected()
         assert parse_drawing(p.name, p.drawing()) == p
     assert not parse_drawing("D", "#.#").is_connected()
+
+
+@given(st.integers(1, 3).flatmap(lambda w: st.lists(st.text(".#ABZ", min_size=w, max_size=w), min_size=1, max_size=3))
+       .filter(lambda rows: any(ch != "." for row in rows for ch in row)))
+def test_a_coloured_drawing_gives_each_cell_its_letters_colour(rows):
+    piece = parse_drawing("x", "/".join(rows))
+    marks = {(r, c): 0 if ch == "#" else "ABCDEFGHIJKLMNOPQRSTUVWXYZ".index(ch) + 1
+             for r, row in enumerate(rows) for c, ch in enumerate(row) if ch != "."}
+    top, left = min(r for r, _ in marks), min(c for _, c in marks)
+    assert dict(zip(piece.cells, piece.colours or [0] * piece.size)) == {(r - top, c - left): k for (r, c), k in marks.items()}
+    assert parse_drawing("x", piece.drawing()) == piece
 
 
 def test_hexominoes_have_their_published_names_and_keep_the_old_ones():

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..errors import TilesatError
+from .board import COLOUR_LETTERS
 from .grids import get_grid
 
 Cell = tuple[int, int]
@@ -173,15 +174,14 @@ class Piece:
         if not self.colours:
             return text
         # the drawing lists cells in the grid's order: the '#'s are the sorted cells, one by one
-        letters = iter("#" if c == 0 else "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[c - 1] for c in _drawing_order(self))
+        letters = iter("#" if c == 0 else COLOUR_LETTERS[c - 1] for c in _drawing_order(self))
         return "".join(next(letters) if ch == "#" else ch for ch in text)
 
 
 def _drawing_order(piece: Piece) -> list[int]:
     """The colours of the piece's cells in the order its drawing writes them."""
     colour = dict(zip(piece.cells, piece.colours))
-    cells = get_grid(piece.grid).parse_shape(piece.name, piece.drawing_plain()) if piece.grid != "square" \
-        else [(r, c) for r, row in enumerate(piece.drawing_plain().split("/")) for c, ch in enumerate(row) if ch == "#"]
+    cells = get_grid(piece.grid).parse_shape(piece.name, piece.drawing_plain())
     norm = grid_normalize(cells, piece.grid)
     order = sorted(range(len(cells)), key=lambda i: cells[i])  # drawing's cell i is norm[rank of i]
     rank = {i: k for k, i in enumerate(order)}
@@ -191,27 +191,15 @@ def _drawing_order(piece: Piece) -> list[int]:
 def parse_drawing(name: str, drawing: str, grid: str = "square") -> Piece:
     """Build a piece from ``ROW/ROW/...`` with ``#`` for the piece's cells
     (a colour's letter ``A``..``Z`` for a cell of that colour)."""
-    letters = [ch for ch in drawing if ch.isascii() and ch.isupper()]
-    if letters:
-        plain = "".join("#" if ch.isascii() and ch.isupper() else ch for ch in drawing)
-        piece = parse_drawing(name, plain, grid)
-        cells = get_grid(grid).parse_shape(name, plain) if grid != "square" \
-            else [(r, c) for r, row in enumerate(plain.split("/")) for c, ch in enumerate(row) if ch == "#"]
-        marks = [ch for ch in drawing if ch == "#" or (ch.isascii() and ch.isupper())]
-        colours = [0 if ch == "#" else "ABCDEFGHIJKLMNOPQRSTUVWXYZ".index(ch) + 1 for ch in marks]
-        return Piece(name, tuple(cells), grid, tuple(colours)) if piece else piece
-    if grid != "square":
-        cells = get_grid(grid).parse_shape(name, drawing)
-        if not cells:
-            raise TilesatError(f"shape {name} has no '#' cell")
-        return Piece(name, tuple(cells), grid)
-    rows = drawing.split("/")
-    if any(set(row) - {"#", "."} for row in rows):
-        raise TilesatError(f"shape {name}: rows may contain only '#' and '.', got {drawing!r}")
-    cells = [(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#"]
+    def coloured(ch: str) -> bool:
+        return ch.isascii() and ch.isupper()
+
+    # the grid reads the cells in the order the drawing writes them: the marks' order
+    cells = get_grid(grid).parse_shape(name, "".join("#" if coloured(ch) else ch for ch in drawing))
     if not cells:
         raise TilesatError(f"shape {name} has no '#' cell")
-    return Piece(name, tuple(cells))
+    colours = [0 if ch == "#" else COLOUR_LETTERS.index(ch) + 1 for ch in drawing if ch == "#" or coloured(ch)]
+    return Piece(name, tuple(cells), grid, tuple(colours))
 
 
 # Golomb's letters, drawn in their usual orientation.  Only these small
