@@ -92,6 +92,17 @@ def test_deadline_stops_with_a_lower_bound():
     assert result.stopped == "timeout" and not result.exact and result.count > 0
 
 
+def test_progress_comes_between_slices_and_the_count_is_the_same():
+    cover = many_covers()
+    seen = []
+    result = count_unit(cover, (), deadline=time.monotonic() + 0.45, progress=seen.append)
+    assert result.stopped == "timeout" and len(seen) >= 2  # slices of 0.1 s
+    assert seen == sorted(seen) and 0 < seen[-1] <= result.count
+    small = make_cover([1] * 12, [(0, [c, c + 1], None) for c in range(11)] + [(1, [c], None) for c in range(12)],
+                       [0, 0], [100, 100])
+    assert count_unit(small, (), progress=seen.append).count == count(small).count == 233  # Fibonacci: 1x12 strips
+
+
 def test_stop_from_another_thread():
     cover = many_covers()
     search = cover.search()

@@ -22,8 +22,10 @@ a run within a few milliseconds and leave its counts readable.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
@@ -229,7 +231,7 @@ class CountResult:
     found: int  # assemblies the search reached
     nodes: int
     exact: bool
-    stopped: str | None = None  # "timeout", "interrupted", "stopped"
+    stopped: str | None = None  # "timeout", "interrupted", "stopped", "memory"
     seconds: float = 0.0
     units: int = 1
 
@@ -251,19 +253,27 @@ def units(cover: Cover, want: int, search: "_xcc.Search | None" = None) -> list[
     return paths
 
 
+#: With a progress callback, a count runs in slices of this many seconds and reports between them.
+SLICE_SECONDS = 0.1
+
+
 def count_unit(cover: Cover, path: tuple[int, ...] = (), deadline: float | None = None,
-               search: "_xcc.Search | None" = None) -> CountResult:
-    """Count one unit (the whole search for the empty path)."""
+               search: "_xcc.Search | None" = None, progress: Callable[[int], None] | None = None) -> CountResult:
+    """Count one unit (the whole search for the empty path) until ``deadline`` (``time.monotonic()``);
+    ``progress(count so far)`` is called between slices of SLICE_SECONDS."""
     search = search or cover.search()
     search.reset(np.array(path, np.int32))
     t0 = time.perf_counter()
-    stopped = None
     try:
-        status = search.run(0, deadline or 0.0)
+        while True:
+            until = deadline if progress is None else min(time.monotonic() + SLICE_SECONDS, deadline or math.inf)
+            status = search.run(0, until or 0.0)
+            if status != "timeout" or progress is None or (deadline is not None and time.monotonic() >= deadline):
+                break
+            progress(int(search.count))
     except KeyboardInterrupt:
         status = "interrupted"
-    if status != "done":
-        stopped = status
+    stopped = None if status == "done" else status
     return CountResult(int(search.count), int(search.found), int(search.nodes), stopped is None, stopped,
                        time.perf_counter() - t0)
 

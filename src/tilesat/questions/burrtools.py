@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engines.xcc import Cover, Element, with_symmetry
+from ..engines.xcc import Cover, Element, count_unit, with_symmetry
 from ..errors import TilesatError
 from ..model.xmpuzzle import FILLED, GRID_NAMES, BurrPuzzle, BurrShape
 
@@ -281,10 +281,6 @@ class BurrCount:
                f"{self.seconds:.3f} s{recorded}"
 
 
-#: How often a count's progress is reported (and Ctrl-C seen between slices of the C search).
-SLICE_SECONDS = 0.1
-
-
 def count_assemblies(puzzle: BurrPuzzle, which: int | str | None = None, keep_mirror: bool = False,
                      deadline: float | None = None, progress=None) -> BurrCount:
     """Count problem ``which`` as BurrTools does (``keep_mirror``: BurrTools'
@@ -294,29 +290,11 @@ def count_assemblies(puzzle: BurrPuzzle, which: int | str | None = None, keep_mi
     t0 = time.perf_counter()
     index, problem = puzzle.problem(which)
     made = burr_cover(puzzle, index, keep_mirror=keep_mirror)
-    search = made.cover.search()
-    search.reset(np.zeros(0, np.int32))
-    stopped = None
-    try:
-        while True:
-            until = time.monotonic() + SLICE_SECONDS
-            status = search.run(0, until if deadline is None else min(until, deadline))
-            if status == "done":
-                break
-            if status == "memory":
-                raise TilesatError(f"{puzzle.source}: {problem.label(index)}: the search ran out of memory")
-            if status != "timeout":
-                stopped = status
-                break
-            if deadline is not None and time.monotonic() >= deadline:
-                stopped = "timeout"
-                break
-            if progress is not None:
-                progress(int(search.count))
-    except KeyboardInterrupt:
-        stopped = "interrupted"
-    return BurrCount(index, problem.name, int(search.count), stopped is None, stopped, keep_mirror, made.rotations,
-                     made.mirror, made.mirror_why, len(made.cover), int(search.nodes),
+    result = count_unit(made.cover, (), deadline, progress=progress)
+    if result.stopped == "memory":
+        raise TilesatError(f"{puzzle.source}: {problem.label(index)}: the search ran out of memory")
+    return BurrCount(index, problem.name, result.count, result.exact, result.stopped, keep_mirror, made.rotations,
+                     made.mirror, made.mirror_why, len(made.cover), result.nodes,
                      problem.assemblies if problem.state == 2 else None, time.perf_counter() - t0)
 
 
