@@ -286,3 +286,89 @@ def test_pieces_command_on_every_grid(args, must):
 def test_pieces_command_errors(args, says):
     res = runner.invoke(app, args)
     assert res.exit_code == 2 and says in res.output and "Traceback" not in res.output
+
+
+# -- cells that may stay empty ('+') and coloured cells: marked in every picture ------------
+
+#: per grid: a board with '+' cells, coloured cells and optional coloured ones, with tilings
+#: that leave a '+' cell empty
+MARKED = {"square": "colours: A:A, B:B\nshape: D #A\npieces: D, I2\n..+A\nAB+.\n",
+          "triangle": "grid: triangle\npieces: diamond\n ^v+v^\n^vAv^v^\nv^v^v^v\n v^+^v\n",
+          "hex": "grid: hex\nshape: D #A\npieces: D, dihex\n . A + .\n. . a B\n",
+          "cube": "grid: cube\npieces: dicube\n.+\nA.\n--\n..\na.\n"}
+
+
+def _without_marks(inst):
+    import dataclasses
+
+    return dataclasses.replace(inst, board=dataclasses.replace(inst.board, optional=None, colour=None))
+
+
+def _mark_pixels(inst, img, cell, at=(0.0, 0.0), reach=0.14):
+    """The pixels of ``img`` (the PNG of ``inst``'s pictures, first panel) around the point
+    ``at`` (units) from ``cell``'s centre: a square ``reach`` units either side."""
+    board = inst.board
+    if board.is_square:
+        x, y, unit, margin = cell[1] + 0.5, cell[0] + 0.5, 24, 0.0
+    else:
+        poly = board_scene(board).polygons[cell]
+        x, y, unit, margin = sum(p[0] for p in poly) / len(poly), sum(p[1] for p in poly) / len(poly), 24, 0.2
+    px, py = (x + at[0] + margin) * unit, (y + at[1] + margin) * unit
+    d = reach * unit
+    return img[int(py - d) : int(py + d) + 1, int(px - d) : int(px + d) + 1].astype(int)
+
+
+def _level_side(inst, cell) -> int:
+    """A triangle's level side: 1 below its centre (pointing up), -1 above."""
+    ys = sorted(y for _, y in board_scene(inst.board).polygons[cell])
+    return 1 if abs(ys[1] - ys[2]) < 1e-9 else -1
+
+
+@pytest.mark.parametrize("grid", list(MARKED))
+def test_png_marks_cells_that_may_stay_empty_and_colours(grid):
+    """A '+' cell and a coloured cell carry their letter in the PNG (where the SVG writes it:
+    dark ink the unmarked board's picture has not there), a coloured cell no tile covers is
+    tinted with its colour; on the board alone and in a tiling that leaves a '+' cell empty."""
+    from tilesat.questions.count import iter_tilings_by
+    from tilesat.showing.pictures import tiling_raster
+    from tilesat.showing.style import mark_place, tint
+
+    inst = parse_instance(MARKED[grid])
+    plain = _without_marks(inst)
+    chars = inst.board.cell_chars()
+    assert {"+"} < set(chars.values()) and any(ch.isupper() for ch in chars.values())
+    empty_one = next(t for t in iter_tilings_by(inst, "blocking", certificates=False)
+                     if set(inst.board.cells(inst.board.optional_cells)) - set(t.owner()))
+    size, dx, dy = mark_place(grid)
+    ink_at = (dx, dy - size / 3)  # the middle of a letter standing on its baseline
+    for tiling in (None, empty_one):
+        marked_img = tiling_raster(inst, [tiling], cell=24)
+        plain_img = tiling_raster(plain, [tiling], cell=24)
+        assert marked_img.shape == plain_img.shape
+        covered = set() if tiling is None else set(tiling.owner())
+        for cell, ch in chars.items():
+            mine, theirs = _mark_pixels(inst, marked_img, cell, ink_at), _mark_pixels(inst, plain_img, cell, ink_at)
+            # the letter: ink the unmarked picture has not there
+            assert (np.abs(theirs - mine).sum(-1) > 120).sum() >= 3, (grid, tiling is not None, cell, ch)
+            # away from the letter: the upper left (a triangle: near its level side)
+            away = (0.15, 0.16 if _level_side(inst, cell) > 0 else -0.05) if grid == "triangle" else (-0.2, -0.2)
+            centre = _mark_pixels(inst, marked_img, cell, away, reach=0.0)
+            if ch != "+" and cell not in covered:  # the colour's tint where no tile covers it
+                want = [int(tint(int(inst.board.colour[cell]))[k : k + 2], 16) for k in (1, 3, 5)]
+                assert (np.abs(centre - want) <= 2).all(), (grid, cell, centre[0, 0], want)
+            elif cell not in covered:  # a '+' cell left empty: white under its mark
+                assert (centre >= 250).all(), (grid, cell, centre[0, 0])
+        if tiling is not None:
+            assert any(cell not in covered for cell, ch in chars.items() if ch == "+")  # the case asked for
+
+
+@pytest.mark.parametrize("grid", list(MARKED))
+def test_svg_marks_and_tints_on_every_grid(grid):
+    """The SVG's marks: one letter a marked cell (cube boards on their layer panels too), and a
+    tint a coloured cell on the board alone."""
+    inst = parse_instance(MARKED[grid])
+    root = ET.fromstring(tiling_svg(inst, [None]).as_svg())
+    letters = sorted(t.text for t in root.iter(f"{SVG}text") if t.get("class") in ("optional", "colour"))
+    assert letters == sorted(inst.board.cell_chars().values())
+    tints = [e for e in root.iter() if e.get("class") == "tint"]
+    assert len(tints) == int((inst.board.colour > 0).sum())

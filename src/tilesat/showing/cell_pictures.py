@@ -11,6 +11,8 @@ side by side, labelled), and a tiling colours it:
   same tile (the outside, blocked cells and cells a packing leaves empty
   count as no tile, and no border runs between two of those);
 - thin lines along every cell edge, blocked cells dark, ``marked`` cells a dot;
+- cells that may stay empty and coloured cells their letter (cube boards on
+  their layer panels), coloured cells no tile covers tinted;
 - ``None`` in place of a tiling: the board unsolved (open cells white, its outline thick).
 
 On the triangle and hex grids a blocked cell before a row's first open cell
@@ -28,8 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..model.instance import Instance
-from .render import cell_marks_svg, colour_tiles
-from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, per_row, title_size
+from .render import cell_marks, cell_marks_svg, colour_tiles, tinted_cells
+from .style import (BLOCKED, GRID_LINE, MARK_INK, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, mark_place,
+                    per_row, title_size)
 from ..model.tiling import Tiling
 
 if TYPE_CHECKING:  # drawsvg is imported where an SVG is drawn: a process that draws none skips its 20-40 ms
@@ -197,7 +200,10 @@ def grid_svg(instance: Instance, tilings: list[Tiling | None], marked: set | Non
             g.append(path_of([scene.polygons[c] for c in owner if c in scene.polygons], fill="#ffffff", stroke="none",
                              **{"class": "open"}))
             colours, fill_of = [], lambda i: "#ffffff"
-        else:
+        for c, fill in tinted_cells(board, () if puzzle else owner).items():
+            if c in scene.polygons:
+                g.append(path_of([scene.polygons[c]], fill=fill, stroke="none", **{"class": "tint"}))
+        if not puzzle:
             colours = colour_tiles(instance, tiling, len(PALETTE))
             fill_of = lambda i: PALETTE[colours[i]]  # noqa: E731
             for i, tile in enumerate(tiling.tiles):
@@ -212,8 +218,7 @@ def grid_svg(instance: Instance, tilings: list[Tiling | None], marked: set | Non
         for x, y, text in scene.labels:
             g.append(draw.Text(text, cell * 0.6, x * cell, y * cell, text_anchor="middle",
                                dominant_baseline="central", font_family="sans-serif", **{"class": "label"}))
-        marks = cell_marks_svg(board, lambda c: _centroid(scene.polygons[c]), cell) if scene.iso is None else None
-        if marks is not None:
+        if (marks := cell_marks_svg(board, lambda c: _centroid(scene.polygons[c]), cell)) is not None:
             g.append(marks)  # optional and coloured cells
         if scene.iso is not None:
             iso = draw.Group(**{"class": "isometric"})
@@ -249,13 +254,20 @@ def draw_panel(ax, instance: Instance, scene: Scene, tiling: Tiling | None, offs
     colours = [] if puzzle else colour_tiles(instance, tiling, len(PALETTE))
     fill_of = (lambda i: "#ffffff") if puzzle else (lambda i: PALETTE[colours[i]])
     # every drawn cell, filled (blocked dark, a tile's colour, empty white) with its thin outline
-    fills = [BLOCKED if not board.open[c] else (fill_of(owner[c]) if c in owner else "#ffffff") for c in cells]
+    tints = tinted_cells(board, owner if tiling is not None else ())
+    fills = [BLOCKED if not board.open[c] else (fill_of(owner[c]) if c in owner and c not in tints
+                                                 else tints.get(c, "#ffffff")) for c in cells]
     ax.add_collection(PolyCollection([np.array(scene.polygons[c]) + offset for c in cells], facecolors=fills,
                                      edgecolors=PUZZLE_LINE if puzzle else GRID_LINE, linewidths=thin))
     borders = np.array(border_edges(scene, owner), dtype=float).reshape(-1, 2, 2) + offset
     ax.add_collection(LineCollection(borders, colors="#000", linewidths=thick, capstyle="round"))
     for x, y, text in scene.labels:
         ax.text(x + offset[0], y + offset[1], text, ha="center", va="center", fontsize=cell * 0.6)
+    size, dx, dy = mark_place(board.grid)
+    for c, ch in cell_marks(board).items():  # optional and coloured cells: their letters, as the SVG writes them
+        x, y = _centroid(scene.polygons[c])
+        ax.text(x + dx + offset[0], y + dy + offset[1], ch, ha="center", va="baseline", fontsize=cell * size,
+                color=MARK_INK, family="sans-serif")
     if scene.iso is not None:
         faces = iso_faces(scene, board, owner)
         ax.add_collection(PolyCollection([np.array(p) + offset for p, _, _ in faces],

@@ -8,7 +8,10 @@ Several tilings are drawn side by side, each under its title when titles
 are given; ``marked`` cells get a dot.  Open cells a packing leaves empty
 stay white.  ``None`` in place of a tiling draws the board unsolved (the
 puzzle a person solves on paper): open cells white with darker grid lines,
-the board's outline thick.
+the board's outline thick.  A cell that may stay empty carries a small ``+``,
+a coloured cell its colour's letter (lowercase when it may stay empty too),
+in SVG and PNG alike (``style.mark_place``), and a coloured cell no tile
+covers is tinted with its colour (``style.tint``).
 
 Square boards have their own fast drawing (a 512x512 board's PNG is a few
 numpy operations).  Every other grid is drawn from its cells' outlines
@@ -31,8 +34,9 @@ import numpy as np
 
 from ..errors import TilesatError
 from ..model.instance import Instance
-from .render import cell_marks_svg, colour_tiles
-from .style import BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, WRAP, per_row, title_size
+from .render import cell_marks, cell_marks_svg, colour_tiles, tinted_cells
+from .style import (BLOCKED, GRID_LINE, MARK_INK, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, WRAP,
+                    mark_place, per_row, title_size)
 from ..model.tiling import Tiling
 
 if TYPE_CHECKING:  # drawsvg is imported where an SVG is drawn: a process that draws none skips its 20-40 ms
@@ -102,7 +106,9 @@ def tiling_svg(instance: Instance, tilings: list[Tiling | None], marked: set | N
         owner = _panel_owner(instance, tiling)
         if puzzle:
             g.append(draw.Rectangle(0, 0, C * cell, R * cell, fill="#ffffff", **{"class": "open"}))
-        else:
+        for (r, c), fill in tinted_cells(board, () if puzzle else tiling.owner()).items():
+            g.append(draw.Rectangle(c * cell, r * cell, cell, cell, fill=fill, **{"class": "tint"}))
+        if not puzzle:
             colours = colour_tiles(instance, tiling, len(PALETTE))
             for i, tile in enumerate(tiling.tiles):
                 p = draw.Path(fill=PALETTE[colours[i]], stroke="none", **{"class": "tile", "data-piece": tile.piece})
@@ -181,6 +187,8 @@ def tiling_raster(instance: Instance, tilings: list[Tiling | None], marked: set 
             colours = np.array(colour_tiles(instance, tiling, len(PALETTE)) + [len(PALETTE)], dtype=np.int64)
             img = palette[colours[owner]]  # owner -1 picks the last entry: blocked
             img[(owner < 0) & board.open] = 255  # an open cell a packing leaves empty: white
+        for rc, fill in tinted_cells(board, () if puzzle else tiling.owner()).items():
+            img[rc] = _rgb(fill)
         img = np.repeat(np.repeat(img, cell, axis=0), cell, axis=1)
         line = max(cell // 8, 1)
         if cell >= 6:  # thin grid lines inside tiles (between the open cells of a puzzle: darker, to be printed)
@@ -210,6 +218,10 @@ def tiling_raster(instance: Instance, tilings: list[Tiling | None], marked: set 
         if board.wraps_columns:
             img[:line, :] = _rgb(WRAP)
             img[-line:, :] = _rgb(WRAP)
+        if cell >= 8:  # optional and coloured cells: their letters, as the SVG writes them
+            size, dx, dy = mark_place(board.grid)
+            for (r, c), ch in cell_marks(board).items():
+                stamp_text(img, ch, cell * size, ((c + 0.5 + dx) * cell, (r + 0.5 + dy) * cell))
         if marked and cell >= 4 and not puzzle:
             q = max(cell // 4, 1)
             for r, c in marked:
@@ -259,6 +271,30 @@ def text_image(text: str, px: float) -> np.ndarray:
     font.set_text(text, 0.0)
     font.draw_glyphs_to_bitmap(antialiased=True)
     return np.asarray(font.get_image())
+
+
+def stamp_text(img: np.ndarray, text: str, px: float, at: tuple[float, float], ink: str = MARK_INK) -> None:
+    """``text`` drawn into ``img`` (RGB, uint8) in ``ink``, ``px`` pixels high, centred
+    on x = at[0] with its baseline (the bitmap's bottom) at y = at[1]; clipped to the image."""
+    glyph = _glyph(text, round(px * 4) / 4)
+    h, w = glyph.shape
+    top, left = int(round(at[1])) - h, int(round(at[0] - w / 2))
+    y0, x0 = max(top, 0), max(left, 0)
+    y1, x1 = min(top + h, img.shape[0]), min(left + w, img.shape[1])
+    if y0 >= y1 or x0 >= x1:
+        return
+    alpha = glyph[y0 - top : y1 - top, x0 - left : x1 - left, None] / 255.0
+    region = img[y0:y1, x0:x1]
+    region[:] = (region * (1 - alpha) + np.array(_rgb(ink)) * alpha).astype(np.uint8)
+
+
+_GLYPHS: dict = {}
+
+
+def _glyph(text: str, px: float) -> np.ndarray:
+    if (text, px) not in _GLYPHS:
+        _GLYPHS[(text, px)] = text_image(text, px)
+    return _GLYPHS[(text, px)]
 
 
 def save_pictures(instance: Instance, tilings: list[Tiling | None], paths, marked: set | None = None,

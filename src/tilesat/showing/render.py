@@ -17,6 +17,7 @@ character per row down, a cube board its layers top first separated by
 
 from __future__ import annotations
 
+import numpy as np
 from rich.table import Table
 from rich.text import Text
 
@@ -24,6 +25,7 @@ from ..errors import plural
 from ..model.instance import Instance
 from ..model.symmetry import describe_symmetries
 from ..model.tiling import Tiling
+from .style import MARK_INK, mark_place, tint
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 # Background colours that all read well with black letters.
@@ -75,21 +77,37 @@ def tile_labels(instance: Instance, tiling: Tiling) -> list[str]:
     return [LABELS[c] for c in colour_tiles(instance, tiling, len(LABELS))]
 
 
+def cell_marks(board) -> dict:
+    """Cell -> its mark: '+' (may stay empty), a colour's letter ('A', or 'a' when the
+    cell may stay empty too); empty when the board has neither."""
+    return board.cell_chars() if (board.optional is not None or board.colour is not None) else {}
+
+
 def cell_marks_svg(board, centre, cell: float):
     """The marks of optional ('+') and coloured ('A', or 'a' when optional) cells, as
     one SVG group of small letters in a corner of each (``centre(cell)``: its
     centre in cell units); None when the board has neither."""
     import drawsvg as draw
 
-    chars = board.cell_chars() if (board.optional is not None or board.colour is not None) else {}
+    chars = cell_marks(board)
     if not chars:
         return None
     g = draw.Group(**{"class": "cell-marks"})
+    size, dx, dy = mark_place(board.grid)
     for c, ch in sorted(chars.items()):
         x, y = centre(c)
-        g.append(draw.Text(ch, cell * 0.38, (x + 0.28) * cell, (y + 0.3) * cell, text_anchor="middle",
-                           font_family="sans-serif", fill="#333", **{"class": "optional" if ch == "+" else "colour"}))
+        g.append(draw.Text(ch, cell * size, (x + dx) * cell, (y + dy) * cell,
+                           text_anchor="middle", font_family="sans-serif", fill=MARK_INK,
+                           **{"class": "optional" if ch == "+" else "colour"}))
     return g
+
+
+def tinted_cells(board, covered=()) -> dict:
+    """Coloured open cells that no tile covers (``covered``: the cells tiles do) -> their tint."""
+    if board.colour is None:
+        return {}
+    return {cell: tint(int(board.colour[cell])) for cell in board.cells(np.flatnonzero(board.colour.ravel() > 0))
+            if cell not in covered}
 
 
 def plain_rows(instance: Instance, tiling: Tiling) -> list[str]:

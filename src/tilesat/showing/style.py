@@ -16,6 +16,23 @@ WRAP = "#d62728"
 POSITIVE, NEGATIVE = (214, 39, 40), (31, 119, 180)  # red and blue, white at zero
 #: Grid lines inside tiles, and between the open cells of an unsolved board (printed: darker).
 GRID_LINE, PUZZLE_LINE = "#00000040", "#00000099"
+#: Cells that may stay empty and coloured cells: their letter ('+', 'A', or 'a' when both) in
+#: this ink, in every picture (where: :func:`mark_place`); a coloured cell no tile covers is
+#: tinted with its colour's tint besides.
+MARK_INK = "#333333"
+TINTS = ["#ffd8d8", "#d8f0ff", "#fff2b3", "#dcf5d0", "#ecdcff", "#ffe0c2", "#d0f5f0", "#f5d0e8"]
+
+
+def mark_place(grid: str) -> tuple[float, float, float]:
+    """A mark's letter on a cell of ``grid``: (its height, and how far right of and below the
+    cell's centre its baseline's middle is), in cells: in the lower right corner, or on a
+    triangle (no corner room inside) at its centre, smaller."""
+    return (0.3, 0.0, 0.1) if grid == "triangle" else (0.38, 0.28, 0.3)
+
+
+def tint(colour: int) -> str:
+    """The light fill of a board colour (1 = A, ...) on a cell no tile covers."""
+    return TINTS[(colour - 1) % len(TINTS)]
 
 
 def title_size(cell: float) -> float:
