@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -24,7 +25,7 @@ from typer.testing import CliRunner
 from tilesat.cli import app, common
 from tilesat.studio import server as studio_server
 from tilesat.studio import worker
-from tilesat.studio.server import command_line, running
+from tilesat.studio.server import checked_call, running
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCES = ROOT / "instances"
@@ -62,6 +63,21 @@ def cli(argv, tmp_path, instance_text):
     return result.exit_code, result.stdout, result.stderr
 
 
+def command_line(command, options, limit=LIMIT):
+    """The ``tilesat`` command line a user would type for the studio's request, in the
+    request's folder (instance.txt; pictures to tiling.KIND; export's CNF to formula.cnf)."""
+    argv = [command] + (["instance.txt"] if command != "generate" else []) + (["--json"] if command != "export" else [])
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if name in ("svg", "png", "pdf"):
+            argv += [flag, f"tiling.{name}"] if value else []
+        elif isinstance(value, bool):
+            argv.append(flag if value else "--no-" + name.replace("_", "-"))
+        else:
+            argv += [flag, str(value)]
+    return argv + (["--output", "formula.cnf"] if command == "export" else ["--timeout", f"{limit:g}"])
+
+
 def _without_times(data):
     """The JSON with the measured times (which differ from run to run) taken
     out, and count's certificate_check: whether its LP race started depends on
@@ -81,7 +97,7 @@ def test_answer_is_the_clis_json(url, tmp_path, name, command, certificate):
     text = (INSTANCES / name).read_text()
     response = post(url, command, text, certificate=certificate)
     assert response.status_code == 200, response.text
-    status, out, _ = cli(command_line(command, {"certificate": certificate}, LIMIT).argv, tmp_path, text)
+    status, out, _ = cli(command_line(command, {"certificate": certificate}), tmp_path, text)
     assert status in (0, 1, 3)
     assert _without_times(response.json()) == _without_times(json.loads(out))
     assert response.json()["verdict"] in ("unique", "multiple", "none", "solved")
@@ -91,7 +107,7 @@ def test_count_is_the_clis_json(url, tmp_path):
     text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
     response = post(url, "count", text, method="dlx")
     assert response.status_code == 200, response.text
-    status, out, _ = cli(command_line("count", {"method": "dlx"}, LIMIT).argv, tmp_path, text)
+    status, out, _ = cli(command_line("count", {"method": "dlx"}), tmp_path, text)
     assert status == 0
     assert _without_times(response.json()) == _without_times(json.loads(out))
     assert response.json()["count"] > 1
@@ -100,7 +116,7 @@ def test_count_is_the_clis_json(url, tmp_path):
 def test_svg_is_what_the_cli_writes(url, tmp_path):
     text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
     data = post(url, "check-unique", text, svg=True).json()
-    status, _, _ = cli(command_line("check-unique", {"svg": True}, LIMIT).argv, tmp_path, text)
+    status, _, _ = cli(command_line("check-unique", {"svg": True}), tmp_path, text)
     assert status == 1
     assert data["svg"] == (tmp_path / "tiling.svg").read_text()
     assert 'class="marked"' in data["svg"]  # multiple: the differing cells marked
@@ -163,8 +179,45 @@ def test_a_time_limited_request_stops(url):
 
 
 def test_the_server_limit_caps_the_request(url):
-    call = command_line("count", {"timeout": 10_000}, LIMIT)
-    assert call.limit == LIMIT and call.argv[-2:] == ("--timeout", f"{LIMIT:g}")
+    assert checked_call("count", {"timeout": 10_000}, LIMIT).limit == LIMIT
+    assert checked_call("count", {"timeout": 2}, LIMIT).limit == 2
+    data = post(url, "explain", (INSTANCES / "lpanel-4x8-multiple.txt").read_text(), timeout=10_000).json()
+    assert data["stats"]["timeout"] == LIMIT  # what the library was given
+
+
+#: Each option the studio takes, with a value that changes the answer, and where the answer shows it.
+EACH_OPTION = [
+    ("check-unique", {"method": "sat"}, lambda d: d["stats"]["method"] == "sat"),
+    ("solve", {"encoding": "ladder", "method": "sat"}, lambda d: d["stats"]["encoding"] == "ladder"),
+    ("check-unique", {"solver": "minisat22", "method": "sat"}, lambda d: d["stats"]["solver"] == "minisat22"),
+    ("solve", {"card": "totalizer", "method": "sat"}, lambda d: d["stats"]["card"] == "totalizer"),
+    ("solve", {"pieces": "I4"}, lambda d: {t["piece"] for t in d["tilings"][0]} == {"I4"}),
+    ("count", {"wrap": "both", "method": "dlx"}, lambda d: d["count"] == 97920),
+    ("count", {"up_to_symmetry": True, "method": "dlx"}, lambda d: d["up_to_symmetry"] is not None),
+    ("count", {"limit": 2, "method": "dlx"}, lambda d: d["count"] == 2 and not d["exact"]),
+    ("count", {"method": "approx", "epsilon": 0.5, "delta": 0.3}, lambda d: d["estimate"] == {"epsilon": 0.5, "delta": 0.3}),
+    ("generate", {"size": "6x6", "pieces": "I3", "seed": 3, "blocked": 3, "difficulty": "easy"},
+     lambda d: d["blacked"] == 3 and "\npieces: I3\n" in d["instance"] and d["grade"]["grade"] == "easy"
+     and "6x6 board" in d["message"] and "(seed 3)" in d["message"]),
+    ("export", {"card": "totalizer", "pieces": "L4:2..9", "wrap": "rows"},
+     lambda d: "c encoding commander card totalizer\n" in d["dimacs"] and "(160 placements)" in d["message"]),
+]
+
+
+@pytest.mark.parametrize("command, options, shows", EACH_OPTION, ids=lambda v: str(v) if isinstance(v, dict) else None)
+def test_each_option_reaches_the_library_as_the_clis_flag_does(url, tmp_path, command, options, shows):
+    text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text() if command != "generate" else None
+    response = post(url, command, text, **options)
+    assert response.status_code == 200, response.text
+    status, out, err = cli(command_line(command, options), tmp_path, text or "")
+    assert status in (0, 1), err
+    answer = response.json()
+    if command == "export":
+        assert answer == {"dimacs": (tmp_path / "formula.cnf").read_text(), "message": err.strip()}
+    else:
+        timed = re.compile(r"\d+\.\d+ s\b")  # generate's message says how long it took
+        assert timed.sub("", json.dumps(_without_times(answer))) == timed.sub("", json.dumps(_without_times(json.loads(out))))
+    assert shows(answer), answer
 
 
 def test_a_run_that_ignores_its_limit_is_killed(monkeypatch):
@@ -375,26 +428,22 @@ _NAMES = st.sampled_from(sorted({n for table in studio_server.OPTIONS.values() f
 
 @given(command=st.sampled_from(sorted(studio_server.OPTIONS)),
        options=st.dictionaries(_NAMES | st.text(max_size=10), _JSON | st.text(max_size=60), max_size=6))
-def test_any_options_are_refused_or_become_safe_arguments(command, options):
+def test_any_options_are_refused_or_become_checked_values(command, options):
     try:
-        call = command_line(command, options, LIMIT)
+        call = checked_call(command, options, LIMIT)
     except studio_server.BadRequest as e:
         assert str(e) and "\n" not in str(e)
         return
-    argv, outputs = call.argv, call.outputs
-    assert call.command == argv[0] == command and 0 < call.limit <= LIMIT
-    assert set(outputs) <= {"tiling.svg", "tiling.png", "tiling.pdf", "formula.cnf"}
-    assert set(call.options) <= set(studio_server.OPTIONS[command])
-    flags_with_paths = {"--svg", "--png", "--pdf", "--output", "--proof", "--out", "-o", "--map", "--block"}
-    for flag, value in zip(argv, argv[1:]):
-        if flag in flags_with_paths:
-            assert value in outputs
-        if flag in ("--encoding", "--solver", "--card", "--method", "--wrap"):
-            assert ":" not in value and "/" not in value and "." not in value
-    for name in ("encoding", "solver", "card", "method", "wrap"):  # what the library is given: names, no paths
+    assert call.command == command and 0 < call.limit <= LIMIT
+    assert set(call.outputs) <= {"tiling.svg", "tiling.png", "tiling.pdf", "formula.cnf"}
+    assert set(call.pictures) == {k for k in studio_server.PICTURES.get(command, ()) if options.get(k) is True}
+    # every option given is a known one, kept as given (null: the command's default)
+    assert set(options) <= {*studio_server.OPTIONS[command], *studio_server.PICTURES.get(command, ()), "timeout"}
+    assert call.options == {k: v.strip() if k == "size" else v for k, v in options.items()
+                            if k in studio_server.OPTIONS[command] and v is not None}
+    for name in ("encoding", "solver", "card", "method", "wrap", "difficulty"):  # names, no paths or plugins
         value = call.options.get(name)
-        assert value is None or not set(value) & set(":/.")
-    assert all("\n" not in a and "\0" not in a for a in argv)
+        assert value is None or not set(value) & set(":/. ")
     assert all("\n" not in v and "\0" not in v for v in call.options.values() if isinstance(v, str))
 
 
@@ -467,7 +516,7 @@ def test_explain_and_export_are_the_clis(url, tmp_path):
     text = (INSTANCES / "lpanel-4x8-multiple.txt").read_text()
     response = post(url, "explain", text, repairs=1)
     assert response.status_code == 200, response.text
-    status, out, _ = cli(command_line("explain", {"repairs": 1}, LIMIT).argv, tmp_path, text)
+    status, out, _ = cli(command_line("explain", {"repairs": 1}), tmp_path, text)
     assert status == 1  # multiple
 
     def same(data):  # the stages' times differ from run to run
@@ -476,6 +525,6 @@ def test_explain_and_export_are_the_clis(url, tmp_path):
     assert same(response.json()) == same(json.loads(out))
     assert response.json()["stats"]["timeout"] == LIMIT
     exported = post(url, "export", text, encoding="ladder").json()
-    status, _, err = cli(list(command_line("export", {"encoding": "ladder"}, LIMIT).argv), tmp_path, text)
+    status, _, err = cli(command_line("export", {"encoding": "ladder"}), tmp_path, text)
     assert status == 0
     assert exported == {"dimacs": (tmp_path / "formula.cnf").read_text(), "message": err.strip()}

@@ -84,90 +84,77 @@ class BadRequest(Exception):
         self.status = status
 
 
-# -- options: a whitelist per command; each kind checks the value and gives it with its command-line words -----
+# -- options: a whitelist per command; each kind checks the value and gives it as the library takes it -----
 
-def _word(flag):
-    def make(name, value):
-        if not isinstance(value, str) or not _WORD.match(value):
-            raise BadRequest(f"option {name!r}: give a name of letters, digits, '-' or '_'")
-        return value, [flag, value]
-    return make
+def _word(name, value):
+    if not isinstance(value, str) or not _WORD.match(value):
+        raise BadRequest(f"option {name!r}: give a name of letters, digits, '-' or '_'")
+    return value
 
 
-def _text(flag, longest=2000):
-    def make(name, value):
+def _text(longest=2000):
+    def check(name, value):
         if not isinstance(value, str) or not value.strip() or len(value) > longest or "\n" in value or "\0" in value:
             raise BadRequest(f"option {name!r}: give one line of text (at most {longest} characters)")
-        return value, [flag, value]
-    return make
+        return value
+    return check
 
 
-def _flag(flag):
-    def make(name, value):
-        if not isinstance(value, bool):
-            raise BadRequest(f"option {name!r}: give true or false")
-        return value, [flag] if value else []
-    return make
+def _flag(name, value):
+    if not isinstance(value, bool):
+        raise BadRequest(f"option {name!r}: give true or false")
+    return value
 
 
-def _either(yes, no):
-    def make(name, value):
-        if value is None:
-            return None, []
-        if not isinstance(value, bool):
-            raise BadRequest(f"option {name!r}: give true, false or null")
-        return value, [yes if value else no]
-    return make
+def _either(name, value):
+    """true, false, or null (the command's default)."""
+    if value is not None and not isinstance(value, bool):
+        raise BadRequest(f"option {name!r}: give true, false or null")
+    return value
 
 
-def _number(flag, kind, low, high):
-    def make(name, value):
+def _number(kind, low, high):
+    def check(name, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
             raise BadRequest(f"option {name!r}: give {'a whole number' if kind is int else 'a number'}")
         if not low <= value <= high:
             raise BadRequest(f"option {name!r}: must be between {low:g} and {high:g}")
-        return value, [flag, str(value)]
-    return make
+        return value
+    return check
 
 
 def _size(name, value):
     if not isinstance(value, str) or not _SIZE.match(value.strip()):
         raise BadRequest(f"option {name!r}: use ROWSxCOLS, e.g. 12x12")
-    return value.strip(), ["--size", value.strip()]
+    return value.strip()
 
 
-_SAT = {"encoding": _word("--encoding"), "solver": _word("--solver"), "card": _word("--card")}
-_BOARD = {"pieces": _text("--pieces"), "wrap": _word("--wrap")}
-_SEARCH = {"method": _word("--method"), **_SAT, **_BOARD, "certificate": _either("--certificate", "--no-certificate")}
+_SAT = {"encoding": _word, "solver": _word, "card": _word}
+_BOARD = {"pieces": _text(), "wrap": _word}
+_SEARCH = {"method": _word, **_SAT, **_BOARD, "certificate": _either}
 OPTIONS = {
     "check-unique": _SEARCH,
     "solve": _SEARCH,
-    "count": {"method": _word("--method"), "up_to_symmetry": _flag("--up-to-symmetry"),
-              "limit": _number("--limit", int, 1, 10**12), **_SAT, **_BOARD,
-              "epsilon": _number("--epsilon", float, 1e-3, 100), "delta": _number("--delta", float, 1e-3, 0.999)},
-    "generate": {"size": _size, "pieces": _text("--pieces"), "seed": _number("--seed", int, 0, 2**63 - 1),
-                 "blocked": _number("--blocked", int, 0, 10**6), "difficulty": _word("--difficulty")},
-    "export": {"encoding": _word("--encoding"), "card": _word("--card"), **_BOARD},
-    "explain": {**_BOARD, "repairs": _number("--repairs", int, 0, 10)},
+    "count": {"method": _word, "up_to_symmetry": _flag, "limit": _number(int, 1, 10**12), **_SAT, **_BOARD,
+              "epsilon": _number(float, 1e-3, 100), "delta": _number(float, 1e-3, 0.999)},
+    "generate": {"size": _size, "pieces": _text(), "seed": _number(int, 0, 2**63 - 1),
+                 "blocked": _number(int, 0, 10**6), "difficulty": _word},
+    "export": {"encoding": _word, "card": _word, **_BOARD},
+    "explain": {**_BOARD, "repairs": _number(int, 0, 10)},
 }
 #: Options the studio handles itself: the pictures returned with the JSON, the time limit.
 PICTURES = {"check-unique": ("svg", "png", "pdf"), "solve": ("svg", "png", "pdf")}
 
 
-def command_line(command: str, options: dict, time_limit: float) -> Call:
-    """The request as the library will be asked it (:class:`~.worker.Call`: the options
-    checked, the pictures asked for, the time limit), and as the ``tilesat`` command
-    line that prints the same answer (file arguments: ``instance.txt`` in the
-    request's directory)."""
+def checked_call(command: str, options: dict, time_limit: float) -> Call:
+    """The request as the library will be asked it (:class:`~.worker.Call`): the
+    options checked (null ones left to the command's default), the pictures asked
+    for, and the time limit (the request's ``timeout``, at most ``time_limit``)."""
     if not isinstance(options, dict):
         raise BadRequest("'options' must be an object")
     known = OPTIONS[command]
     pictures = PICTURES.get(command, ())
-    argv, values, drawn = [command], {}, []
-    if command not in ("generate",):
-        argv.append("instance.txt")
-    if command in ("check-unique", "solve", "count", "generate", "explain"):
-        argv.append("--json")
+    values, drawn = {}, []
     limit = time_limit
     for name, value in options.items():
         if name == "timeout" and command != "export":
@@ -175,22 +162,14 @@ def command_line(command: str, options: dict, time_limit: float) -> Call:
                 raise BadRequest("option 'timeout': give a number of seconds above 0")
             limit = min(float(value), time_limit)
         elif name in pictures:
-            if not isinstance(value, bool):
-                raise BadRequest(f"option {name!r}: give true or false")
-            if value:
-                argv += [f"--{name}", f"tiling.{name}"]
+            if _flag(name, value):
                 drawn.append(name)
         elif name in known:
-            values[name], words = known[name](name, value)
-            argv += words
+            values[name] = known[name](name, value)
         else:
             extra = ["timeout"] if command != "export" else []
             raise BadRequest(f"unknown option {name!r} for {command}; known: {', '.join(sorted([*known, *pictures, *extra]))}")
-    if command == "export":
-        argv += ["--output", "formula.cnf"]
-    else:
-        argv += ["--timeout", f"{limit:g}"]
-    return Call(command, {k: v for k, v in values.items() if v is not None}, tuple(drawn), limit, tuple(argv))
+    return Call(command, {k: v for k, v in values.items() if v is not None}, tuple(drawn), limit)
 
 
 def _error(message: str, status: int = 400, headers: dict | None = None) -> JSONResponse:
@@ -347,7 +326,7 @@ def create_app(time_limit: float = TIME_LIMIT, max_cells: int = MAX_CELLS, max_r
                 if not isinstance(text, str) or not text.strip():
                     raise BadRequest("'instance' must be the text of an instance file")
                 files["instance.txt"] = text
-            call = replace(command_line(command, data.get("options") or {}, time_limit), memory=memory)
+            call = replace(checked_call(command, data.get("options") or {}, time_limit), memory=memory)
             if command == "generate":
                 m = _SIZE.match(call.options.get("size", ""))
                 if m is None:

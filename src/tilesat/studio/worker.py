@@ -102,14 +102,12 @@ class Call:
     """One request as the library is asked it: the command, its options checked
     (name -> value, as the command-line option of that name gives it), the
     pictures asked for (``svg``, ``png``, ``pdf``), the time limit in seconds,
-    each command's memory limit (bytes; None: the default); and ``argv``, the
-    ``tilesat`` command line that prints the same answer."""
+    and each command's memory limit (bytes; None: the default)."""
 
     command: str
     options: dict
     pictures: tuple[str, ...] = ()
     limit: float = 30.0
-    argv: tuple[str, ...] = ()
     memory: int | None = None
 
     @property
