@@ -239,7 +239,7 @@ class RepairSweep(Stepping):
             if self.options:
                 solver.solver.configure(self.options)
             add_window(solver, self.solver_name, (owner, start, degree, empty), self.encoding)
-            status = self._solve_in_slices(solver, assumptions, budget)
+            status = solve_sliced(solver, self.solver_name, assumptions, budget, self.stats)
             if status is None:
                 return None, None
             if status is False:
@@ -254,24 +254,24 @@ class RepairSweep(Stepping):
             with sigint_held():  # freed once, whole
                 solver.delete()
 
-    def _solve_in_slices(self, solver, assumptions: list[int], budget: int) -> bool | None:
-        """The window's solve, SLICE conflicts at a time so that a deadline or Ctrl-C
-        stops it within a slice (CaDiCaL goes on from what it learnt); None past the budget."""
-        limit = deadline()
-        used = 0
-        try:
-            while used < budget:
-                solver.conf_budget(min(SLICE, budget - used))
-                before = _conflicts(solver)
-                status = solve_quietly(solver, self.solver_name, assumptions)
-                used += max(1, _conflicts(solver) - before)
-                if status is not None:
-                    return status
-                limit.check()
-            return None
-        finally:
-            self.stats.conflicts += _conflicts(solver)
-            self.stats.windows += 1
+def solve_sliced(solver, solver_name: str, assumptions: list[int], budget: int, stats: SweepStats) -> bool | None:
+    """A window's solve (a PySAT solver), SLICE conflicts at a time so that a deadline or Ctrl-C
+    stops it within a slice (CaDiCaL goes on from what it learnt); None past the budget."""
+    limit = deadline()
+    used = 0
+    try:
+        while used < budget:
+            solver.conf_budget(min(SLICE, budget - used))
+            before = _conflicts(solver)
+            status = solve_quietly(solver, solver_name, assumptions)
+            used += max(1, _conflicts(solver) - before)
+            if status is not None:
+                return status
+            limit.check()
+        return None
+    finally:
+        stats.conflicts += _conflicts(solver)
+        stats.windows += 1
 
 
 #: The encodings whose window clauses engines/_window.c writes (the same clauses, in the same order).

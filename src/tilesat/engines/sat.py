@@ -96,7 +96,8 @@ class TilingSearch:
         self._lp_plan: LpBudget | None = None
         self.reason = obstruction(instance)
         self.placements: Placements | None = None
-        self.formula: Formula | None = None
+        self._formula: Formula | None = None
+        self._card_waiting: str | None = None  # the card of a whole-board formula not built yet
         self.group = self.breaking = None  # with break_symmetry: the group and what was broken
         self._solver = None
         self._added: list[list[int]] = []  # clauses beyond the formula (required placements, blocked tilings)
@@ -123,19 +124,41 @@ class TilingSearch:
                 self.certificate_check = self._lp_plan.report
             if self.reason is None and self.look_ahead and instance.board.area >= SWEEP_MIN_AREA and instance.board.exact:
                 self._look_ahead()
-            # Compile even when a quick check answered, so that info and stats
-            # describe the same formula whatever the verdict.
-            encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
-            self.encoding = encoding
-            self._progress(f"compiling {len(self.placements):,} placements to CNF ({encoding})")
-            self.limit.check()
-            self.formula = compile_formula(self.placements, encoding, card)
+            self.encoding = resolve_encoding(encoding, self.placements)  # what "auto" stands for here
+            if self.sweep and not self.break_symmetry:
+                # the sweep and the local change solve windows of their own: the whole-board
+                # formula waits for a solver that needs it (on P5 40x40 random packings none
+                # does, and compiling it was 8% of a check-unique)
+                self._card_waiting = card
+            else:
+                # compiled even when a quick check answered, so that info and stats
+                # describe the same formula whatever the verdict
+                self._compile_formula(card)
             if self.break_symmetry:
                 self._progress("breaking the board's symmetries (lex-leader)")
                 mode = "full" if self.break_symmetry == "full" else "generators"
                 if mode == "full":  # every element (count's classes); else a few maps, cheaply
                     self.group = symmetry_group(self.placements)
-                self.formula, self.breaking = symmetry_breaking(self.formula, mode, self.group)
+                self._formula, self.breaking = symmetry_breaking(self._formula, mode, self.group)
+
+    def _compile_formula(self, card: str) -> None:
+        self._progress(f"compiling {len(self.placements):,} placements to CNF ({self.encoding})")
+        self.limit.check()
+        self._formula = compile_formula(self.placements, self.encoding, card)
+
+    @property
+    def formula(self) -> Formula | None:
+        """The whole board's CNF (None when a board check answered before placements);
+        a search with a sweep builds it when first asked for (by a solver)."""
+        if self._card_waiting is not None:
+            card, self._card_waiting = self._card_waiting, None
+            t0 = time.perf_counter()
+            try:
+                with time_limit(self.limit):
+                    self._compile_formula(card)
+            finally:
+                self.compile_seconds += time.perf_counter() - t0
+        return self._formula
 
     def _look_ahead(self) -> None:
         """Prune the placements in no tiling (.prune): the solver gets "not p" for each, the
@@ -269,8 +292,9 @@ class TilingSearch:
             self._progress("looking for a second tiling near the first")
             t0 = time.perf_counter()
             try:
-                chosen = other_tiling(self.placements, self.last_chosen, window_encoding(self.formula.encoding),
-                                      self.sweep_stats, window_solver(self.solver_name))
+                chosen = other_tiling(self.placements, self.last_chosen, window_encoding(self.encoding),
+                                      self.sweep_stats, window_solver(self.solver_name),
+                                      None if self.pruned is None else self.pruned.alive)
             finally:
                 self.solve_seconds += time.perf_counter() - t0
             if chosen is not None:
@@ -311,7 +335,7 @@ class TilingSearch:
         wider than its trouble width (sweep.Stepping.trouble_width).
         It resumes where a pause or a time limit left it."""
         if self._sweeper is None:
-            self._sweeper = RepairSweep(self.placements, window_encoding(self.formula.encoding),
+            self._sweeper = RepairSweep(self.placements, window_encoding(self.encoding),
                                         window_solver(self.solver_name), self.sweep_stats,
                                         None if self.pruned is None else self.pruned.alive)
         if self._sweeper.done:
@@ -370,7 +394,7 @@ class TilingSearch:
         self.close()
 
     def stats(self) -> dict:
-        f = self.formula
+        f = self._formula  # not built by asking for stats: None where the sweep answered alone
         return {
             "placements": len(self.placements) if self.placements is not None else None,
             "variables": f.nvars if f else None,

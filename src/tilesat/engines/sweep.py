@@ -52,7 +52,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..running.control import deadline
+from ..running.control import deadline, sigint_held
 from ..sat.encodings import NATIVE_ENCODINGS, get_encoding
 from ..sat.formula import Formula
 from ..model.instance import Instance
@@ -175,15 +175,21 @@ class _Geometry:
         at = np.repeat(self.indptr[ids] - before, lens) + np.arange(int(lens.sum()), dtype=np.int64)
         return self.cells[at], owner
 
+    def by_cell(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(cells, owner, start, degree): the cells these placements touch, sorted, and which of
+        them (0..len-1) cover each, ``owner[start[i]:start[i] + degree[i]]`` for ``cells[i]``."""
+        cells, owner = self.cells_of(ids)
+        order = np.lexsort((owner, cells))
+        cells, owner = cells[order], owner[order]
+        uniq, start, degree = np.unique(cells, return_index=True, return_counts=True)
+        return uniq, owner, start, degree
+
 
 def _cover_formula(ids: np.ndarray, geo: _Geometry, exact: np.ndarray, encode) -> tuple[list, int] | None:
     """CNF over variables 1..len(ids) (placement ids[i] is i + 1): each cell of
     ``exact`` (a bool mask over the board) covered exactly once, every other
     cell they touch at most once.  None when a cell of ``exact`` has no placement."""
-    cells, owner = geo.cells_of(ids)
-    order = np.lexsort((owner, cells))
-    cells, owner = cells[order], owner[order]
-    uniq, start, degree = np.unique(cells, return_index=True, return_counts=True)
+    uniq, owner, start, degree = geo.by_cell(ids)
     must = exact.copy()
     must[uniq] = False
     if must.any():
@@ -335,10 +341,15 @@ def sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Cal
 
 
 def other_tiling(placements: Placements, chosen: list[int], encoding: str = "ladder",
-                 stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER) -> list[int] | None:
+                 stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER,
+                 alive: np.ndarray | None = None) -> list[int] | None:
     """A tiling other than ``chosen`` that differs from it inside one BOX x BOX
     box only and keeps the piece counts (:func:`counts_hold`), or None when the
-    boxes tried have none (which proves nothing)."""
+    boxes tried have none (which proves nothing).  ``alive``: the placements that
+    may be in a tiling (the look-ahead's; the others are left out of every box)."""
+    from .repair_sweep import add_window, solve_sliced
+    from pysat.solvers import Solver
+
     stats = stats if stats is not None else SweepStats()
     t0 = time.perf_counter()
     limit = deadline()
@@ -363,22 +374,33 @@ def other_tiling(placements: Placements, chosen: list[int], encoding: str = "lad
             tried += 1
             region = np.zeros(placements.instance.board.ncells, dtype=bool)
             region[geo.cells_of(inside)[0]] = True
-            key_lo = int(geo.cell_key[region].min())
-            ids = geo.starting_in(key_lo, int(geo.cell_key[region].max()) + 1)
+            ids = geo.starting_in(int(geo.cell_key[region].min()), int(geo.cell_key[region].max()) + 1)
+            if alive is not None:
+                ids = ids[alive[ids]]
             cells, owner = geo.cells_of(ids)
-            outside = np.bincount(owner, weights=~region[cells], minlength=ids.size) > 0
-            ids = ids[~outside]
-            formula = _cover_formula(ids, geo, region, get_encoding(encoding))
-            if formula is None:
-                continue
+            ids = ids[np.bincount(owner, weights=~region[cells], minlength=ids.size) == 0]  # inside the region
+            uniq, owner, start, degree = geo.by_cell(ids)
+            if uniq.size < int(region.sum()):
+                continue  # a cell of the region that no placement covers (cannot happen: the first tiling's do)
+            # the window clauses with every region cell's "left empty" false: each covered exactly once
+            empty = np.arange(ids.size + 1, ids.size + 1 + uniq.size, dtype=np.int64)
             var = {int(p): i + 1 for i, p in enumerate(ids)}
-            block = [[-var[int(p)] for p in inside]]  # not the same placements again
-            true = _solve(placements, formula, block, MIN_BUDGET, stats, solver_name)
-            if true is not None:
-                new = ids[true[true <= ids.size] - 1]
-                other = sorted(int(p) for p in np.concatenate([np.setdiff1d(chosen_arr, inside), new]))
-                if counts_hold(placements, other):
-                    return other
+            solver = Solver(name=solver_name)
+            try:
+                add_window(solver, solver_name, (owner, start, degree, empty), encoding)
+                for e in empty.tolist():
+                    solver.add_clause([-e])
+                solver.add_clause([-var[int(p)] for p in inside])  # not the same placements again
+                if not solve_sliced(solver, solver_name, [], MIN_BUDGET, stats):
+                    continue  # no other tiling of the region, or none within the budget
+                model = np.asarray(solver.get_model(), dtype=np.int64)
+            finally:
+                with sigint_held():  # freed once, whole
+                    solver.delete()
+            new = ids[model[(model > 0) & (model <= ids.size)] - 1]
+            other = sorted(int(p) for p in np.concatenate([np.setdiff1d(chosen_arr, inside), new]))
+            if counts_hold(placements, other):
+                return other
         return None
     finally:
         stats.local = {"boxes": tried, "seconds": round(time.perf_counter() - t0, 6)}
