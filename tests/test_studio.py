@@ -288,6 +288,17 @@ def test_page_and_static_files(url):
     assert httpx.post(f"{url}/api/verify-proof", json={}).status_code == 404
 
 
+def test_the_page_tints_colours_as_the_pictures_do(url):
+    """The board editor tints a coloured cell with the pictures' tint of its colour (one list, written twice)."""
+    import re
+
+    from tilesat.showing.style import TINTS
+
+    script = httpx.get(f"{url}/static/studio.js").text
+    written = re.search(r"const TINTS = \[([^\]]*)\]", script)
+    assert written and re.findall(r'"(#[0-9a-f]{6})"', written.group(1)) == TINTS
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -24,6 +24,7 @@ if CHROMIUM is None:
 
 from selenium import webdriver  # noqa: E402  (only where a browser exists)
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -106,7 +107,13 @@ def settled_verdict(driver, timeout=30) -> str:
         busy = "busy" in (element.get_attribute("class") or "")
         return element.get_attribute("data-verdict") if not busy and element.get_attribute("data-verdict") else False
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(done)
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(done)
+    except TimeoutException:
+        element = driver.find_element(By.ID, "verdict")
+        raise AssertionError(f"no settled verdict after {timeout} s: #verdict shows {element.text!r} "
+                             f"(class {element.get_attribute('class')!r}), #verdict-detail "
+                             f"{driver.find_element(By.ID, 'verdict-detail').text!r}") from None
 
 
 def test_draw_an_lpanel_see_unique_then_change_it(url, browser, tmp_path):
@@ -406,3 +413,90 @@ def test_cells_that_may_stay_empty_and_colours_are_shown_and_kept(url, browser):
     marks = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#board svg text")]
     assert sorted(marks) == ["+", "A", "B", "a"]
     assert (parse_instance(instance_text(browser)).board.colour == parse_instance(hexagons).board.colour).all()
+
+
+def _rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line and ":" not in line and not line.startswith(";")]
+
+
+def _choose(driver, select_id: str, value: str) -> None:
+    Select(driver.find_element(By.ID, select_id)).select_by_value(value)
+
+
+def test_the_brush_marks_cells_that_may_stay_empty_and_colours(url, browser, tmp_path):
+    """The board's brush: a cell may stay empty ('+'), gets a colour ('A'; both: 'a'), loses
+    them again; a drag marks every cell it passes.  The instance the page writes (and saves)
+    carries them and reads back the same through the text format, its verdict is the
+    command line's, and the coloured cells of a piece are shown on its chip."""
+    from tilesat.model.instance import format_instance
+
+    browser.get(url + "/" + pack("shape: D #A\npieces: D\n....\n....\n"))
+    settled_verdict(browser)
+    coloured = browser.find_elements(By.CSS_SELECTOR, '#piece-palette .chip[data-piece="D"] rect.coloured')
+    assert [r.get_attribute("data-colour") for r in coloured] == ["A"]  # the piece's coloured cell, shown
+
+    _choose(browser, "brush", "optional")
+    cell(browser, 0, 0).click()
+    cell(browser, 1, 3).click()
+    assert _rows(instance_text(browser)) == ["+...", "...+"]
+    ActionChains(browser).click_and_hold(cell(browser, 1, 0)).move_to_element(cell(browser, 1, 1)) \
+        .move_to_element(cell(browser, 1, 2)).release().perform()
+    assert _rows(instance_text(browser)) == ["+...", "++++"], "a drag from a plain cell marks the cells it passes"
+    ActionChains(browser).click_and_hold(cell(browser, 1, 0)).move_to_element(cell(browser, 1, 1)) \
+        .move_to_element(cell(browser, 1, 2)).release().perform()
+    assert _rows(instance_text(browser)) == ["+...", "...+"], "a drag from a marked cell clears them again"
+
+    _choose(browser, "brush-colour", "B")  # choosing a colour takes the colour brush
+    assert Select(browser.find_element(By.ID, "brush")).first_selected_option.get_attribute("value") == "colour"
+    cell(browser, 0, 0).click()  # '+' and colour B: 'b'
+    _choose(browser, "brush-colour", "A")
+    cell(browser, 0, 1).click()
+    cell(browser, 1, 0).click()
+    cell(browser, 1, 0).click()  # the same colour again: the colour goes
+    _choose(browser, "brush", "plain")
+    cell(browser, 1, 3).click()  # neither
+    _choose(browser, "brush", "block")
+    cell(browser, 1, 1).click()
+    _choose(browser, "brush", "colour")
+    cell(browser, 1, 1).click()  # a colour opens a blocked cell
+    assert _rows(instance_text(browser)) == ["bA..", ".A.."]
+    assert "tinted" in cell(browser, 0, 1).get_attribute("class")
+    assert cell(browser, 0, 1).value_of_css_property("background-color") in ("rgba(255, 216, 216, 1)", "rgb(255, 216, 216)")
+    assert cell(browser, 0, 0).get_attribute("textContent") == "b" and "may stay empty" in cell(browser, 0, 0).get_attribute("title")
+
+    colours = browser.find_element(By.ID, "colours-text")
+    colours.send_keys("A:A, B:A")
+    text = instance_text(browser)
+    assert "colours: A:A, B:A" in text.splitlines()
+    verdict = settled_verdict(browser)
+    shown = parse_instance(text)
+    assert verdict == check_unique(shown).verdict
+    board = shown.board
+    assert board.cell_chars() == {(0, 0): "b", (0, 1): "A", (1, 1): "A"} and shown.pairs is not None
+    again = parse_instance(format_instance(shown))  # the text format's round trip
+    assert again.board.cell_chars() == board.cell_chars() and again.pairs == shown.pairs
+
+    # Save writes the same file
+    browser.find_element(By.ID, "save-instance").click()
+    assert downloaded(tmp_path / "instance.txt").decode() == text
+    # the picture the studio answers with marks them (the SVG's letters)
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#picture svg .cell-marks"))
+    letters = sorted(t.text for t in browser.find_elements(By.CSS_SELECTOR, "#picture svg .cell-marks text"))
+    panels = len(browser.find_elements(By.CSS_SELECTOR, "#picture svg .tiling, #picture svg .puzzle"))
+    assert panels and letters == sorted(list(board.cell_chars().values()) * panels), letters
+
+
+def test_the_brush_on_hexagons(url, browser):
+    """On a hex board the brush marks the polygon clicked; its letter is drawn on it."""
+    browser.get(url + "/" + pack("grid: hex\npieces: dihex\n. . . .\n . . . .\n"))
+    settled_verdict(browser)
+    _choose(browser, "brush", "optional")
+    cell(browser, 0, 0).click()
+    _choose(browser, "brush-colour", "C")
+    cell(browser, 1, 2).click()
+    text = instance_text(browser)
+    shown = parse_instance(text)
+    assert shown.board.cell_chars() == {(0, 0): "+", (1, 2): "C"}, text
+    assert sorted(t.text for t in browser.find_elements(By.CSS_SELECTOR, "#board svg text.mark")) == ["+", "C"]
+    assert "tinted" in cell(browser, 1, 2).get_attribute("class")
+    assert settled_verdict(browser) == check_unique(shown).verdict

@@ -62,6 +62,31 @@ function up(r, c) { return (r + c + state.shift) % 2 === 0; }
 
 // '+' (a cell that may stay empty) and colour letters: shown on the cells, written back as they are
 const ROW_CHARACTERS = { square: /^[.#+A-Za-z]+$/, triangle: /^[.#^v+A-Za-z ]+$/, hex: /^[.#+A-Za-z ]+$/ };
+// the tints of colours A, B, ... on cells no tile covers, as the pictures draw them (tilesat.showing.style.TINTS)
+const TINTS = ["#ffd8d8", "#d8f0ff", "#fff2b3", "#dcf5d0", "#ecdcff", "#ffe0c2", "#d0f5f0", "#f5d0e8"];
+// the colours the board's brush gives (a loaded file may have others: they are kept)
+const BRUSH_COLOURS = "ABCDEFGH";
+
+function markParts(mark) {
+  // a cell's mark -> whether it may stay empty and its colour letter ("" for none)
+  if (!mark || mark === "+") return { optional: mark === "+", colour: "" };
+  return { optional: mark !== mark.toUpperCase(), colour: mark.toUpperCase() };
+}
+
+function markOf(optional, colour) {
+  // the instance file's character: '+', 'A', or 'a' (may stay empty and coloured); "" for a plain cell
+  return colour ? (optional ? colour.toLowerCase() : colour) : (optional ? "+" : "");
+}
+
+function tintOf(mark) {
+  const colour = markParts(mark).colour;
+  return colour ? TINTS[(colour.charCodeAt(0) - 65) % TINTS.length] : "";
+}
+
+function markTitle(mark) {
+  const { optional, colour } = markParts(mark);
+  return [optional ? "may stay empty" : "", colour ? `colour ${colour}` : ""].filter(Boolean).join(", ");
+}
 
 function boardCells(grid, rows) {
   // the layout's rows -> {rows, cols, shift, open: Set "r,c"}: the grids' own rules (tilesat.model.grids);
@@ -171,12 +196,14 @@ function drawShapedBoard(board) {
     cell.setAttribute("role", "gridcell");
     svg.appendChild(cell);
     const mark = state.marks.get(r + "," + c);
+    showMark(cell, mark);
     if (mark) {  // '+' or a colour letter at the cell's centre (clicks go through to the cell)
       const label = document.createElementNS(SVG_NS, "text");
       const [x, y] = [0, 1].map((k) => points.reduce((s, p) => s + p[k], 0) / points.length);
       label.setAttribute("x", x.toFixed(1)); label.setAttribute("y", (y + size * 0.12).toFixed(1));
       label.setAttribute("text-anchor", "middle"); label.setAttribute("font-size", (size * 0.35).toFixed(1));
       label.setAttribute("pointer-events", "none"); label.textContent = mark;
+      label.dataset.r = r; label.dataset.c = c; label.setAttribute("class", "mark");
       svg.appendChild(label);
     }
   }
@@ -189,6 +216,8 @@ function drawShapedBoard(board) {
 function drawBoard() {
   const board = $("board");
   $("grid").value = state.grid;
+  $("colours-text").value = state.colours ?? "";
+  state.blocked.forEach((key) => state.marks.delete(key));  // a blocked cell has no mark (Invert, a repair)
   $("wrap").disabled = state.grid !== "square";
   if (state.grid !== "square") {
     drawShapedBoard(board);
@@ -207,18 +236,61 @@ function drawBoard() {
     cell.dataset.r = r; cell.dataset.c = c;
     cell.setAttribute("role", "gridcell");
     const mark = state.marks.get(r + "," + c);
-    if (mark) { cell.textContent = mark; cell.title = mark === "+" ? "may stay empty" : `colour ${mark.toUpperCase()}`; }
+    cell.textContent = mark || "";
+    showMark(cell, mark);
     cells.push(cell);
   }
   board.replaceChildren(...cells);
   $("rows").value = state.rows; $("cols").value = state.cols; $("wrap").value = state.wrap;
 }
 
+function showMark(cell, mark) {
+  // a cell's mark on the board: its tint (a colour) and what it means on hovering
+  cell.classList.toggle("tinted", Boolean(tintOf(mark)));
+  if (tintOf(mark)) cell.style.setProperty("--tint", tintOf(mark)); else cell.style.removeProperty("--tint");
+  const title = markTitle(mark);
+  if (cell.tagName === "polygon") {
+    cell.querySelector("title")?.remove();
+    if (title) { const t = document.createElementNS(SVG_NS, "title"); t.textContent = title; cell.appendChild(t); }
+  } else cell.title = title;
+}
+
+function brush() {
+  // what a click does: "block" (block / open), "optional" (may stay empty or not), "colour" (the colour
+  // chosen, or none), "plain" (neither)
+  return { kind: $("brush").value, colour: $("brush-colour").value };
+}
+
+function wants(key) {
+  // on the drag's first cell: what the brush does to every cell the drag passes (true: block, mark)
+  const { kind, colour } = brush(), parts = markParts(state.marks.get(key));
+  if (kind === "block") return !state.blocked.has(key);
+  if (kind === "optional") return state.blocked.has(key) || !parts.optional;
+  if (kind === "colour") return state.blocked.has(key) || parts.colour !== colour;
+  return true;
+}
+
 function paint(cell) {
   const key = cell.dataset.r + "," + cell.dataset.c;
-  if (painting === state.blocked.has(key)) return;
-  if (painting) state.blocked.add(key); else state.blocked.delete(key);
-  cell.classList.toggle("blocked", painting);
+  const { kind, colour } = brush();
+  const before = state.blocked.has(key) + "|" + (state.marks.get(key) || "");
+  if (kind === "block") {
+    if (painting) { state.blocked.add(key); state.marks.delete(key); } else state.blocked.delete(key);
+  } else {
+    const parts = markParts(state.marks.get(key));
+    if (kind === "optional") parts.optional = painting;
+    else if (kind === "colour") parts.colour = painting ? colour : "";
+    else Object.assign(parts, { optional: false, colour: "" });
+    const mark = markOf(parts.optional, parts.colour);
+    if (mark) { state.marks.set(key, mark); state.blocked.delete(key); } else state.marks.delete(key);  // a mark opens a cell
+  }
+  if (state.blocked.has(key) + "|" + (state.marks.get(key) || "") === before) return;
+  if (cell.tagName === "polygon") drawBoard();  // its letter is an element of its own
+  else {
+    cell.classList.toggle("blocked", state.blocked.has(key));
+    cell.textContent = state.marks.get(key) || "";
+    showMark(cell, state.marks.get(key));
+  }
   changed();
 }
 
@@ -227,7 +299,7 @@ $("board").addEventListener("pointerdown", (e) => {
   if (!cell) return;
   e.preventDefault();
   cell.releasePointerCapture?.(e.pointerId);  // touch: let the drag reach the other cells
-  painting = !state.blocked.has(cell.dataset.r + "," + cell.dataset.c);
+  painting = wants(cell.dataset.r + "," + cell.dataset.c);
   paint(cell);
 });
 $("board").addEventListener("pointerover", (e) => {
@@ -239,13 +311,20 @@ window.addEventListener("pointerup", () => { painting = null; });
 function resize() {
   const rows = Math.max(1, Math.min(100, parseInt($("rows").value, 10) || 1));
   const cols = Math.max(1, Math.min(100, parseInt($("cols").value, 10) || 1));
-  state.blocked = new Set([...state.blocked].filter((k) => {
-    const [r, c] = k.split(",").map(Number);
-    return r < rows && c < cols;
-  }));
+  const inside = (k) => { const [r, c] = k.split(",").map(Number); return r < rows && c < cols; };
+  state.blocked = new Set([...state.blocked].filter(inside));
+  state.marks = new Map([...state.marks].filter(([k]) => inside(k)));
   Object.assign(state, { rows, cols });
   drawBoard(); changed();
 }
+$("colours-text").addEventListener("input", () => { state.colours = $("colours-text").value.trim() || null; changed(); });
+for (const letter of BRUSH_COLOURS) {
+  const option = new Option(letter, letter);
+  option.style.background = tintOf(letter);
+  $("brush-colour").add(option);
+}
+// choosing a colour is choosing the colour brush
+$("brush-colour").addEventListener("change", () => { $("brush").value = "colour"; });
 $("rows").addEventListener("change", resize);
 $("cols").addEventListener("change", resize);
 $("wrap").addEventListener("change", () => { state.wrap = $("wrap").value; drawBoard(); changed(); });
@@ -273,10 +352,14 @@ function shapeIcon(cells, unit = 6) {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("width", w * unit); svg.setAttribute("height", h * unit);
-  for (const [r, c] of cells) {
+  for (const [r, c, ch] of cells) {
     const rect = document.createElementNS(ns, "rect");
-    Object.entries({ x: c * unit, y: r * unit, width: unit - 1, height: unit - 1, fill: "#2a6fb0" })
+    // a coloured cell (a custom shape's letter): its colour's tint, outlined
+    const colour = ch && ch !== "#" ? { fill: tintOf(ch), stroke: "#2a6fb0", "stroke-width": 1, class: "coloured",
+      x: c * unit + 0.5, y: r * unit + 0.5, width: unit - 2, height: unit - 2 } : { fill: "#2a6fb0" };
+    Object.entries({ x: c * unit, y: r * unit, width: unit - 1, height: unit - 1, ...colour })
       .forEach(([k, v]) => rect.setAttribute(k, v));
+    if (colour.class) rect.dataset.colour = ch.toUpperCase();
     svg.appendChild(rect);
   }
   return svg;
@@ -298,7 +381,11 @@ function drawPalette() {
   for (const [name, members] of Object.entries(builtin.sets))
     chip(name, null, members ? members.join(" ") : `every free ${name.slice(0, -2)} (enumerated)`);
   for (const [name, cells] of Object.entries(builtin.pieces)) chip(name, shapeIcon(cells), name);
-  for (const [name, rows] of Object.entries(state.shapes)) chip(name, shapeIcon(shapeCells(rows)), "custom shape " + name);
+  for (const [name, rows] of Object.entries(state.shapes)) {
+    const colours = [...new Set(rows.join("").replace(/[.#]/g, "").toUpperCase())];
+    chip(name, shapeIcon(shapeCells(rows), colours.length ? 8 : 6), `custom shape ${name}: ${rows.join("/")}`
+      + (colours.length ? ` (coloured cells: ${colours.join(", ")})` : ""));
+  }
   palette.replaceChildren(...chips);
 
   const body = $("piece-list").querySelector("tbody");
@@ -339,7 +426,7 @@ function togglePiece(name) {
 
 function shapeCells(rows) {
   const cells = [];
-  rows.forEach((row, r) => [...row].forEach((ch, c) => { if (ch !== ".") cells.push([r, c]); }));  // '#' or a colour
+  rows.forEach((row, r) => [...row].forEach((ch, c) => { if (ch !== ".") cells.push([r, c, ch]); }));  // '#' or a colour
   return cells.length ? cells : [[0, 0]];
 }
 
