@@ -31,7 +31,7 @@ import numpy as np
 
 from ..model.instance import Instance
 from .render import cell_marks, cell_marks_svg, colour_tiles, tinted_cells
-from .style import (BLOCKED, GRID_LINE, MARK_INK, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, mark_place,
+from .style import (BLOCKED, GRID_LINE, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, mark_ink, mark_place,
                     per_row, title_size)
 from ..model.tiling import Tiling
 
@@ -218,7 +218,8 @@ def grid_svg(instance: Instance, tilings: list[Tiling | None], marked: set | Non
         for x, y, text in scene.labels:
             g.append(draw.Text(text, cell * 0.6, x * cell, y * cell, text_anchor="middle",
                                dominant_baseline="central", font_family="sans-serif", **{"class": "label"}))
-        if (marks := cell_marks_svg(board, lambda c: _centroid(scene.polygons[c]), cell)) is not None:
+        under = (lambda c: None) if puzzle else (lambda c: fill_of(owner[c]) if c in owner else None)
+        if (marks := cell_marks_svg(board, lambda c: _centroid(scene.polygons[c]), cell, under)) is not None:
             g.append(marks)  # optional and coloured cells
         if scene.iso is not None:
             iso = draw.Group(**{"class": "isometric"})
@@ -264,10 +265,11 @@ def draw_panel(ax, instance: Instance, scene: Scene, tiling: Tiling | None, offs
     for x, y, text in scene.labels:
         ax.text(x + offset[0], y + offset[1], text, ha="center", va="center", fontsize=cell * 0.6)
     size, dx, dy = mark_place(board.grid)
+    fill_at = dict(zip(cells, fills))
     for c, ch in cell_marks(board).items():  # optional and coloured cells: their letters, as the SVG writes them
         x, y = _centroid(scene.polygons[c])
         ax.text(x + dx + offset[0], y + dy + offset[1], ch, ha="center", va="baseline", fontsize=cell * size,
-                color=MARK_INK, family="sans-serif")
+                color=mark_ink(fill_at[c]), family="sans-serif")
     if scene.iso is not None:
         faces = iso_faces(scene, board, owner)
         ax.add_collection(PolyCollection([np.array(p) + offset for p, _, _ in faces],

@@ -36,7 +36,7 @@ from ..errors import TilesatError
 from ..model.instance import Instance
 from .render import cell_marks, cell_marks_svg, colour_tiles, tinted_cells
 from .style import (BLOCKED, GRID_LINE, MARK_INK, NEGATIVE, PALETTE, POSITIVE, PUZZLE_LINE, WRAP,
-                    mark_place, per_row, title_size)
+                    mark_ink, mark_place, per_row, title_size)
 from ..model.tiling import Tiling
 
 if TYPE_CHECKING:  # drawsvg is imported where an SVG is drawn: a process that draws none skips its 20-40 ms
@@ -147,7 +147,8 @@ def tiling_svg(instance: Instance, tilings: list[Tiling | None], marked: set | N
         if board.wraps_columns:
             wrap.M(0, 0).h(C * cell).M(0, R * cell).h(C * cell)
         g.append(wrap)
-        if (marks := cell_marks_svg(board, lambda rc: (rc[1] + 0.5, rc[0] + 0.5), cell)) is not None:
+        tile_fill = {} if puzzle else {rc: PALETTE[colours[i]] for rc, i in tiling.owner().items()}
+        if (marks := cell_marks_svg(board, lambda rc: (rc[1] + 0.5, rc[0] + 0.5), cell, tile_fill.get)) is not None:
             g.append(marks)  # optional and coloured cells
         if marked and not puzzle:
             dots = draw.Path(fill="#000", **{"class": "marked"})
@@ -221,7 +222,8 @@ def tiling_raster(instance: Instance, tilings: list[Tiling | None], marked: set 
         if cell >= 8:  # optional and coloured cells: their letters, as the SVG writes them
             size, dx, dy = mark_place(board.grid)
             for (r, c), ch in cell_marks(board).items():
-                stamp_text(img, ch, cell * size, ((c + 0.5 + dx) * cell, (r + 0.5 + dy) * cell))
+                under = "#%02x%02x%02x" % tuple(img[r * cell + cell // 2, c * cell + cell // 2])
+                stamp_text(img, ch, cell * size, ((c + 0.5 + dx) * cell, (r + 0.5 + dy) * cell), mark_ink(under))
         if marked and cell >= 4 and not puzzle:
             q = max(cell // 4, 1)
             for r, c in marked:

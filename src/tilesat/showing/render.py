@@ -25,7 +25,7 @@ from ..errors import plural
 from ..model.instance import Instance
 from ..model.symmetry import describe_symmetries
 from ..model.tiling import Tiling
-from .style import MARK_INK, mark_place, tint
+from .style import MARK_INK, mark_ink, mark_place, tint
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 # Background colours that all read well with black letters.
@@ -83,10 +83,11 @@ def cell_marks(board) -> dict:
     return board.cell_chars() if (board.optional is not None or board.colour is not None) else {}
 
 
-def cell_marks_svg(board, centre, cell: float):
+def cell_marks_svg(board, centre, cell: float, fill=None):
     """The marks of optional ('+') and coloured ('A', or 'a' when optional) cells, as
     one SVG group of small letters in a corner of each (``centre(cell)``: its
-    centre in cell units); None when the board has neither."""
+    centre in cell units; ``fill(cell)``: the colour under it, None for white, so
+    that a mark on a dark tile is white); None when the board has neither."""
     import drawsvg as draw
 
     chars = cell_marks(board)
@@ -97,7 +98,8 @@ def cell_marks_svg(board, centre, cell: float):
     for c, ch in sorted(chars.items()):
         x, y = centre(c)
         g.append(draw.Text(ch, cell * size, (x + dx) * cell, (y + dy) * cell,
-                           text_anchor="middle", font_family="sans-serif", fill=MARK_INK,
+                           text_anchor="middle", font_family="sans-serif",
+                           fill=mark_ink(under) if fill and (under := fill(c)) else MARK_INK,
                            **{"class": "optional" if ch == "+" else "colour"}))
     return g
 

@@ -19,7 +19,7 @@ GRID_LINE, PUZZLE_LINE = "#00000040", "#00000099"
 #: Cells that may stay empty and coloured cells: their letter ('+', 'A', or 'a' when both) in
 #: this ink, in every picture (where: :func:`mark_place`); a coloured cell no tile covers is
 #: tinted with its colour's tint besides.
-MARK_INK = "#333333"
+MARK_INK, MARK_INK_ON_DARK = "#333333", "#ffffff"
 TINTS = ["#ffd8d8", "#d8f0ff", "#fff2b3", "#dcf5d0", "#ecdcff", "#ffe0c2", "#d0f5f0", "#f5d0e8"]
 
 
@@ -28,6 +28,12 @@ def mark_place(grid: str) -> tuple[float, float, float]:
     cell's centre its baseline's middle is), in cells: in the lower right corner, or on a
     triangle (no corner room inside) at its centre, smaller."""
     return (0.3, 0.0, 0.1) if grid == "triangle" else (0.38, 0.28, 0.3)
+
+
+def mark_ink(fill: str) -> str:
+    """The ink of a mark on a cell filled with ``fill`` (#rrggbb): white on the dark tile colours."""
+    r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+    return MARK_INK_ON_DARK if 0.299 * r + 0.587 * g + 0.114 * b < 120 else MARK_INK
 
 
 def tint(colour: int) -> str:
