@@ -102,3 +102,50 @@ def test_unique_is_numpys_without_numpy_ma(rows):
     assert got.dtype == a.dtype and np.array_equal(got, np.unique(a, axis=0))
     flat = unique(a)
     assert flat.dtype == a.dtype and np.array_equal(flat, np.unique(a))
+
+
+def _typer_parameters():
+    """The parameters of every command (and the group's), as typer makes them, by name."""
+    import typer.main
+
+    group = typer.main.get_command(cli.app)
+    params = {f"<group> {p.name}": p for p in group.params}
+    for name, command in group.commands.items():
+        params |= {f"{name} {p.name}": p for p in command.params}
+    return params
+
+
+PLAIN = {name: p for name, p in _typer_parameters().items()
+         if getattr(p, "type_descriptor", None) is not None and p.nargs == 1 and not p.multiple
+         and p.type_descriptor.annotation in (str, int, float, Path)}
+
+#: What a user types: numbers written every way, paths, words, nothing, odd characters.
+VALUES = st.one_of(st.from_regex(r"\A[ +-]?[0-9_]{0,4}(\.[0-9]{0,3})?([eE][+-]?[0-9]{1,3})?\s?\Z"),
+                   st.text(max_size=6), st.sampled_from(["", "0", "1", "-0", "007", "1_000", "inf", "nan", " 5 ",
+                                                         "1e400", ".5", "1.", "٣", "/", "-", "0x10"]))
+
+
+@pytest.mark.skipif(not PLAIN or not hasattr(next(iter(PLAIN.values())), "get_runtime_param"),
+                    reason="typer before 0.29 converts values with click's types, not pydantic")
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(sorted(PLAIN)), VALUES)
+def test_values_are_converted_as_typers_pydantic_adapters_do(name, value):
+    """cli.plain_values gives what typer's own coercion gives (pydantic's TypeAdapter), or typer's error."""
+    from typer._coercion import build_runtime_param
+    from tilesat.cli.plain_values import PlainValue
+
+    param = PLAIN[name]
+    theirs = build_runtime_param(param.type_descriptor)
+    ours = PlainValue(param.type_descriptor.annotation, param.type_descriptor.parameter_info)
+    param._runtime_param = ours  # what plain_values.without_pydantic does; put back below
+    try:
+        outcomes = []
+        for runtime in (theirs, ours):
+            try:
+                got = runtime.coerce(value, param=param, ctx=None)
+                outcomes.append(("value", type(got), repr(got)))
+            except Exception as e:  # noqa: BLE001 - the same error, the same words
+                outcomes.append(("error", type(e), e.format_message() if hasattr(e, "format_message") else str(e)))
+    finally:
+        param._runtime_param = None
+    assert outcomes[0] == outcomes[1]

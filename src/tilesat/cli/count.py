@@ -18,7 +18,6 @@ from ..questions.count import CountRequest, ListRequest, count, list_tilings
 from ..questions.solve import certificate_mode
 from ..sat.options import SatOptions
 from ..errors import TilesatError, plural
-from ..showing.pictures import save_pictures
 from ..showing.render import count_text, plain_rows, rich_tiling
 from ..showing.tiling_files import TilingWriter, tiling_format
 from ..model.tiling import Tiling
@@ -212,6 +211,8 @@ def list_cmd(
                     sink.close()
     complete = tilings.complete and not timed_out
     if found:
+        from ..showing.pictures import save_pictures  # list's --svg/--png (count draws nothing)
+
         titles = [f"tiling {k}" for k in range(1, len(found) + 1)] if len(found) > 1 else None
         save_pictures(instance, found, pictures.pictures, cell=pictures.cell, titles=titles)
     what = "all" if complete else "the first"

@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..running import memory
 from ..errors import TilesatError
+from .plain_values import without_pydantic
 from .common import EXIT_USAGE, _err, begin_run, interrupt_reported, is_interrupted, stdout_failed
 
 # typer's public BadParameter derives from the (vendored, in typer >= 0.26)
@@ -35,12 +36,12 @@ class TilesatGroup(TyperGroup):
     error, in place of click's box, and a failing stdout handled once."""
 
     def get_params(self, ctx):
-        return _plain_flags(super().get_params(ctx))
+        return without_pydantic(_plain_flags(super().get_params(ctx)))
 
     def resolve_command(self, ctx, args):
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None:  # its options, --help included (made and kept on first use)
-            _plain_flags(command.get_params(ctx))
+            without_pydantic(_plain_flags(command.get_params(ctx)))
         return name, command, rest
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):

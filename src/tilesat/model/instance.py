@@ -20,7 +20,6 @@ the board) fits anything.
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
@@ -447,4 +446,6 @@ def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = 
 def instance_digest(instance: Instance) -> str:
     """SHA-256 of the instance in canonical form (comments and layout ignored): what a
     DIMACS file, a proof and a checkpoint record to recognise their instance."""
+    import hashlib
+
     return hashlib.sha256(format_instance(instance).encode()).hexdigest()

@@ -30,7 +30,6 @@ import inspect
 import os
 import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, Iterator
@@ -661,6 +660,8 @@ class _Pool(Backend):
         self.futures[self.pool.submit(_run_in_worker, unit, budget)] = i
 
     def ready(self) -> list:
+        from concurrent.futures import FIRST_COMPLETED, wait  # (a serial count has no pool)
+
         finished, _ = wait(self.futures, timeout=wait_step(), return_when=FIRST_COMPLETED)
         return [(self.futures.pop(f), f.result()) for f in finished]
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from typing import Any, Callable, Iterator
@@ -256,6 +256,8 @@ class Child:
     def __init__(self, target: Callable, *args):
         if not hasattr(os, "fork"):
             raise TilesatError("running engines under control needs fork (Linux or macOS)")
+        import multiprocessing  # here: a count in this process needs none of it (its import takes ~10 ms)
+
         self._conn, child_conn = multiprocessing.Pipe(duplex=True)
         self.pid: int | None = None
         self.exitcode: int | None = None
@@ -435,9 +437,17 @@ def may_start_children() -> bool:
     """False inside a :class:`Child` or a worker pool's daemonic process:
     code there runs its engines in-process, and the parent that started it
     is the one that stops it."""
-    return not _IN_CHILD and not multiprocessing.current_process().daemon
+    mp = _multiprocessing()
+    return not _IN_CHILD and not (mp is not None and mp.current_process().daemon)
 
 
 def in_child_process() -> bool:
     """True in a process forked by :class:`Child` or a worker pool (nested children are not started)."""
-    return _IN_CHILD or multiprocessing.parent_process() is not None
+    mp = _multiprocessing()
+    return _IN_CHILD or (mp is not None and mp.parent_process() is not None)
+
+
+def _multiprocessing():
+    """multiprocessing if this process has imported it: a worker of a pool has (the pool's parent did,
+    before forking it); a process that has not is no worker, and need not pay the import (~10 ms)."""
+    return sys.modules.get("multiprocessing")

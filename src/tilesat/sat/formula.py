@@ -28,7 +28,6 @@ from itertools import repeat
 from typing import Iterator
 
 import numpy as np
-from pysat.card import CardEnc, EncType
 
 from .encodings import AUTO, DEFAULT_ENCODING, NATIVE_ENCODINGS, choose_encoding, get_encoding
 from .encodings._util import pairs
@@ -121,6 +120,8 @@ class Formula:
         if not self.native:
             return self
         if self._cnf is None:
+            from pysat.card import CardEnc, EncType  # (here: a count by the compiled engines needs no clauses)
+
             blocks, extra, top = list(self.blocks), list(self.extra), self.nvars
             enc = getattr(EncType, self.card)
             for rows, k in self.atmost:
@@ -272,6 +273,8 @@ def check_card_name(card: str) -> str:
 
 def count_clauses(placements: Placements, top: int, card: str) -> tuple[list[list[int]], int]:
     """Piece-count rules (``:N``, ``:A..B``) with a ``pysat.card`` encoding."""
+    from pysat.card import CardEnc, EncType
+
     enc = getattr(EncType, check_card_name(card))
     clauses: list[list[int]] = []
     for k, rule in enumerate(placements.instance.rules):

@@ -17,8 +17,9 @@ character per row down, a cube board its layers top first separated by
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import plural
@@ -26,6 +27,9 @@ from ..model.instance import Instance
 from ..model.symmetry import describe_symmetries
 from ..model.tiling import Tiling
 from .style import MARK_INK, mark_ink, mark_place, tint
+
+if TYPE_CHECKING:  # rich.table on first use: a text count shows no table
+    from rich.table import Table
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 # Background colours that all read well with black letters.
@@ -174,6 +178,8 @@ def rich_tiling(instance: Instance, tiling: Tiling, marked: set | None = None) -
 
 
 def rich_side_by_side(instance: Instance, tilings: list[Tiling], titles: list[str], marked: set | None = None) -> Table:
+    from rich.table import Table
+
     table = Table.grid(padding=(0, 3))
     for title in titles:
         table.add_column(title)
@@ -253,6 +259,8 @@ def _rich_layout(instance: Instance, tiling: Tiling, marked: set | None = None):
         else:
             current.append(styled(li, line))
     layers.append(current)
+    from rich.table import Table
+
     table = Table.grid(padding=(0, 3))
     for z in range(len(layers)):
         table.add_column(f"z = {z}")
