@@ -23,7 +23,11 @@ INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 
 #: Libraries (and tilesat's packages) a count by the compiled engines never needs.
 HEAVY = ("numba", "highspy", "dask", "distributed", "matplotlib", "drawsvg", "starlette", "uvicorn", "pyganak",
-         "pyapproxmc", "xcover", "ortools", "rich.progress", "urllib.request", "tilesat.studio", "tilesat.explain")
+         "pyapproxmc", "xcover", "ortools", "rich.progress", "urllib.request", "tilesat.studio", "tilesat.explain",
+         # what a count in one process does without (10-100 ms each): typer 0.29's value adapters (cli.plain_values),
+         # plugins' entry points read by importlib.metadata (running.installed), pools, tables, pictures, pack's clauses
+         "pydantic", "importlib.metadata", "multiprocessing", "concurrent.futures", "rich.table", "pysat.card",
+         "tilesat.showing.pictures", "tilesat.running.cluster")
 
 #: Runs the console script's main with these arguments, then writes the modules loaded to the file named last.
 RUN_AND_LIST = """
@@ -61,8 +65,8 @@ def test_count_of_a_small_board_imports_no_heavy_module(tmp_path, args, method, 
     assert answer["method"] == method
     assert (answer["up_to_symmetry"] if "--up-to-symmetry" in args else answer["count"]) == count
     assert [name for name in HEAVY if loaded(modules, name)] == []
-    others = {f"tilesat.cli.{m}" for m in cli.MODULES} - {"tilesat.cli.count", "tilesat.cli.search"}
-    assert sorted(others & modules) == []  # count imports search's certificate helpers, no other command
+    others = {f"tilesat.cli.{m}" for m in cli.MODULES} - {"tilesat.cli.count"}
+    assert sorted(others & modules) == []  # no other command (search's certificate helpers: when there is one)
 
 
 def test_every_command_is_found_in_its_module():
@@ -149,3 +153,27 @@ def test_values_are_converted_as_typers_pydantic_adapters_do(name, value):
     finally:
         param._runtime_param = None
     assert outcomes[0] == outcomes[1]
+
+
+def test_entry_points_are_importlib_metadatas(tmp_path, monkeypatch):
+    """running.installed.entry_points reads what importlib.metadata reads, and imports it only where a package
+    names the group: an installed package's, a group nobody declares, one declared on sys.path's last entry."""
+    import importlib.metadata
+
+    from tilesat.running.installed import _may_declare, entry_points
+
+    def same(group):
+        assert entry_points(group) == list(importlib.metadata.entry_points(group=group))
+
+    for group in ("console_scripts", "pytest11", "tilesat.no-such-group"):
+        same(group)
+    assert not _may_declare("tilesat.no-such-group")
+    info = tmp_path / "Late_Plugin-0.1.DIST-INFO"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: late-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[tilesat.no-such-group]\nlate = late_plugin:ENGINE\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "not-there"))
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
+    assert _may_declare("tilesat.no-such-group")
+    same("tilesat.no-such-group")
+    assert [p.name for p in entry_points("tilesat.no-such-group")] == ["late"]

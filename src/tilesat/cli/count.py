@@ -23,7 +23,6 @@ from ..showing.tiling_files import TilingWriter, tiling_format
 from ..model.tiling import Tiling
 from .groups import SAT, SOURCE, Group, Show, Source, outputs, with_groups
 from .root import app
-from .search import _show_certificate
 from .common import EXIT_TIMEOUT, JsonOpt, Unshown, check_outputs, _err, _out, friendly, in_colour, interrupted_exit, run_limit
 
 
@@ -111,6 +110,8 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
     else:
         _out().print(count_text(result), markup=False)
         if result.certificate is not None:
+            from .search import _show_certificate  # (and what it draws with)
+
             _show_certificate(instance, result.certificate)
     if result.interrupted:
         raise interrupted_exit()

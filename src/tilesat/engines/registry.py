@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 
 from ..errors import TilesatError
+from ..running.installed import entry_points
 from .base import QUESTIONS, Engine
 
 #: name -> "module:attribute" of the engine object.
@@ -63,7 +63,7 @@ def _builtin(name: str) -> Engine:
 def _installed() -> dict[str, Engine]:
     found = {}
     try:
-        points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+        points = entry_points(ENTRY_POINT_GROUP)
     except Exception:  # noqa: BLE001 - a broken installation must not break the built-ins
         return found
     for point in points:

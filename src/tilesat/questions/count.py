@@ -354,9 +354,10 @@ def _check_request(request: CountRequest) -> None:
         raise TilesatError("--jobs must be at least 1")
     if request.address is None:
         check_jobs(request.jobs)  # before any unit is planned (20 a job)
-    from ..running.cluster import check_backend
+    if request.cluster is not None or request.address is not None:  # (Dask's module only then)
+        from ..running.cluster import check_backend
 
-    check_backend(request.cluster, request.address)
+        check_backend(request.cluster, request.address)
 
 
 def count_tilings(instance: Instance, method: str = "auto", **keywords) -> CountResult:

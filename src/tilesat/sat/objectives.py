@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pysat.card import CardEnc, EncType
-
 from .encodings import DEFAULT_ENCODING, check_encoding
 from ..errors import TilesatError
 from .formula import DEFAULT_CARD, Formula, check_card_name, compile_formula
@@ -93,5 +91,7 @@ def better_than(formula: Formula, objective: Objective, value: int, card: str = 
         return [[]]
     if bound >= len(objective.cost):
         return []
+    from pysat.card import CardEnc, EncType  # (pack's: importing the engines for a count needs none)
+
     enc = CardEnc.atmost(lits=objective.cost, bound=bound, top_id=formula.top, encoding=getattr(EncType, card))
     return enc.clauses

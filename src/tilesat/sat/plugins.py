@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ..running.control import TimedOut
+from ..running.installed import entry_points
 from ..errors import TilesatError
 
 ENCODING_GROUP = "tilesat.encodings"
@@ -124,10 +125,8 @@ def load(spec: str, what: str):
 
 def entry_point_names(group: str) -> list[str]:
     """Names installed packages register under ``group``."""
-    import importlib.metadata  # here: 20-40 ms to import, which commands naming no plugin need not pay
-
     try:
-        return sorted({ep.name for ep in importlib.metadata.entry_points(group=group)})
+        return sorted({ep.name for ep in entry_points(group)})
     except Exception:  # noqa: BLE001 - a broken installation must not break the built-ins
         return []
 
@@ -135,9 +134,7 @@ def entry_point_names(group: str) -> list[str]:
 @functools.cache
 def from_entry_point(group: str, name: str, what: str):
     """The object registered as ``name`` in ``group``, None when there is none."""
-    import importlib.metadata
-
-    found = [ep for ep in importlib.metadata.entry_points(group=group) if ep.name == name]
+    found = [ep for ep in entry_points(group) if ep.name == name]
     if not found:
         return None
     try:
