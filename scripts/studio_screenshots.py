@@ -1,7 +1,8 @@
 """Screenshots of the studio for the docs (guide/studio.md): docs/studio.png (a unique L-Panel),
 docs/studio-multiple.png (two tilings, the differing cells marked),
-docs/studio-none.png (the mutilated chessboard: a certificate of "no tiling") and
-docs/studio-explain.png (an author's draft: its ambiguous regions shaded, the repairs listed).
+docs/studio-none.png (the mutilated chessboard: a certificate of "no tiling"),
+docs/studio-explain.png (an author's draft: its ambiguous regions shaded, the repairs listed) and
+docs/studio-colours.png (cells that may stay empty and coloured cells, the colour brush chosen).
 
 Needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver).
 Run from the repository: python scripts/studio_screenshots.py [NAME.png ...] (default: all)
@@ -28,6 +29,7 @@ SHOTS = {
     "studio-none.png": "; the mutilated chessboard: two opposite corners gone\npieces: domino\n" + "\n".join(
         "".join("#" if (r, c) in ((0, 0), (11, 11)) else "." for c in range(12)) for r in range(12)) + "\n",
     "studio-explain.png": "explain-12x12.txt",
+    "studio-colours.png": "optional-colours-dominoes-4x4.txt",
 }
 
 
@@ -55,8 +57,12 @@ def main() -> int:
                 time.sleep(0.5)  # the debounce, then the answer
                 WebDriverWait(driver, 30).until(
                     lambda d: "busy" not in d.find_element(By.ID, "verdict").get_attribute("class"))
-                WebDriverWait(driver, 30).until(  # and explain's answer for the same board
-                    lambda d: d.find_element(By.ID, "explain-list").get_attribute("data-verdict"))
+                WebDriverWait(driver, 30).until(  # and explain's answer for the same board (or why it has none)
+                    lambda d: d.find_element(By.ID, "explain-list").get_attribute("data-verdict")
+                    or d.find_element(By.ID, "explain-summary").text not in ("", "explaining…"))
+                if "colours" in picture:
+                    driver.execute_script("const b = document.getElementById('brush-colour'); b.value = 'B';"
+                                          "b.dispatchEvent(new Event('change'));")
                 driver.save_screenshot(str(ROOT / "docs" / picture))
                 print(f"docs/{picture}: {instance.splitlines()[0]}, {driver.find_element(By.ID, 'verdict').text}")
         finally:
