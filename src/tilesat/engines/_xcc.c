@@ -5,10 +5,14 @@
  * lo[s] and hi[s] times.  An option (a placement) covers some cells and uses
  * its shape once.  Once placements are built the grid no longer matters.
  *
- * The live options of every item are a sparse set ("dancing cells"): a
- * segment of node ids whose first len[i] are live; killing an option swaps
- * each of its nodes behind its item's live prefix, and reviving the options
- * in reverse order only lengthens the prefixes again.
+ * Before the search, the live options of every item are a sparse set
+ * ("dancing cells"): a segment of node ids whose first len[i] are live;
+ * killing an option swaps each of its nodes behind its item's live prefix,
+ * and reviving the options in reverse order only lengthens the prefixes
+ * again.  In the search, each node keeps its live options as a list (its
+ * parent's, filtered over the options' column bitsets) and len[i] only counts
+ * them: a choice kills hundreds of options where pieces are large, and moving
+ * each in every list it is on cost more than the filter.
  *
  * Branching (each node partitions the completions below it):
  *   - a fixed cell: which option covers it (the cell with the fewest live options);
@@ -50,6 +54,7 @@ typedef struct {
     i32 kind, item;      /* what this level branches on */
     i32 b0, b1, next;    /* its branches: bbuf[b0..b1), the next to try */
     i32 trail_mark, act_mark;
+    i32 l0, l1;          /* the live options at this node: lbuf[l0..l1), ascending */
     i32 chosen;          /* the option of the branch now applied, or -1 */
     i32 applied;         /* a branch is applied */
 } Level;
@@ -75,6 +80,9 @@ typedef struct {
     int64_t req_vol, cap_vol;    /* volume the minima still need; volume the maxima still allow */
     int cap_finite;
     i32 *trail, trail_len;
+    uint64_t *cbits;             /* in the search: each option's columns as a bitset of cwords words */
+    i32 cwords, *lbuf;           /* the live options of every level on the path */
+    size_t lbuf_len, lbuf_cap;
     Level *lv;
     i32 depth, max_depth;
     i32 *bbuf, bbuf_len, bbuf_cap;
@@ -126,18 +134,6 @@ static inline void kill_all(Search *s, i32 item) {
         kill_option(s, s->node_opt[s->set[s->start[item]]]);
 }
 
-/* kill the live options of a shape numbered below p */
-static inline void kill_below(Search *s, i32 item, i32 p) {
-    i32 j = 0;
-    while (j < s->len[item]) {
-        i32 q = s->node_opt[s->set[s->start[item] + j]];
-        if (q < p)
-            kill_option(s, q);
-        else
-            j++;
-    }
-}
-
 /* --- choosing an option ------------------------------------------------ */
 
 static void choose(Search *s, i32 p) {
@@ -145,7 +141,6 @@ static void choose(Search *s, i32 p) {
     i32 end = s->opt_ptr[p + 1] - 1; /* the last node is the shape's */
     for (i32 n = s->opt_ptr[p]; n < end; n++) {
         i32 c = s->opt_item[n];
-        kill_all(s, c);
         s->owner[c] = p;
         if (s->col_fixed[c]) {
             i32 pos = s->act_pos[c], last = s->n_act - 1, d = s->act[last];
@@ -163,8 +158,6 @@ static void choose(Search *s, i32 p) {
         s->req_vol -= s->vmin[sh];
     s->cap_vol -= s->vmax[sh];
     s->used[sh]++;
-    if (s->used[sh] >= s->hi[sh])
-        kill_all(s, s->n_cols + sh);
 }
 
 static void unchoose(Search *s, i32 p) {
@@ -184,21 +177,89 @@ static void unchoose(Search *s, i32 p) {
         s->req_vol += s->vmin[sh];
 }
 
-static void apply_branch(Search *s, Level *L, i32 b) {
+/* an option leaves the search below this node: its items count it no more
+ * (revive_to counts it again) */
+static inline void drop_option(Search *s, i32 q) {
+    for (i32 n = s->opt_ptr[q]; n < s->opt_ptr[q + 1]; n++)
+        s->len[s->opt_item[n]]--;
+    s->trail[s->trail_len++] = q;
+}
+
+/* The live options below branch b of node L: those of L that meet neither b's
+ * columns nor a shape with no room left (and, for a shape's branch, none of
+ * its options numbered below b; for NO_MORE, none of it), in order.  A filter
+ * over the options' column bitsets, since in the sparse sets every option
+ * killed would be moved in each of its items' lists. */
+static int live_below(Search *s, Level *L, i32 b) {
+    size_t need = s->lbuf_len + (size_t)(L->l1 - L->l0);
+    if (need > s->lbuf_cap) {
+        size_t cap = need * 2 + 1024;
+        i32 *nb = PyMem_RawRealloc(s->lbuf, cap * sizeof(i32));
+        if (!nb)
+            return -1;
+        s->lbuf = nb;
+        s->lbuf_cap = cap;
+    }
+    i32 W = s->cwords, words[64], nw = 0;
+    uint64_t bw[64], *bb = NULL;
+    i32 sh = -1, full = 0, below = -1;
+    if (b >= 0) {
+        bb = s->cbits + (size_t)b * W;
+        for (i32 w = 0; w < W && nw >= 0; w++)
+            if (bb[w]) {
+                if (nw == 64) {
+                    nw = -1; /* spread over many words: test them all */
+                    break;
+                }
+                words[nw] = w;
+                bw[nw++] = bb[w];
+            }
+        sh = s->opt_shape[b];
+        full = s->used[sh] + 1 >= s->hi[sh];
+    }
+    i32 item_shape = L->kind == K_CELL ? -1 : L->item - s->n_cols;
+    if (L->kind != K_CELL)
+        below = b == NO_MORE ? INT32_MAX : b;
+    i32 *out = s->lbuf + s->lbuf_len, k = 0;
+    const i32 *in = s->lbuf + L->l0;
+    for (i32 j = 0, m = L->l1 - L->l0; j < m; j++) {
+        i32 q = in[j], t = s->opt_shape[q];
+        int dead = (t == item_shape && q < below) || (t == sh && full) || q == b;
+        if (!dead && nw) {
+            const uint64_t *bq = s->cbits + (size_t)q * W;
+            uint64_t hit = 0;
+            if (nw > 0)
+                for (i32 w = 0; w < nw; w++)
+                    hit |= bq[words[w]] & bw[w];
+            else
+                for (i32 w = 0; w < W; w++)
+                    hit |= bq[w] & bb[w];
+            dead = hit != 0;
+        }
+        if (dead)
+            drop_option(s, q);
+        else
+            out[k++] = q;
+    }
+    Level *next = L + 1;
+    next->l0 = (i32)s->lbuf_len;
+    next->l1 = next->l0 + k;
+    return 0;
+}
+
+static int apply_branch(Search *s, Level *L, i32 b) {
     L->trail_mark = s->trail_len;
     L->act_mark = s->n_act;
     L->chosen = -1;
     L->applied = 1;
-    if (L->kind != K_CELL) {
-        i32 item = L->item;
-        if (b == NO_MORE) {
-            kill_all(s, item);
-            return;
-        }
-        kill_below(s, item, b);
+    s->lbuf_len = (size_t)L->l1;
+    if (live_below(s, L, b) < 0)
+        return -1;
+    if (b != NO_MORE) {
+        choose(s, b);
+        L->chosen = b;
     }
-    choose(s, b);
-    L->chosen = b;
+    return 0;
 }
 
 static void undo_branch(Search *s, Level *L) {
@@ -302,9 +363,21 @@ static int decide(Search *s, Level *L) {
     } else {
         if (kind == K_OPTIONAL && push_branch(s, NO_MORE) < 0)
             return -2;
-        for (i32 j = 0; j < s->len[item]; j++)
-            if (push_branch(s, s->node_opt[s->set[s->start[item] + j]]) < 0)
-                return -2;
+        /* the live options on the item, in order */
+        const i32 *live = s->lbuf + L->l0;
+        i32 m = L->l1 - L->l0;
+        if (kind == K_CELL) {
+            i32 w = item >> 6;
+            uint64_t bit = (uint64_t)1 << (item & 63);
+            for (i32 j = 0; j < m; j++)
+                if (s->cbits[(size_t)live[j] * s->cwords + w] & bit && push_branch(s, live[j]) < 0)
+                    return -2;
+        } else {
+            i32 sh = item - s->n_cols;
+            for (i32 j = 0; j < m; j++)
+                if (s->opt_shape[live[j]] == sh && push_branch(s, live[j]) < 0)
+                    return -2;
+        }
     }
     L->b1 = s->bbuf_len;
     L->next = L->b0;
@@ -791,6 +864,7 @@ static void reset_state(Search *s) {
     s->bbuf_len = 0;
     s->lv[0].kind = -1;
     s->lv[0].applied = 0;
+    s->lbuf_len = (size_t)s->lv[0].l1;
     s->finished = 0;
     s->at_leaf = 0;
 }
@@ -864,11 +938,34 @@ static int search(Search *s, long long max_sols, double deadline, PyThreadState 
             continue;
         }
         i32 b = s->bbuf[L->next++];
-        apply_branch(s, L, b);
+        if (apply_branch(s, L, b) < 0)
+            return R_NOMEM;
         s->depth++;
         s->lv[s->depth].kind = -1;
         s->lv[s->depth].applied = 0;
     }
+}
+
+/* the search's own structures: the options' column bitsets and the root's live options */
+static int search_lists(Search *s) {
+    s->cwords = (s->n_cols + 63) / 64;
+    if (!(s->cbits = zalloc((size_t)s->n_opts * s->cwords, 8)) || !(s->lbuf = zalloc((size_t)s->n_opts + 1024, 4)))
+        return -1;
+    s->lbuf_cap = (size_t)s->n_opts + 1024;
+    i32 k = 0;
+    for (i32 q = 0; q < s->n_opts; q++) {
+        if (s->opt_ptr[q] == s->opt_ptr[q + 1])
+            continue; /* dropped: no nodes */
+        for (i32 m = s->opt_ptr[q]; m < s->opt_ptr[q + 1] - 1; m++) {
+            i32 e = s->opt_item[m];
+            s->cbits[(size_t)q * s->cwords + (e >> 6)] |= (uint64_t)1 << (e & 63);
+        }
+        s->lbuf[k++] = q;
+    }
+    s->lv[0].l0 = 0;
+    s->lv[0].l1 = k;
+    s->lbuf_len = (size_t)k;
+    return 0;
 }
 
 /* --- the Python type ------------------------------------------------------ */
@@ -878,7 +975,7 @@ static void Search_dealloc(Search *s) {
                     s->start, s->len, s->set, s->where, s->used, s->owner, s->act, s->act_pos, s->trail,
                     s->lv, s->bbuf, s->opt_list, s->pivot_opts, s->in_r, s->perm, s->src, s->sigma,
                     s->count_check, s->sol, s->img, s->path, s->sols,
-                    s->cell_col, s->col_w, s->col_fixed, s->mark, s->hit, s->seen, s->optcols};
+                    s->cell_col, s->col_w, s->col_fixed, s->mark, s->hit, s->seen, s->optcols, s->cbits, s->lbuf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         PyMem_RawFree(bufs[i]);
     Py_TYPE(s)->tp_free((PyObject *)s);
@@ -1037,6 +1134,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     if (compact(s) < 0)
         goto out;
     init_state(s);
+    if (search_lists(s) < 0)
+        goto out;
     if (pivot >= 0)
         s->pivot = pivot < nc ? s->cell_col[pivot] : s->n_cols + (pivot - nc);
     for (i32 j = 0; j < s->n_pivot; j++)
@@ -1125,7 +1224,12 @@ static PyObject *Search_branches(Search *s, PyObject *args) {
             dead = 1;
             break;
         }
-        apply_branch(s, L, s->bbuf[L->b0 + p[d]]);
+        if (apply_branch(s, L, s->bbuf[L->b0 + p[d]]) < 0) {
+            reset_state(s);
+            s->probing = 0;
+            PyBuffer_Release(&path);
+            return PyErr_NoMemory();
+        }
         s->depth++;
         s->lv[s->depth].kind = -1;
         s->lv[s->depth].applied = 0;
