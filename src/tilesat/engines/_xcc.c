@@ -83,6 +83,8 @@ typedef struct {
     uint64_t *cbits;             /* in the search: each option's columns as a bitset of cwords words */
     i32 cwords, *lbuf;           /* the live options of every level on the path */
     size_t lbuf_len, lbuf_cap;
+    i32 *len_sets, *snap;        /* len: the sets' own array, or in the search each level's counts */
+    size_t snap_cap;
     Level *lv;
     i32 depth, max_depth;
     i32 *bbuf, bbuf_len, bbuf_cap;
@@ -122,11 +124,14 @@ static inline void kill_option(Search *s, i32 p) {
 }
 
 static inline void revive_to(Search *s, i32 mark) {
-    while (s->trail_len > mark) {
-        i32 p = s->trail[--s->trail_len];
-        for (i32 n = s->opt_ptr[p]; n < s->opt_ptr[p + 1]; n++)
-            s->len[s->opt_item[n]]++;
+    i32 *restrict len = s->len;
+    const i32 *restrict item = s->opt_item, *restrict ptr = s->opt_ptr, *restrict trail = s->trail;
+    for (i32 t = s->trail_len - 1; t >= mark; t--) {
+        i32 p = trail[t];
+        for (i32 n = ptr[p], end = ptr[p + 1]; n < end; n++)
+            len[item[n]]++;
     }
+    s->trail_len = mark < s->trail_len ? mark : s->trail_len;
 }
 
 static inline void kill_all(Search *s, i32 item) {
@@ -180,8 +185,10 @@ static void unchoose(Search *s, i32 p) {
 /* an option leaves the search below this node: its items count it no more
  * (revive_to counts it again) */
 static inline void drop_option(Search *s, i32 q) {
-    for (i32 n = s->opt_ptr[q]; n < s->opt_ptr[q + 1]; n++)
-        s->len[s->opt_item[n]]--;
+    i32 *restrict len = s->len;
+    const i32 *restrict item = s->opt_item;
+    for (i32 n = s->opt_ptr[q], end = s->opt_ptr[q + 1]; n < end; n++)
+        len[item[n]]--;
     s->trail[s->trail_len++] = q;
 }
 
@@ -247,12 +254,29 @@ static int live_below(Search *s, Level *L, i32 b) {
     return 0;
 }
 
+/* Where there are few items, each level keeps its own counts (a copy of its
+ * parent's, cheaper than counting the killed options back in on the way up). */
+#define SNAP_ITEMS 4096
+
 static int apply_branch(Search *s, Level *L, i32 b) {
     L->trail_mark = s->trail_len;
     L->act_mark = s->n_act;
     L->chosen = -1;
     L->applied = 1;
     s->lbuf_len = (size_t)L->l1;
+    if (s->snap) {
+        size_t n = (size_t)s->n_items, d = (size_t)(L - s->lv);
+        if ((d + 2) * n > s->snap_cap) {
+            size_t cap = (d + 2) * n * 2;
+            i32 *ns = PyMem_RawRealloc(s->snap, cap * sizeof(i32));
+            if (!ns)
+                return -1;
+            s->snap = ns;
+            s->snap_cap = cap;
+        }
+        memcpy(s->snap + (d + 1) * n, s->snap + d * n, n * sizeof(i32));
+        s->len = s->snap + (d + 1) * n;
+    }
     if (live_below(s, L, b) < 0)
         return -1;
     if (b != NO_MORE) {
@@ -263,7 +287,12 @@ static int apply_branch(Search *s, Level *L, i32 b) {
 }
 
 static void undo_branch(Search *s, Level *L) {
-    revive_to(s, L->trail_mark);
+    if (s->snap) {
+        s->len = s->snap + (size_t)(L - s->lv) * (size_t)s->n_items;
+        s->trail_len = L->trail_mark;
+    } else {
+        revive_to(s, L->trail_mark);
+    }
     s->n_act = L->act_mark;
     if (L->chosen >= 0)
         unchoose(s, L->chosen);
@@ -965,6 +994,13 @@ static int search_lists(Search *s) {
     s->lv[0].l0 = 0;
     s->lv[0].l1 = k;
     s->lbuf_len = (size_t)k;
+    if (s->n_items <= SNAP_ITEMS) {
+        s->snap_cap = (size_t)s->n_items * 64;
+        if (!(s->snap = zalloc(s->snap_cap, 4)))
+            return -1;
+        memcpy(s->snap, s->len, (size_t)s->n_items * sizeof(i32));
+        s->len = s->snap;
+    }
     return 0;
 }
 
@@ -972,10 +1008,11 @@ static int search_lists(Search *s) {
 
 static void Search_dealloc(Search *s) {
     void *bufs[] = {s->opt_ptr, s->opt_item, s->node_opt, s->opt_shape, s->fixed, s->lo, s->hi, s->vmin, s->vmax,
-                    s->start, s->len, s->set, s->where, s->used, s->owner, s->act, s->act_pos, s->trail,
+                    s->start, s->len_sets, s->set, s->where, s->used, s->owner, s->act, s->act_pos, s->trail,
                     s->lv, s->bbuf, s->opt_list, s->pivot_opts, s->in_r, s->perm, s->src, s->sigma,
                     s->count_check, s->sol, s->img, s->path, s->sols,
-                    s->cell_col, s->col_w, s->col_fixed, s->mark, s->hit, s->seen, s->optcols, s->cbits, s->lbuf};
+                    s->cell_col, s->col_w, s->col_fixed, s->mark, s->hit, s->seen, s->optcols, s->cbits, s->lbuf,
+                    s->snap};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         PyMem_RawFree(bufs[i]);
     Py_TYPE(s)->tp_free((PyObject *)s);
@@ -1100,7 +1137,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
         }
     if (!(s->cell_col = zalloc((size_t)nc, 4)) || !(s->col_w = zalloc((size_t)nc, 4)) ||
         !(s->col_fixed = zalloc((size_t)nc, 1)) || !(s->start = zalloc((size_t)nc + ns + 1, 4)) ||
-        !(s->len = zalloc((size_t)nc + ns, 4)) || !(s->set = zalloc((size_t)s->nnz, 4)) ||
+        !(s->len = s->len_sets = zalloc((size_t)nc + ns, 4)) || !(s->set = zalloc((size_t)s->nnz, 4)) ||
         !(s->where = zalloc((size_t)s->nnz, 4)) || !(s->used = zalloc((size_t)ns, 4)) ||
         !(s->owner = zalloc((size_t)nc, 4)) || !(s->act = zalloc((size_t)nc, 4)) ||
         !(s->act_pos = zalloc((size_t)nc, 4)) || !(s->trail = zalloc((size_t)np, 4)) ||
@@ -1288,6 +1325,7 @@ static PyMemberDef Search_members[] = {
     {"nodes", T_ULONGLONG, offsetof(Search, nodes), READONLY, "search nodes"},
     {"dropped", T_INT, offsetof(Search, dropped), READONLY, "options dropped before the search (in no assembly)"},
     {"finished", T_INT, offsetof(Search, finished), READONLY, "the search is complete"},
+    {"columns", T_INT, offsetof(Search, n_cols), READONLY, "the search's columns (cells the same options cover are one)"},
     {NULL}};
 
 static PyTypeObject SearchType = {
