@@ -254,9 +254,9 @@ static int live_below(Search *s, Level *L, i32 b) {
     return 0;
 }
 
-/* Where there are few items, each level keeps its own counts (a copy of its
- * parent's, cheaper than counting the killed options back in on the way up). */
-#define SNAP_ITEMS 4096
+/* Where there are few items (snap_items, 4096 by default), each level keeps
+ * its own counts: a copy of its parent's, cheaper than counting the killed
+ * options back in on the way up. */
 
 static int apply_branch(Search *s, Level *L, i32 b) {
     L->trail_mark = s->trail_len;
@@ -976,7 +976,7 @@ static int search(Search *s, long long max_sols, double deadline, PyThreadState 
 }
 
 /* the search's own structures: the options' column bitsets and the root's live options */
-static int search_lists(Search *s) {
+static int search_lists(Search *s, i32 snap_items) {
     s->cwords = (s->n_cols + 63) / 64;
     if (!(s->cbits = zalloc((size_t)s->n_opts * s->cwords, 8)) || !(s->lbuf = zalloc((size_t)s->n_opts + 1024, 4)))
         return -1;
@@ -994,7 +994,7 @@ static int search_lists(Search *s) {
     s->lv[0].l0 = 0;
     s->lv[0].l1 = k;
     s->lbuf_len = (size_t)k;
-    if (s->n_items <= SNAP_ITEMS) {
+    if (s->n_items <= snap_items) {
         s->snap_cap = (size_t)s->n_items * 64;
         if (!(s->snap = zalloc(s->snap_cap, 4)))
             return -1;
@@ -1042,12 +1042,12 @@ static void *zalloc(size_t n, size_t item) {
 
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     static char *names[] = {"fixed", "opt_ptr", "opt_cells", "opt_shape", "lo", "hi", "max_holes",
-                            "pivot", "pivot_options", "perm", "src", "sigma", "count_check", NULL};
+                            "pivot", "pivot_options", "perm", "src", "sigma", "count_check", "snap_items", NULL};
     Py_buffer fixed, opt_ptr, opt_cells, opt_shape, lo, hi, pivot_opts, perm, src, sigma, count_check;
-    int max_holes, pivot;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*y*y*y*y*y*iiy*y*y*y*y*", names, &fixed, &opt_ptr, &opt_cells,
+    int max_holes, pivot, snap_items = 4096;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*y*y*y*y*y*iiy*y*y*y*y*|i", names, &fixed, &opt_ptr, &opt_cells,
                                      &opt_shape, &lo, &hi, &max_holes, &pivot, &pivot_opts, &perm, &src, &sigma,
-                                     &count_check))
+                                     &count_check, &snap_items))
         return -1;
     Py_buffer *all[] = {&fixed, &opt_ptr, &opt_cells, &opt_shape, &lo, &hi, &pivot_opts, &perm, &src, &sigma,
                         &count_check};
@@ -1171,7 +1171,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     if (compact(s) < 0)
         goto out;
     init_state(s);
-    if (search_lists(s) < 0)
+    if (search_lists(s, snap_items) < 0)
         goto out;
     if (pivot >= 0)
         s->pivot = pivot < nc ? s->cell_col[pivot] : s->n_cols + (pivot - nc);
