@@ -486,17 +486,41 @@ def test_the_brush_marks_cells_that_may_stay_empty_and_colours(url, browser, tmp
     assert panels and letters == sorted(list(board.cell_chars().values()) * panels), letters
 
 
-def test_the_brush_on_hexagons(url, browser):
-    """On a hex board the brush marks the polygon clicked; its letter is drawn on it."""
-    browser.get(url + "/" + pack("grid: hex\npieces: dihex\n. . . .\n . . . .\n"))
+@pytest.mark.parametrize("text", ["grid: hex\npieces: dihex\n. . . .\n . . . .\n", LOZENGES])
+def test_the_brush_on_hexagons_and_triangles(url, browser, text):
+    """On hex and triangle boards the brush marks the polygon clicked (its letter drawn on it);
+    the file the page writes has the mark on that cell and the same open cells (a triangle's
+    '^'/'v' replaced by a mark keeps the row's parity)."""
+    browser.get(url + "/" + pack(text))
     settled_verdict(browser)
+    polygons = browser.find_elements(By.CSS_SELECTOR, "#board svg polygon.cell:not(.blocked)")
+    first, last = [(int(p.get_attribute("data-r")), int(p.get_attribute("data-c"))) for p in (polygons[0], polygons[-1])]
     _choose(browser, "brush", "optional")
-    cell(browser, 0, 0).click()
+    cell(browser, *first).click()
     _choose(browser, "brush-colour", "C")
-    cell(browser, 1, 2).click()
-    text = instance_text(browser)
-    shown = parse_instance(text)
-    assert shown.board.cell_chars() == {(0, 0): "+", (1, 2): "C"}, text
+    cell(browser, *last).click()
+    written = instance_text(browser)
+    rows = _rows(written)
+    # where the page writes a cell (a triangle's rows one position right where its parity asks)
+    lead = 1 if all(row.startswith(" ") for row in rows) else 0
+    at = (lambda r, c: (r, r + 2 * c)) if "hex" in text else (lambda r, c: (r, c + lead))
+    assert [rows[y][x] for y, x in (at(*first), at(*last))] == ["+", "C"], written
+    shown = parse_instance(written)  # the library's cells may be the page's moved (a triangle row's parity kept)
+    assert sorted(shown.board.cell_chars().values()) == ["+", "C"], written
+    assert shown.board.area == parse_instance(text).board.area, written
     assert sorted(t.text for t in browser.find_elements(By.CSS_SELECTOR, "#board svg text.mark")) == ["+", "C"]
-    assert "tinted" in cell(browser, 1, 2).get_attribute("class")
+    assert "tinted" in cell(browser, *last).get_attribute("class")
     assert settled_verdict(browser) == check_unique(shown).verdict
+
+
+def test_explain_marks_the_cells_it_names_on_a_triangle_board(url, browser):
+    """The server's cells are the library's: on a triangle board whose triangles' parity is not the
+    page's columns' the library's columns are the page's moved by one; the page shades the cells
+    explain names, not their neighbours."""
+    text = LOZENGES  # its first triangle, an up one, stands at an odd position of its row
+    browser.get(url + "/" + pack(text))
+    assert settled_verdict(browser) == "multiple"
+    assert explained(browser) == "multiple"
+    shaded = browser.find_elements(By.CSS_SELECTOR, "#board .cell.region, #board .cell.settled")
+    assert len(shaded) == parse_instance(text).board.area, [e.get_attribute("outerHTML") for e in shaded]
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .cell.blocked.region, #board .cell.blocked.settled")

@@ -53,7 +53,10 @@ function instanceText() {
       chars.push(state.blocked.has(r + "," + c) ? "#" : state.marks.get(r + "," + c)
         || (state.grid === "triangle" ? (up(r, c) ? "^" : "v") : "."));
     // hex: two characters a hexagon, each row one character right of the one above (a rhombus)
-    lines.push(state.grid === "hex" ? " ".repeat(r) + chars.join(" ") : chars.join(""));
+    // triangle: a row starts one position right when the page's column 0 points the other way than the
+    // text's position 0 would, so that the text's positions carry the parity even without a '^' or 'v'
+    lines.push(state.grid === "hex" ? " ".repeat(r) + chars.join(" ") : (state.grid === "triangle" && state.shift ? " " : "")
+      + chars.join(""));
   }
   return lines.join("\n") + "\n";
 }
@@ -106,7 +109,7 @@ function boardCells(grid, rows) {
     }
   }));
   cells.forEach(([, c]) => { low = Math.min(low, c); });
-  if (grid !== "hex" || !cells.length) low = 0;
+  if (grid === "square" || !cells.length) low = 0;  // triangle: the shift below keeps the parity
   for (const [r, c, ch] of cells) {
     cols = Math.max(cols, c - low + 1);
     if (ch !== "#") open.add(r + "," + (c - low));
@@ -577,7 +580,18 @@ function boardCell(r, c) {
   return document.querySelector(`#board .cell[data-r="${r}"][data-c="${c}"]`);
 }
 
-function showExplanation(data) {
+function serverCells(value) {
+  // the library's cells -> the page's: a triangle board's columns are the page's moved by its shift
+  // (the text written has its rows one position right then); every "cells" list in an answer
+  const shift = state.grid === "triangle" ? state.shift : 0;
+  if (Array.isArray(value)) return value.map(serverCells);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "cells" && shift
+    ? v.map(([r, c]) => [r, c - shift]) : serverCells(v)]));
+}
+
+function showExplanation(answer) {
+  const data = serverCells(answer);
   clearExplain();
   $("explain-list").dataset.verdict = data.verdict;
   const summary = [];
