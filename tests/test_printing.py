@@ -197,3 +197,22 @@ def test_panels_and_their_titles():
     assert panels("solution", [t, t]) == ([t, t], ["tiling 1", "tiling 2"])
     assert panels("solution", []) == ([], None)
     assert len(print_figures(parse_instance("pieces: I2\n..\n"), [], Pages("t"))) == 1
+
+
+def test_the_puzzle_page_says_and_shows_cells_that_may_stay_empty_and_colours():
+    """The print layout of a board with '+' and coloured cells: the rule says that marked cells
+    may stay empty and how letters meet, the board's letters are on it (drawn by draw_panel)
+    and a coloured piece cell carries its letter on the piece."""
+    from tilesat.showing.printing import instructions
+
+    text = "colours: A:A, B:B\nshape: D #A\nshape: E AB\npieces: D, E:0..1\n..+A\nAB+.\n"
+    inst = parse_instance(text)
+    rule = instructions(inst)
+    assert "white or tinted cell" in rule and "may stay empty" in rule and "piece:board): A:A, B:B" in rule
+    plain = instructions(parse_instance("pieces: I2\n....\n"))
+    assert "may stay empty" not in plain and "letter" not in plain
+    fig = puzzle_figure(inst, Pages("t"))
+    words = [t.get_text() for ax in fig.axes for t in ax.texts]
+    # the board's marks (two '+', A, A, B), then the pieces: D's A cell, E's A and B cells
+    assert sorted(w for w in words if w in ("+", "A", "B")) == sorted(["+", "+", "A", "A", "B", "A", "A", "B"])
+    assert instructions(parse_instance("shape: D #A\npieces: D\n.A\n")).endswith("cells without one fit anything.")

@@ -18,11 +18,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import TilesatError
+from ..model.board import colour_name
 from ..model.grids import get_grid
 from ..model.instance import INF, Instance, PieceRule
 from ..model.tiling import Tiling
 from .cell_pictures import Scene, shade_colour, board_scene, border_edges, draw_panel, iso_faces
-from .style import per_row
+from .style import MARK_INK, per_row, tint
 
 #: A4 in inches (width, height), and the margin around everything.
 PAGE = (8.27, 11.69)
@@ -62,7 +63,17 @@ def instructions(instance: Instance) -> str:
     moves = sorted({MOVES.get(r.orient, r.orient) for r in instance.rules})
     how = f"Pieces may be {moves[0]}." if len(moves) == 1 else "Each piece may be moved as its label says."
     counts = "each as many times as shown" if any(r.bounded for r in instance.rules) else "as many of each as you like"
-    return f"Cover every white cell with the pieces below, {counts}. {how}"
+    board = instance.board
+    cells = "white cell" if board.colour is None else "white or tinted cell"
+    rule = f"Cover every {cells} with the pieces below, {counts}. {how}"
+    if board.optional is not None:
+        rule += " Cells marked + (or a lowercase letter) may stay empty."
+    if board.colour is not None or instance.coloured_pieces:
+        pairs = "" if instance.pairs is None else " Colours that may meet (piece:board): " + instance.pairs_text() + "."
+        rule += (" A piece cell with a letter lies only on a cell of its letter" if instance.pairs is None
+                 else " A piece cell with a letter lies only on a cell of a colour paired with it") \
+            + "; cells without one fit anything." + pairs
+    return rule
 
 
 def piece_scene(piece) -> Scene:
@@ -160,9 +171,15 @@ def _pieces(fig, instance: Instance, top: float, height: float) -> None:
                 fills = [shade_colour(PIECE_FILL, shade) for _, shade in scene.polygons]
                 ax.add_collection(PolyCollection(polys, facecolors=fills, edgecolors="#000",
                                                  linewidths=max(unit * 72 / 24, 0.3)))
-            else:
-                ax.add_collection(PolyCollection(polys, facecolors=PIECE_FILL, edgecolors="#00000099",
-                                                 linewidths=max(unit * 72 / 24, 0.3)))
+            else:  # a coloured cell in its colour's tint, with its letter
+                colour = dict(zip(rule.piece.cells, rule.piece.colours)) if rule.piece.colours else {}
+                ax.add_collection(PolyCollection(polys, facecolors=[tint(colour[c]) if colour.get(c) else PIECE_FILL
+                                                                    for c in scene.polygons],
+                                                 edgecolors="#00000099", linewidths=max(unit * 72 / 24, 0.3)))
+                for c, poly in zip(scene.polygons, polys):
+                    if colour.get(c):
+                        ax.text(*poly.mean(axis=0), colour_name(colour[c]), ha="center", va="center",
+                                fontsize=max(unit * 72 * 0.4, 4), color=MARK_INK)
                 owner = {c: 0 for c in scene.polygons}
                 edges = np.array(border_edges(scene, owner), dtype=float).reshape(-1, 2, 2) * unit + (dx, y)
                 ax.add_collection(LineCollection(edges, colors="#000", linewidths=max(unit * 72 / 10, 0.8),
