@@ -485,6 +485,24 @@ def test_the_brush_marks_cells_that_may_stay_empty_and_colours(url, browser, tmp
     panels = len(browser.find_elements(By.CSS_SELECTOR, "#picture svg .tiling, #picture svg .puzzle"))
     assert panels and letters == sorted(list(board.cell_chars().values()) * panels), letters
 
+    # a custom shape with a coloured cell: the colour brush paints it on the small grid
+    browser.find_element(By.CSS_SELECTOR, "#custom-shape summary").click()
+    _choose(browser, "brush-colour", "B")
+    small = browser.find_elements(By.CSS_SELECTOR, "#shape-grid .cell")
+    small[0].click()
+    _choose(browser, "brush", "block")
+    small[1].click()
+    name = browser.find_element(By.ID, "shape-name")
+    name.clear()
+    name.send_keys("K")
+    browser.find_element(By.ID, "add-shape").click()
+    text = instance_text(browser)
+    assert "shape: K B#" in text.splitlines(), text
+    chip = browser.find_elements(By.CSS_SELECTOR, '#piece-palette .chip[data-piece="K"] rect.coloured')
+    assert [r.get_attribute("data-colour") for r in chip] == ["B"]
+    assert parse_instance(text).rule("K").piece.colours in ((2, 0), (0, 2))
+    assert settled_verdict(browser) == check_unique(parse_instance(instance_text(browser))).verdict
+
 
 @pytest.mark.parametrize("text", ["grid: hex\npieces: dihex\n. . . .\n . . . .\n", LOZENGES])
 def test_the_brush_on_hexagons_and_triangles(url, browser, text):

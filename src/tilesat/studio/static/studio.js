@@ -433,16 +433,22 @@ function shapeCells(rows) {
   return cells.length ? cells : [[0, 0]];
 }
 
-const shapeOn = new Set();
+const shapeOn = new Map();  // "r,c" -> '#', or a colour letter (the colour brush's)
 (function drawShapeGrid() {
   const grid = $("shape-grid");
   for (let r = 0; r < 5; r++) for (let c = 0; c < 5; c++) {
     const cell = document.createElement("div");
     cell.className = "cell";
+    cell.dataset.r = r; cell.dataset.c = c;
     cell.addEventListener("click", () => {
-      const key = r + "," + c;
-      if (shapeOn.has(key)) shapeOn.delete(key); else shapeOn.add(key);
-      cell.classList.toggle("on");
+      // with the colour brush a click gives the cell that colour (again: plain '#'); otherwise on / off
+      const key = r + "," + c, { kind, colour } = brush();
+      if (kind === "colour") shapeOn.set(key, shapeOn.get(key) === colour ? "#" : colour);
+      else if (shapeOn.has(key)) shapeOn.delete(key); else shapeOn.set(key, "#");
+      const ch = shapeOn.get(key);
+      cell.classList.toggle("on", Boolean(ch));
+      cell.textContent = ch && ch !== "#" ? ch : "";
+      showMark(cell, ch && ch !== "#" ? ch : "");
     });
     grid.appendChild(cell);
   }
@@ -453,13 +459,13 @@ $("add-shape").addEventListener("click", () => {
   $("shape-error").textContent = "";
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) { $("shape-error").textContent = "name: a letter, then letters, digits or _"; return; }
   if (!shapeOn.size) { $("shape-error").textContent = "draw the shape first"; return; }
-  const cells = [...shapeOn].map((k) => k.split(",").map(Number));
+  const cells = [...shapeOn.keys()].map((k) => k.split(",").map(Number));
   const r0 = Math.min(...cells.map((p) => p[0])), r1 = Math.max(...cells.map((p) => p[0]));
   const c0 = Math.min(...cells.map((p) => p[1])), c1 = Math.max(...cells.map((p) => p[1]));
   const rows = [];
   for (let r = r0; r <= r1; r++) {
     let row = "";
-    for (let c = c0; c <= c1; c++) row += shapeOn.has(r + "," + c) ? "#" : ".";
+    for (let c = c0; c <= c1; c++) row += shapeOn.get(r + "," + c) || ".";
     rows.push(row);
   }
   state.shapes[name] = rows;
