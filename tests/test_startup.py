@@ -31,7 +31,7 @@ HEAVY = ("numba", "highspy", "dask", "distributed", "matplotlib", "drawsvg", "st
 
 #: Runs the console script's main with these arguments, then writes the modules loaded to the file named last.
 RUN_AND_LIST = """
-import json, sys
+import gc, json, sys
 from tilesat.main import main
 out = sys.argv.pop()
 sys.argv[0] = "tilesat"
@@ -39,7 +39,7 @@ try:
     main()
 finally:
     with open(out, "w") as f:
-        json.dump(sorted(sys.modules), f)
+        json.dump({"modules": sorted(sys.modules), "collecting": gc.isenabled()}, f)
 """
 
 
@@ -47,7 +47,10 @@ def run_listing_modules(tmp_path, *args) -> tuple[subprocess.CompletedProcess, s
     listing = tmp_path / "modules.json"
     run = subprocess.run([sys.executable, "-c", RUN_AND_LIST, *map(str, args), listing], capture_output=True,
                          timeout=120)
-    return run, set(json.loads(listing.read_text()))
+    seen = json.loads(listing.read_text())
+    # the console script imports with the garbage collector off; the command must have turned it on
+    assert seen["collecting"], "the command ran without the garbage collector"
+    return run, set(seen["modules"])
 
 
 def loaded(modules: set[str], name: str) -> bool:

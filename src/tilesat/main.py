@@ -10,6 +10,7 @@ SIGHUP alike: 143, 129).  Nothing was done yet, so there is nothing to
 clean up.
 """
 
+import gc
 import os
 import signal
 import sys
@@ -31,9 +32,17 @@ def main() -> None:
             return
         except OSError:  # a closed or full stdout: the command line says so as it always does
             pass
+    # the start-up's objects (the libraries' modules) live until exit: the collector's passes over them
+    # free nothing; it is off until the command starts (cli.common.friendly), then leaves them aside
+    gc.disable()
     from .running.stdout_guard import reserve_stdout
 
     reserve_stdout()  # before any native library loads: fd 1 is tilesat's document alone
     from .cli import main as cli_main
 
-    cli_main()
+    try:
+        cli_main()
+    finally:
+        # the process ends here: the interpreter's last collection would walk every object
+        # left and find next to nothing to free (30-40 ms of a small count's 0.3 s)
+        gc.freeze()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import gc
 import signal
 import threading
 import time
@@ -205,6 +206,14 @@ def _run_command(fn, args, kwargs):
     return result
 
 
+def _collect_from_here() -> None:
+    """The console script (:mod:`tilesat.main`) starts with the garbage collector off: the command runs
+    with it on, the start-up's objects set aside (frozen: later passes skip them)."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def friendly(fn):
     """Bad input -> one line on stderr and exit 2; Ctrl-C -> exit 130 (SIGTERM 143,
     SIGHUP 129: handled alike); a failing stdout -> ``stdout_failed``."""
@@ -212,6 +221,7 @@ def friendly(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         restore = processes.handle_interrupts()  # from here Ctrl-C, SIGTERM and SIGHUP say what the command had
+        _collect_from_here()
         _STARTED_COMMAND.append(True)
         try:
             return _run_command(fn, args, kwargs)
