@@ -372,3 +372,18 @@ def test_svg_marks_and_tints_on_every_grid(grid):
     assert letters == sorted(inst.board.cell_chars().values())
     tints = [e for e in root.iter() if e.get("class") == "tint"]
     assert len(tints) == int((inst.board.colour > 0).sum())
+
+
+@pytest.mark.parametrize("grid", list(MARKED))
+def test_the_terminal_writes_plus_on_a_cell_left_empty(grid):
+    """In colour as in the plain text: a cell that may stay empty, left empty, is a '+'."""
+    from tilesat.questions.count import iter_tilings_by
+
+    inst = parse_instance(MARKED[grid])
+    optional = set(inst.board.cells(inst.board.optional_cells))
+    tiling = next(t for t in iter_tilings_by(inst, "blocking", certificates=False) if optional - set(t.owner()))
+    left = len(optional - set(tiling.owner()))
+    console = Console(record=True, width=200, color_system="truecolor")
+    console.print(rich_tiling(inst, tiling))
+    shown = console.export_text()
+    assert shown.count("+") == left == "".join(plain_rows(inst, tiling)).count("+"), shown

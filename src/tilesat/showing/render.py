@@ -158,6 +158,7 @@ def rich_tiling(instance: Instance, tiling: Tiling, marked: set | None = None) -
         return _rich_layout(instance, tiling, marked)
     colours = colour_tiles(instance, tiling, len(PALETTE))
     owner = tiling.owner()
+    empty = {cell: "+" for cell in board.cells(board.optional_cells)}
     text = Text()
     for r in range(board.rows):
         for c in range(board.cols):
@@ -165,8 +166,8 @@ def rich_tiling(instance: Instance, tiling: Tiling, marked: set | None = None) -
                 text.append("  ", style="on grey15")
                 continue
             i = owner.get((r, c))
-            if i is None:  # an open cell a packing leaves empty
-                text.append(". ", style="dim")
+            if i is None:  # an open cell a packing leaves empty ('+': one that may stay empty, as the plain text)
+                text.append(empty.get((r, c), ".") + " ", style="dim")
                 continue
             letter = instance.rule(tiling.tiles[i].piece).piece.letter
             mark = "*" if marked and (r, c) in marked else " "
@@ -225,6 +226,7 @@ def _rich_layout(instance: Instance, tiling: Tiling, marked: set | None = None):
     owner = tiling.owner()
     colours = colour_tiles(instance, tiling, len(PALETTE))
     labels = tile_labels(instance, tiling)
+    empty = {cell: "+" for cell in board.cells(board.optional_cells)}
 
     def tile_at(li, p):
         cell = where.get((li, p))
@@ -236,8 +238,8 @@ def _rich_layout(instance: Instance, tiling: Tiling, marked: set | None = None):
             cell = where.get((li, p))
             if cell is not None:
                 i = owner.get(cell)
-                if i is None:  # an open cell a packing leaves empty
-                    text.append(".", style="dim")
+                if i is None:  # an open cell a packing leaves empty ('+': one that may stay empty)
+                    text.append(empty.get(cell, "."), style="dim")
                     continue
                 mark = "bold underline " if marked and cell in marked else ""
                 text.append(labels[i], style=f"{mark}black on {PALETTE[colours[i]]}")
