@@ -41,9 +41,10 @@ static int run_slice(const i64 *indptr, const i64 *cells, const i64 *cell_indptr
         for (i64 k = indptr[p]; k < indptr[p + 1]; k++)
             inside[cells[k]] = p;
         i64 ntouched = 0;
-        for (i64 k = indptr[p]; k < indptr[p + 1]; k++) {
+        int dies = 0; /* a cell outside p all of whose live candidates overlap p: counted to the end */
+        for (i64 k = indptr[p]; k < indptr[p + 1] && !dies; k++) {
             i64 x = cells[k];
-            for (i64 j = cell_indptr[x]; j < cell_indptr[x + 1]; j++) {
+            for (i64 j = cell_indptr[x]; j < cell_indptr[x + 1] && !dies; j++) {
                 i64 q = cell_ids[j];
                 if (!alive[q] || seen_by[q] == p)
                     continue;
@@ -55,17 +56,13 @@ static int run_slice(const i64 *indptr, const i64 *cells, const i64 *cell_indptr
                         continue;
                     if (count[c] == 0)
                         touched[ntouched++] = c;
-                    count[c]++;
+                    if (++count[c] == degree[c])
+                        dies = 1;
                 }
             }
         }
-        int dies = 0;
-        for (i64 i = 0; i < ntouched; i++) {
-            i64 c = touched[i];
-            if (count[c] == degree[c])
-                dies = 1;
-            count[c] = 0;
-        }
+        for (i64 i = 0; i < ntouched; i++)
+            count[touched[i]] = 0;
         if (!dies)
             continue;
         alive[p] = 0;
@@ -75,25 +72,44 @@ static int run_slice(const i64 *indptr, const i64 *cells, const i64 *cell_indptr
                 ring[LOST] = x;
         }
         /* p's cells lost a candidate: a placement r may die of one of them, x, only if
-           every live candidate of x overlaps r, so r overlaps the first of them */
+           r does not cover x and every live candidate of x overlaps r, so r overlaps the
+           first of them, q (r is found through q's cells), and the last, ql (ql's cells
+           marked in `inside` and r seen in `seen_by` with a stamp below -1 for this x:
+           p's own stamp is p >= 0, and -1 is "none yet") */
         for (i64 k = indptr[p]; k < indptr[p + 1]; k++) {
-            i64 x = cells[k], q = -1;
+            i64 x = cells[k], q = -1, ql = -1;
             for (i64 j = cell_indptr[x]; j < cell_indptr[x + 1] && q < 0; j++)
                 if (alive[cell_ids[j]])
                     q = cell_ids[j];
             if (q < 0)
                 continue;
+            for (i64 j = cell_indptr[x + 1] - 1; ql < 0; j--)
+                if (alive[cell_ids[j]])
+                    ql = cell_ids[j];
+            i64 stamp = -2 - k;
+            for (i64 kk = indptr[ql]; kk < indptr[ql + 1]; kk++)
+                inside[cells[kk]] = stamp;
             for (i64 kk = indptr[q]; kk < indptr[q + 1]; kk++) {
                 i64 y = cells[kk];
                 for (i64 jj = cell_indptr[y]; jj < cell_indptr[y + 1]; jj++) {
                     i64 r = cell_ids[jj];
                     work++;
-                    if (alive[r] && !queued[r]) {
-                        queued[r] = 1;
-                        queue[ring[TAIL]] = r;
-                        ring[TAIL] = (ring[TAIL] + 1) % P;
-                        ring[SIZE]++;
+                    if (!alive[r] || queued[r] || seen_by[r] == stamp)
+                        continue;
+                    seen_by[r] = stamp;
+                    int covers_x = 0, meets_last = 0;
+                    for (i64 m = indptr[r]; m < indptr[r + 1]; m++) {
+                        i64 c = cells[m];
+                        work++;
+                        covers_x |= c == x;
+                        meets_last |= inside[c] == stamp;
                     }
+                    if (covers_x || !meets_last)
+                        continue;
+                    queued[r] = 1;
+                    queue[ring[TAIL]] = r;
+                    ring[TAIL] = (ring[TAIL] + 1) % P;
+                    ring[SIZE]++;
                 }
             }
         }
