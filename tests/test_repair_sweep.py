@@ -20,7 +20,7 @@ from tilesat.model.placements import generate_placements
 from tilesat.engines.prune import prune
 from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, Reach, RepairSweep, add_window, repair_sweep_tiling,
                                          window_clauses)
-from tilesat.engines.sweep import SweepStats
+from tilesat.engines.sweep import CORNERS, SweepStats, _Geometry
 from tilesat.model.tiling import Tiling
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
@@ -29,13 +29,15 @@ HARD = INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt"
 
 @settings(max_examples=60, deadline=None)
 @given(open_boards(), st.sampled_from([(1, 2), (1, 3), (2, 3), (2, 5)]), st.sampled_from([1, 2, 5]),
-       st.booleans())
-def test_a_repairing_sweep_finds_only_tilings_the_oracle_accepts(instance, sizes, radius, pruned):
+       st.booleans(), st.sampled_from(range(len(CORNERS))))
+def test_a_repairing_sweep_finds_only_tilings_the_oracle_accepts(instance, sizes, radius, pruned, corner):
     truth = oracle(instance)
     placements = generate_placements(instance)
     step, window = sizes
     alive = prune(placements).alive if pruned else None
-    chosen = repair_sweep_tiling(placements, alive=alive, reach=Reach(step, window, radius, radius))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.repair_sweep.CORNER_ORDER", (corner,))  # every attempt from this corner
+        chosen = repair_sweep_tiling(placements, alive=alive, reach=Reach(step, window, radius, radius))
     if not truth:
         assert chosen is None  # nothing to find: it cannot make one up
         return
@@ -63,6 +65,34 @@ def test_a_failed_window_takes_back_the_pieces_near_it():
     assert stats.gave_up
     with pytest.raises(ValueError):
         RepairSweep(placements, reach=Reach(step=2, window=2))
+
+
+def test_each_corner_numbers_the_diagonals_from_itself():
+    board = np.ones((3, 5), dtype=bool)
+    board[0, 0] = False  # the top-left corner blocked: its sweep starts one diagonal later
+    placements = generate_placements(Instance(Board(board), parse_pieces("I3")))
+    for corner, (flip_rows, flip_cols) in enumerate(CORNERS):
+        geo = _Geometry(placements, corner)
+        key = geo.cell_key.reshape(board.shape)
+        r, c = 2 if flip_rows else 0, 4 if flip_cols else 0
+        assert key[r, c] == 0 and key.max() == 3 + 5 - 2  # the corner first, the opposite corner last
+        assert int(geo.open_keys[0]) == (1 if corner == 0 else 0)
+        assert all(geo.first[p] == key.ravel()[placements.cells_of(p)].min() for p in range(len(placements)))
+
+
+def test_restarts_change_the_corner_and_the_encoding(monkeypatch):
+    # every attempt out of conflicts at once: each restarts from the next (encoding, corner)
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)
+    placements = generate_placements(Instance(Board.rectangle(8, 8), parse_pieces("L4")))
+    stats = SweepStats()
+    assert RepairSweep(placements, "commander", stats=stats, attempts=5).run() is None
+    tried = [why.split(":")[0] for why in stats.restarts]
+    assert tried == ["commander, corner 0", "ladder, corner 1", "pairwise, corner 2", "commander, corner 3"]
+    assert stats.gave_up
+    # without a list of encodings to restart with: one attempt
+    stats = SweepStats()
+    assert RepairSweep(placements, "ladder", stats=stats, restarts=()).run() is None
+    assert not stats.restarts and stats.gave_up
 
 
 def test_a_repairing_sweep_stopped_by_a_time_limit_resumes_from_what_it_kept():

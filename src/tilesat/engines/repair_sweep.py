@@ -39,7 +39,9 @@ from .sweep import BUDGET_PER_CELL, MIN_BUDGET, STEP, WINDOW, Stepping, SweepSta
 
 #: The neighbourhood taken back around a failed window's cells, in cells
 #: (Chebyshev distance); it grows by GROW at each failure until the front moves.
-RADIUS, GROW, MAX_RADIUS = 5, 5, 10
+#: Small: wider patches make mended windows of 800-1,000 cells that run out of conflicts
+#: (L4 60x60 tuning boards, docs/benchmarks/hard-families.md).
+RADIUS, GROW, MAX_RADIUS = 3, 3, 6
 #: A sweep that has taken back this many patches gives up (the caller's
 #: whole-board solver goes on).
 MAX_REPAIRS = 300
@@ -48,12 +50,18 @@ MAX_REPAIRS = 300
 SLICE = 2_000
 #: One sweep's conflicts, at most this many per open cell; past them, or when a mended
 #: window runs out of its budget, the sweep starts again from nothing with the next
-#: encoding of its list (RESTART_ENCODINGS after its own), and gives up after the last.
-#: Why: which encoding sweeps a tight board fast is a lottery per board (60x60 L4
-#: random-order packings: ladder 2.5 s and over 40 s, commander 27 s and 8 s, on two
-#: boards), while a sweep that goes well needs 3-13 conflicts a cell.
+#: encoding of its list (RESTART_ENCODINGS after its own) and from the next corner of
+#: the board (CORNER_ORDER), and gives up after ATTEMPTS attempts.
+#: Why: whether a sweep gets through a tight board is a lottery per board, encoding and
+#: corner (60x60 L4 random-order packings: ladder 2.5 s and over 40 s, commander 27 s and
+#: 8 s, on two boards), while a sweep that goes well needs 3-13 conflicts a cell.  Another
+#: corner is another draw where another encoding alone is not: one L4 60x60 tuning board
+#: failed with all three encodings from the top left, and got through from the next corner.
 CONFLICTS_PER_CELL = 15
 RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
+#: The corners (sweep.CORNERS) the attempts start from in turn: the opposite corner second.
+CORNER_ORDER = (0, 1, 2, 3)
+ATTEMPTS = 4
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,8 @@ class RepairSweep(Stepping):
 
     def __init__(self, placements: Placements, encoding: str = "ladder", solver_name: str = DEFAULT_SOLVER,
                  stats: SweepStats | None = None, alive: np.ndarray | None = None, reach: Reach | None = None,
-                 options: dict | None = None, restarts: tuple[str, ...] = RESTART_ENCODINGS):
+                 options: dict | None = None, restarts: tuple[str, ...] = RESTART_ENCODINGS,
+                 attempts: int | None = None):
         reach = reach or reach_for(placements)  # None: chosen by the board's size
         step, window = reach.step, reach.window
         if not 0 < step < window:
@@ -97,9 +106,12 @@ class RepairSweep(Stepping):
         self.placements, self.solver_name, self.options = placements, solver_name, dict(options or {})
         self.step, self.window, self.radius0, self.grow, self.max_radius = (step, window, reach.radius, reach.grow,
                                                                             reach.max_radius)
-        self.encodings = [encoding] + [e for e in restarts if e != encoding]
+        encodings = [encoding] + [e for e in restarts if e != encoding]
+        attempts = (ATTEMPTS if restarts else 1) if attempts is None else attempts
+        # (encoding, corner) of each attempt: both change from one attempt to the next
+        self.attempts = [(encodings[i % len(encodings)], CORNER_ORDER[i % len(CORNER_ORDER)]) for i in range(attempts)]
+        self._geometries: dict[int, _Geometry] = {}
         self.stats = stats if stats is not None else SweepStats()
-        self.geo = _Geometry(placements)
         board = placements.instance.board
         self.shape = board.open.shape
         self.alive = np.ones(len(placements), dtype=bool) if alive is None else alive
@@ -112,8 +124,11 @@ class RepairSweep(Stepping):
     def _start(self, attempt: int) -> None:
         """Start (again) from nothing, with the attempt's encoding."""
         self.attempt = attempt
-        self.encoding = self.encodings[attempt]
+        self.encoding, self.corner = self.attempts[attempt]
         get_encoding(self.encoding)  # an unknown name fails here, not in a window
+        if self.corner not in self._geometries:
+            self._geometries[self.corner] = _Geometry(self.placements, self.corner)
+        self.geo = self._geometries[self.corner]
         self.covered = np.zeros(self.placements.instance.board.ncells, dtype=bool)
         self.kept = np.zeros(len(self.placements), dtype=bool)
         self.f = int(self.geo.open_keys[0]) if self.geo.open_keys.size else 0
@@ -193,8 +208,8 @@ class RepairSweep(Stepping):
 
     def _give_up(self, why: str) -> None:
         """Start again with the next encoding, or give up after the last."""
-        if self.attempt + 1 < len(self.encodings):
-            self.stats.restarts.append(f"{self.encoding}: {why}")
+        if self.attempt + 1 < len(self.attempts):
+            self.stats.restarts.append(f"{self.encoding}, corner {self.corner}: {why}")
             self._start(self.attempt + 1)
             return
         self.stats.gave_up = why

@@ -141,15 +141,22 @@ class SweepStats:
         return out
 
 
-class _Geometry:
-    """Each placement's cells and first/last diagonal, sorted by first diagonal."""
+#: The corners a sweep may start from: (rows flipped, columns flipped).
+CORNERS = ((False, False), (True, True), (True, False), (False, True))
 
-    def __init__(self, placements: Placements):
+
+class _Geometry:
+    """Each placement's cells and first/last diagonal, sorted by first diagonal;
+    the diagonals counted from ``CORNERS[corner]`` (0: the top left)."""
+
+    def __init__(self, placements: Placements, corner: int = 0):
         board = placements.instance.board
         rows, cols = board.open.shape
         flat = np.arange(rows * cols, dtype=np.int64)
-        self.cell_key = (flat // cols + flat % cols).astype(np.int64)
         self.row, self.col = flat // cols, flat % cols
+        flip_rows, flip_cols = CORNERS[corner]
+        self.cell_key = ((rows - 1 - self.row if flip_rows else self.row)
+                         + (cols - 1 - self.col if flip_cols else self.col)).astype(np.int64)
         self.placements = placements
         self.indptr, self.cells = placements.indptr, placements.cells
         starts = self.indptr[:-1]
