@@ -27,7 +27,8 @@ from tilesat.model.placements import generate_placements
 from tilesat.engines.sat import TilingSearch
 from tilesat.questions.solve import choose_search_method
 from tilesat.sat.solvers import PysatSolver
-from tilesat.engines.sweep import Sweep, SweepStats, other_tiling, sweep_problem, sweep_tiling
+from tilesat.engines.repair_sweep import other_tiling
+from tilesat.engines.sweep import Sweep, SweepStats, sweep_problem, sweep_tiling
 from tilesat.model.tiling import Tiling
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"

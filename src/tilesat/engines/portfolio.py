@@ -50,8 +50,8 @@ from ..model.tiling import Tiling
 from ..certify.verify import VerificationError, verify_tiling
 from .base import Engine, Job, Progress
 from .prune import prune
-from .repair_sweep import RepairSweep
-from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, other_tiling, window_encoding, window_solver
+from .repair_sweep import RepairSweep, other_tiling
+from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, window_encoding, window_solver
 
 #: CaDiCaL's ``--sat`` configuration (the open boards' default, solvers.OPEN_BOARD_OPTIONS):
 #: on other boards it made some runs faster and others slower, so members vary it.

@@ -38,8 +38,8 @@ from .base import Context, Engine, Job, Progress
 from .portfolio import PORTFOLIO
 from ..certify.colourings import colouring_certificate
 from .prune import Pruned, forced_tiling, prune
-from .repair_sweep import RepairSweep
-from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, other_tiling, sweep_problem,
+from .repair_sweep import RepairSweep, other_tiling
+from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_problem,
                     window_encoding, window_solver)
 
 

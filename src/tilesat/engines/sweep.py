@@ -26,7 +26,7 @@ widening (a wider strip is harder still).  Along anti-diagonals the last
 windows are small triangles at the far corner: none of the 20 failed.
 
 A second tiling (check-unique's question) is most often a local change of
-the first: :func:`other_tiling` takes the first tiling's placements inside a
+the first: :func:`tilesat.engines.repair_sweep.other_tiling` takes the first tiling's placements inside a
 small box and asks for a different tiling of the cells they cover.
 
 Both are heuristics that find tilings, never a proof that there is none
@@ -52,7 +52,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..running.control import deadline, sigint_held
+from ..running.control import deadline
 from ..sat.encodings import NATIVE_ENCODINGS, get_encoding
 from ..sat.formula import Formula
 from ..model.instance import Instance
@@ -76,8 +76,6 @@ GLANCE = 2_000
 #: Boards from this many open cells get a sweep when ``--method auto``: at
 #: 30x30 one SAT run takes under a second, and the sweep buys nothing.
 SWEEP_MIN_AREA = 400
-#: other_tiling: the box's side in cells, and how many boxes it tries at most.
-BOX, MAX_BOXES = 8, 256
 
 
 def sweep_problem(instance: Instance) -> str | None:
@@ -345,69 +343,3 @@ def sweep_tiling(placements: Placements, encoding: str = "ladder", progress: Cal
                  stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER, **sizes) -> list[int] | None:
     """The placement indices of a tiling found by sweeping (:class:`Sweep`; ``step``, ``window``), or None."""
     return Sweep(placements, encoding, solver_name, stats, **sizes).run(progress)
-
-
-def other_tiling(placements: Placements, chosen: list[int], encoding: str = "ladder",
-                 stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER,
-                 alive: np.ndarray | None = None) -> list[int] | None:
-    """A tiling other than ``chosen`` that differs from it inside one BOX x BOX
-    box only and keeps the piece counts (:func:`counts_hold`), or None when the
-    boxes tried have none (which proves nothing).  ``alive``: the placements that
-    may be in a tiling (the look-ahead's; the others are left out of every box)."""
-    from .repair_sweep import add_window, solve_sliced
-    from pysat.solvers import Solver
-
-    stats = stats if stats is not None else SweepStats()
-    t0 = time.perf_counter()
-    limit = deadline()
-    geo = _Geometry(placements)
-    rows, cols = placements.instance.board.open.shape
-    chosen_arr = np.asarray(chosen, dtype=np.int64)
-    cells, owner = geo.cells_of(chosen_arr)
-    lo_r = np.full(chosen_arr.size, rows); np.minimum.at(lo_r, owner, geo.row[cells])
-    lo_c = np.full(chosen_arr.size, cols); np.minimum.at(lo_c, owner, geo.col[cells])
-    hi_r = np.zeros(chosen_arr.size, np.int64); np.maximum.at(hi_r, owner, geo.row[cells])
-    hi_c = np.zeros(chosen_arr.size, np.int64); np.maximum.at(hi_c, owner, geo.col[cells])
-    corners = [(r, c) for r in range(0, rows, BOX) for c in range(0, cols, BOX)]
-    if len(corners) > MAX_BOXES:  # spread over the board
-        corners = [corners[i] for i in np.linspace(0, len(corners) - 1, MAX_BOXES).astype(int)]
-    tried = 0
-    try:
-        for r0, c0 in corners:
-            limit.check()
-            inside = chosen_arr[(lo_r >= r0) & (hi_r < r0 + BOX) & (lo_c >= c0) & (hi_c < c0 + BOX)]
-            if inside.size < 2:
-                continue  # one piece alone has no other way to cover its own cells
-            tried += 1
-            region = np.zeros(placements.instance.board.ncells, dtype=bool)
-            region[geo.cells_of(inside)[0]] = True
-            ids = geo.starting_in(int(geo.cell_key[region].min()), int(geo.cell_key[region].max()) + 1)
-            if alive is not None:
-                ids = ids[alive[ids]]
-            cells, owner = geo.cells_of(ids)
-            ids = ids[np.bincount(owner, weights=~region[cells], minlength=ids.size) == 0]  # inside the region
-            uniq, owner, start, degree = geo.by_cell(ids)
-            if uniq.size < int(region.sum()):
-                continue  # a cell of the region that no placement covers (cannot happen: the first tiling's do)
-            # the window clauses with every region cell's "left empty" false: each covered exactly once
-            empty = np.arange(ids.size + 1, ids.size + 1 + uniq.size, dtype=np.int64)
-            var = {int(p): i + 1 for i, p in enumerate(ids)}
-            solver = Solver(name=solver_name)
-            try:
-                add_window(solver, solver_name, (owner, start, degree, empty), encoding)
-                for e in empty.tolist():
-                    solver.add_clause([-e])
-                solver.add_clause([-var[int(p)] for p in inside])  # not the same placements again
-                if not solve_sliced(solver, solver_name, [], MIN_BUDGET, stats):
-                    continue  # no other tiling of the region, or none within the budget
-                model = np.asarray(solver.get_model(), dtype=np.int64)
-            finally:
-                with sigint_held():  # freed once, whole
-                    solver.delete()
-            new = ids[model[(model > 0) & (model <= ids.size)] - 1]
-            other = sorted(int(p) for p in np.concatenate([np.setdiff1d(chosen_arr, inside), new]))
-            if counts_hold(placements, other):
-                return other
-        return None
-    finally:
-        stats.local = {"boxes": tried, "seconds": round(time.perf_counter() - t0, 6)}
