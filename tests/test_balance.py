@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,53 @@ def test_a_count_split_on_workers_is_exact_and_resumes(tmp_path, monkeypatch, ti
     again = count_tilings(inst, up_to_symmetry=True, jobs=3 - jobs, checkpoint=ckpt)
     assert (again.count, again.up_to_symmetry, again.exact) == (4040, 1010, True)
     assert again.resumed == 24  # the 25th report came after the 24th unit settled
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_count_stopped_by_its_timeout_keeps_what_the_running_units_counted(tmp_path, monkeypatch, tiny_budgets,
+                                                                              jobs):
+    tiny_budgets(200)
+    monkeypatch.setattr(balance, "MIN_BUDGET", 30.0)  # no split but the deadline's
+    monkeypatch.setattr(count, "CHECKPOINT_UNITS", 4)
+    inst = load_instance(P5x12)
+    ckpt = tmp_path / "c.json"
+    with monkeypatch.context() as m:  # slow slices (~5 s in all): far from its end at the timeout, units mid-way
+        real = compiled.wait_step
+        m.setattr(compiled, "wait_step", lambda *a: (time.sleep(0.002), real(*a))[1])
+        first = count_tilings(inst, jobs=jobs, checkpoint=ckpt, timeout=1.0, certificates=False)
+    assert first.timed_out and not first.exact and first.uncounted == 0
+    records = [json.loads(line)["data"] for line in ckpt.read_text().splitlines()[1:]]
+    stopped = [r for r in records if "split" in r]  # the units running at the deadline, cut where they stood
+    assert len(stopped) == jobs and sum(r["counts"][0] for r in stopped) > 0  # each had counted some
+    seen = []
+    again = count_tilings(inst, jobs=1, checkpoint=ckpt, certificates=False, progress=lambda n, *a, **k: seen.append(n))
+    assert seen[0] == first.count  # the count said is what its records hold, the stopped units' tilings too
+    assert (again.count, again.exact) == (4040, True)  # nothing lost, nothing counted twice
+    assert again.resumed == len(records)
+
+
+def test_at_the_deadline_drive_settles_what_came_back_and_says_what_did_not():
+    from tilesat.engines.base import Outcome
+    from tilesat.running.control import TimedOut
+
+    class Stopped(balance.Backend):
+        capacity = 3
+
+        def start(self, i, unit, budget):
+            pass
+
+        def ready(self):
+            raise TimedOut(1.0)
+
+        def stop(self, running):
+            return [(min(running), Outcome([7], 0.1).as_tuple())], len(running) - 1
+
+    ledger = balance.Ledger([Unit((p,), (0,)) for p in range(5)])
+    settled, lost = [], []
+    with pytest.raises(TimedOut):
+        balance.drive(ledger, Stopped(), 3, lambda i, o: settled.append((i, o.counts)), budgets=False,
+                      uncounted=lost.append)
+    assert len(settled) == 1 and settled[0][1] == [7] and lost == [2]
 
 
 def test_forecast_reports_the_time_left_and_the_expected_total(monkeypatch, tiny_budgets):

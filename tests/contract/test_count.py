@@ -84,8 +84,9 @@ def test_count_text_on_a_dask_cluster_timeout():
     hook closing again the cluster whose close had timed out)."""
     run = tilesat("count", INSTANCES / "long-counts" / "pentominoes-dominoes-8x8.txt", "--cluster", "dask", "--jobs", "2",
                   "--timeout", "5")
-    lines = verdict(run, r"count: at least [\d,]+ tilings? \(time limit reached\), by native .* on a Dask cluster of 2 workers",
-                    status=124)
+    # a unit whose answer is still on its way STOP_GRACE after the limit is said to be left out
+    lines = verdict(run, r"count: at least [\d,]+ tilings? \(time limit reached(; what [\d,]+ units? running then had "
+                         r"found is not included)?\), by native .* on a Dask cluster of 2 workers", status=124)
     assert len(lines) == 1
     assert run.seconds < 5 + 8, run.describe()  # the limit, the close, a loaded machine's slack: not 10 s more
 

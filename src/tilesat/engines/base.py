@@ -258,6 +258,7 @@ class Engine:
     instead: dict = {}  # question -> the methods to use where this one cannot take the instance
     units_per_worker: int | None = None  # units a shared-out count plans per worker (None: the count's default)
     splits: bool = False  # a unit can stop where it stands and hand back the rest (run_within, estimate_unit)
+    reports_each_tiling: bool = True  # count_unit calls on_tiling as it finds each tiling (a stopped unit's are known)
 
     #: The one line refusing ``--break-symmetry`` (None: it takes it).
     refuses_break_symmetry: str | None = "--break-symmetry adds lex-leader clauses to the SAT formula: use --method sat (or auto)"

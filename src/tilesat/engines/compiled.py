@@ -23,7 +23,7 @@ import numpy as np
 from ..certify.verify import verify_tiling
 from ..model.instance import Instance
 from ..model.tiling import Tiling
-from ..running.control import call_in_child, isolated, isolated_stream, wait_step
+from ..running.control import TimedOut, call_in_child, deadline, isolated, isolated_stream, wait_step
 from .base import Context, Engine, Outcome, Unit
 
 #: Random paths per estimate of a unit's size (a millisecond or so on the record boards).
@@ -54,19 +54,28 @@ class EnumeratorEngine(Engine):
     def count_unit(self, ctx: Context, unit: Unit, on_tiling: Callable[[], None] = lambda: None,
                    limit: int | None = None) -> list[int]:
         if limit is None:
-            return list(self.run_within(ctx, unit, None)[0])
+            outcome = Outcome.from_tuple(self.run_within(ctx, unit, None))
+            if outcome.rest:  # stopped at the deadline: these counts are not the unit's
+                deadline().check()
+                raise AssertionError("BUG: the enumerator stopped early without a deadline")
+            return list(outcome.counts)
         return super().count_unit(ctx, unit, on_tiling, limit)
 
     def run_within(self, ctx: Context, unit: Unit, budget: float | None, seed: int = 1) -> tuple:
         """Counted here in slices: without listing when each symmetry fixes every tiling (more
         than one when a board map moves no placement: the half turn of a 1x2 board, found by
         tests/test_burnside.py), else each tiling listed, checked and tested against each
-        symmetry; past the ``budget``, the search stops where it stands and hands back its
-        parts, each estimated."""
+        symmetry; past the ``budget`` or the run's deadline, the search stops where it stands
+        and hands back its parts, each estimated (the caller sees the deadline itself: what
+        the unit counted by then is in the outcome, not lost with a TimedOut)."""
         enumerator = _module("enumerator")
         t0 = time.perf_counter()
 
         def over() -> bool:
+            try:
+                wait_step()  # the count's watchers (the LP beside it), and the deadline
+            except TimedOut:
+                return True
             return budget is not None and time.perf_counter() - t0 > budget
 
         tables = enumerator._tables(ctx.instance, ctx.placements)
@@ -76,7 +85,6 @@ class EnumeratorEngine(Engine):
             found = 0
             while not search.done:
                 found += search.run()
-                wait_step()  # the deadline, and the count's watchers (the LP beside it)
                 if over():
                     break
             counts = [found] * len(syms)
@@ -90,8 +98,6 @@ class EnumeratorEngine(Engine):
                 n += 1
                 for j, g in enumerate(syms):
                     counts[j] += g is None or g.is_identity or bool(g.fixes(chosen))
-                if n % 1024 == 0:
-                    wait_step()
         rest = [] if search.done else search.split()
         estimates = [enumerator.Search(tables, f, excluded=e).estimate(PROBES, seed) for f, e in rest]
         return Outcome(counts, time.perf_counter() - t0, search.nodes, rest, estimates).as_tuple()
@@ -115,6 +121,7 @@ class WholeCounter(Engine):
 
     questions = frozenset({"count"})
     whole = True
+    reports_each_tiling = False
 
     def __init__(self, name: str, summary: str):
         self.name, self.summary = name, summary

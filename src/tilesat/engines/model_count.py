@@ -41,6 +41,7 @@ def refuted(clauses) -> bool:
 class ModelCounter(Engine):
     questions = frozenset({"count"})
     uses = ("encoding", "card")
+    reports_each_tiling = False
 
     def __init__(self, name: str, exact: bool, summary: str):
         self.name, self.exact, self.summary = name, exact, summary

@@ -77,6 +77,7 @@ class XccEngine(Engine):
     questions = frozenset({"count", "list"})
     enumerates = True
     summary = "the compiled exact cover (piece count ranges, every grid)"
+    reports_each_tiling = False  # (when it counts without listing)
 
     def count_unit(self, ctx: Context, unit: Unit, on_tiling: Callable[[], None] = lambda: None,
                    limit: int | None = None) -> list[int]:

@@ -39,6 +39,7 @@ import time
 from typing import Callable
 
 from ..engines.base import Outcome
+from ..running.control import TimedOut, deadline
 
 #: A budget is this share of the time the work left is expected to take on
 #: one worker: a unit never holds a worker much beyond 1/SHARE of its share.
@@ -320,6 +321,12 @@ class Backend:
     def ready(self):
         raise NotImplementedError
 
+    def stop(self, running: set[int]) -> tuple[list, int]:
+        """At the deadline: (i, outcome tuple) of the ``running`` units that came back with
+        what they had counted by then, and how many running units' work is in neither those
+        nor the count so far (this default: every one's)."""
+        return [], len(running)
+
 
 class InProcess(Backend):
     """Each unit here, one after another (the native enumerator runs in slices:
@@ -338,20 +345,31 @@ class InProcess(Backend):
 
 
 def drive(ledger: Ledger, backend: Backend, workers: int, settle: Callable[[int, Outcome], None],
-          budgets: bool = True) -> None:
+          budgets: bool = True, uncounted: Callable[[int], None] = lambda n: None) -> None:
     """Run the ledger's pending units on ``backend`` until none is left: the
     biggest first, at most ``capacity`` at once, each within its budget (when
-    ``budgets``), each outcome settled (a split's parts join the queue)."""
+    ``budgets``), each outcome settled (a split's parts join the queue).  At the
+    deadline (TimedOut) the running units' outcomes that the backend gets back are
+    settled first, and ``uncounted(n)`` hears how many running units' work is lost."""
     running: set[int] = set()
-    while True:
-        while len(running) < backend.capacity:
-            i = ledger.next_pending(running)
-            if i is None:
-                break
-            running.add(i)
-            backend.start(i, ledger.units[i], ledger.budget(workers) if budgets else None)
-        if not running:
-            return
-        for i, result in backend.ready():
-            running.discard(i)
+    try:
+        while True:
+            while len(running) < backend.capacity:
+                i = ledger.next_pending(running)
+                if i is None:
+                    break
+                deadline().check()  # a unit stopped at the deadline came back: start no other
+                running.add(i)
+                backend.start(i, ledger.units[i], ledger.budget(workers) if budgets else None)
+            if not running:
+                return
+            for i, result in backend.ready():
+                running.discard(i)
+                settle(i, Outcome.from_tuple(result))
+    except TimedOut:
+        came_back, lost = backend.stop(running)
+        for i, result in came_back:
             settle(i, Outcome.from_tuple(result))
+        if lost:
+            uncounted(lost)
+        raise

@@ -52,7 +52,7 @@ from ..running.processes import check_jobs, process_pool, stop_pool
 from ..model.symmetry import Symmetry, symmetry_group
 from ..model.tiling import Tiling
 from ..running.control import (
-    Deadline, TimedOut, load_before_fork, stream_from_child, time_limit, wait_step, watching,
+    STOP_GRACE, Deadline, TimedOut, load_before_fork, stream_from_child, time_limit, wait_step, watching,
 )
 from ..sat.encodings import DEFAULT_ENCODING
 from ..sat.formula import resolve_encoding
@@ -87,6 +87,7 @@ class CountResult:
     cluster: str | None = None  # "dask": the units ran as tasks on a Dask cluster of ``jobs`` workers
     resumed: int = 0  # units whose counts came from a checkpoint
     splits: int = 0  # units split where they stood (their budget spent): their parts are units too
+    uncounted: int = 0  # units running at the deadline whose tilings found by then are not in ``count``
     unit_seconds: list | None = None  # per unit: the seconds it took (None: not run)
     grid: str = "square"  # the board's grid (the symmetry group's words)
 
@@ -107,7 +108,7 @@ class CountResult:
                 "encoding": self.encoding, "solver": self.solver, "reason": self.reason,
                 "certificate": self.certificate.to_json() if self.certificate is not None else None,
                 "certificate_check": self.certificate_check, "cluster": self.cluster, "resumed_units": self.resumed,
-                "splits": self.splits, "seconds": round(self.seconds, 6)}
+                "splits": self.splits, "uncounted_units": self.uncounted, "seconds": round(self.seconds, 6)}
 
 
 # --- which method ---------------------------------------------------------
@@ -573,7 +574,8 @@ class _Count:
                     backend = stack.enter_context(_Pool(self.workers, self.ctx))
                 else:
                     backend = _Serial(self)
-                drive(self.ledger, backend, self.workers, self.settle, budgets=self.balanced)
+                drive(self.ledger, backend, self.workers, self.settle, budgets=self.balanced,
+                      uncounted=self._uncounted)
             if self.job.limit is not None and not self.ctx.exhausted:
                 result.limited = True
             self.completed = True
@@ -585,6 +587,9 @@ class _Count:
             result.timed_out = True
         finally:
             race.stop(self.completed)
+
+    def _uncounted(self, units: int) -> None:
+        self.result.uncounted += units
 
     def _end(self, group: list[Symmetry] | None) -> CountResult:
         result, race = self.result, self.race
@@ -620,6 +625,7 @@ class _Serial(Backend):
     def start(self, i: int, unit: Unit, budget: float | None) -> None:
         run = self.run
         if run.engine.splits and run.job.limit is None:
+            # at the deadline it stops where it stands: what it counted comes back (balance.drive)
             self.done.append((i, run.ctx.run_within(unit, budget)))
             return
 
@@ -637,6 +643,10 @@ class _Serial(Backend):
     def ready(self) -> list:
         done, self.done = self.done, []
         return done
+
+    def stop(self, running: set[int]) -> tuple[list, int]:
+        # a unit reported tiling by tiling is in the count so far; one counted without listing is lost
+        return [], 0 if self.run.engine.reports_each_tiling else len(running)
 
 
 class _Pool(Backend):
@@ -665,6 +675,14 @@ class _Pool(Backend):
 
         finished, _ = wait(self.futures, timeout=wait_step(), return_when=FIRST_COMPLETED)
         return [(self.futures.pop(f), f.result()) for f in finished]
+
+    def stop(self, running: set[int]) -> tuple[list, int]:
+        # the workers see the same deadline: an engine that splits hands back what it counted
+        from concurrent.futures import wait
+
+        finished, _ = wait(self.futures, timeout=STOP_GRACE)
+        came_back = [(self.futures.pop(f), f.result()) for f in finished if f.exception() is None]
+        return came_back, len(running) - len(came_back)
 
 
 def _classes(units: list[Unit], fixed: list[list[int]], order: int, rounded: bool) -> int:

@@ -25,7 +25,7 @@ import threading
 import time
 import uuid
 
-from .control import sigint_held, wait_step
+from .control import STOP_GRACE, deadline, sigint_held, wait_step
 from .processes import INTERRUPTING, adopt, disown, make_folder, remove_folder
 from ..errors import TilesatError
 from .stdout_guard import native_output
@@ -265,6 +265,11 @@ class DaskBackend:
         self.futures: dict = {}
 
     def start(self, i: int, unit, budget: float | None) -> None:
+        # the workers do not know the count's deadline: a unit's budget ends there (an engine
+        # that splits then hands back what it counted, and the rest)
+        left = deadline().remaining()
+        if left is not None:
+            budget = max(0.0, left) if budget is None else max(0.0, min(budget, left))
         fut = self.client.submit(_run_unit_within, self.shared, unit, budget,
                                  key=f"tilesat-unit-{self.token}-{i}", pure=False, retries=1)
         self.futures[fut] = i
@@ -285,3 +290,12 @@ class DaskBackend:
             out.append((i, fut.result()))
             fut.release()
         return out
+
+    def stop(self, running: set[int]) -> tuple[list, int]:
+        """At the deadline: the units that come back within STOP_GRACE (their budgets ended
+        there), and how many running units' work is lost."""
+        end = time.monotonic() + STOP_GRACE
+        while time.monotonic() < end and not all(f.done() for f in self.futures):
+            time.sleep(0.02)
+        came_back = [(self.futures.pop(f), f.result()) for f in list(self.futures) if f.status == "finished"]
+        return came_back, len(running) - len(came_back)

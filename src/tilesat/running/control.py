@@ -39,6 +39,8 @@ from .processes import INTERRUPTING, fork, raise_lost_interrupt
 #: How often a waiting parent wakes up: the bound on the extra time a timeout
 #: or Ctrl-C takes to act, and the progress display's refresh.
 POLL_SECONDS = 0.05
+#: At a deadline, how long the workers of a count get to hand back what their units had counted.
+STOP_GRACE = 0.5
 
 
 class TimedOut(Exception):

@@ -457,6 +457,8 @@ def count_text(r) -> str:
                   f"of the true count with probability at least {1 - r.estimate['delta']:g})")
     else:
         stopped = "interrupted" if r.interrupted else ("time limit reached" if r.timed_out else "stopped at --limit")
+        if r.uncounted:
+            stopped += f"; what {plural(r.uncounted, 'unit')} running then had found is not included"
         amount = f"at least {plural(r.count, 'tiling')} ({stopped})"
     if r.group is not None and r.up_to_symmetry is not None:
         about = "" if r.exact else "about "
