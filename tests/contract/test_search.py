@@ -23,8 +23,15 @@ def test_check_unique_text_unique_by_sat_without_the_lp():
 
 def test_check_unique_json_multiple():
     data = document(tilesat("check-unique", INSTANCES / "lpanel-4x8-multiple.txt", "--json"), RESULT_KEYS, status=1)
-    assert data["verdict"] == "multiple" and len(data["tilings"]) == 2
-    assert data["stats"]["certificate_check"]["ran"] is False
+    assert data["verdict"] == "multiple" and len(data["tilings"]) == 2 and data["certificate"] is None
+    # The search runs first for the LP's estimated time (a few ms here): on a quiet machine it
+    # ends within it and the LP never runs; on a loaded one it may not, and the LP runs, finds
+    # nothing (the board has tilings) and the search resumes. Both are the schedule's behaviour.
+    check = data["stats"]["certificate_check"]
+    if check["ran"]:
+        assert check["found"] is False and check["why"].startswith("the search went on past the LP's estimated time")
+    else:
+        assert check["why"] == "the search finished first"
 
 
 def test_check_unique_text_multiple_side_by_side():
