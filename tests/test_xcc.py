@@ -48,14 +48,18 @@ def covers(draw):
 
 
 @given(covers())
+# a piece branched on (no fixed cells): copies in another order are the same assembly
+@example(([False, False, False], [(0, [0], None), (0, [1], None), (0, [2], None)], [2], [2], -1))
 def test_count_equals_brute_force(case):
     fixed, options, lo, hi, max_holes = case
     cover = make_cover(fixed, options, lo, hi, max_holes)
     want = brute(fixed, options, lo, hi, max_holes)
     result = count(cover)
     assert result.exact and result.count == result.found == len(want)
-    # the search that counts killed options back in (used above 4096 items) counts the same
-    assert count_unit(cover, search=cover.search(snap_items=0)).count == len(want)
+    # the search's ways (lists or sparse sets, counts per level or counted back) count the same
+    for lists in (0, 1):
+        for snap_items in (0, 4096):
+            assert count_unit(cover, search=cover.search(snap_items, lists)).count == len(want)
     # listing gives the same assemblies (option numbers, sorted)
     assert sorted(solutions(cover, batch=3)) == sorted(want)
 

@@ -78,9 +78,11 @@ class Cover:
         colours = self.opt_colours[a:b] if self.opt_colours is not None else np.zeros(b - a, np.int32)
         return int(self.opt_shape[p]), tuple(sorted(zip(self.opt_cells[a:b].tolist(), colours.tolist())))
 
-    def search(self, snap_items: int = 4096) -> "_xcc.Search":
-        """The C search; up to ``snap_items`` items each level copies its item counts, above
-        it counts the killed options back in (tests try both ways)."""
+    def search(self, snap_items: int = 4096, lists: int = -1) -> "_xcc.Search":
+        """The C search.  ``lists``: each node keeps its live options as a filtered list (1) or
+        kills them in sparse sets (0), or -1: as _xcc.c's rule says; up to ``snap_items`` items
+        each level copies its item counts (above, it counts the killed options back in).  Tests
+        try every way."""
         n_checks = self.perm.shape[0] if self.perm.size else 0
         return _xcc.Search(
             np.ascontiguousarray(self.fixed, dtype=np.uint8), _i32(self.opt_ptr), _i32(self.opt_cells),
@@ -88,7 +90,8 @@ class Cover:
             _i32(self.pivot_options), _i32(self.perm.reshape(-1) if n_checks else np.zeros(0)),
             _i32(self.src if n_checks else np.zeros(0)),
             _i32(self.sigma.reshape(-1) if n_checks else np.zeros(0)),
-            np.ascontiguousarray(self.count_check if n_checks else np.zeros(0), dtype=np.uint8), snap_items=snap_items)
+            np.ascontiguousarray(self.count_check if n_checks else np.zeros(0), dtype=np.uint8), snap_items=snap_items,
+            lists=lists)
 
 
 def make_cover(fixed, options: list[tuple[int, list[int], list[int] | None]], lo, hi, max_holes: int = -1) -> Cover:
