@@ -7,7 +7,9 @@ command's own module.  Speed itself is measured in
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tilesat.cli as cli
+from tilesat.cli.common import _TERMINAL_VARIABLES as TERMINAL_VARIABLES, _out, print_line
 from tilesat.model.arrays import unique, unique_rows
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
@@ -26,8 +29,9 @@ HEAVY = ("numba", "highspy", "dask", "distributed", "matplotlib", "drawsvg", "st
          "pyapproxmc", "xcover", "ortools", "rich.progress", "urllib.request", "tilesat.studio", "tilesat.explain",
          # what a count in one process does without (10-100 ms each): typer 0.29's value adapters (cli.plain_values),
          # plugins' entry points read by importlib.metadata (running.installed), pools, tables, pictures, pack's clauses
-         "pydantic", "importlib.metadata", "multiprocessing", "concurrent.futures", "rich.table", "pysat.card",
-         "tilesat.showing.pictures", "tilesat.running.cluster")
+         "pydantic", "importlib.metadata", "multiprocessing", "concurrent.futures", "pysat.card",
+         "tilesat.showing.pictures", "tilesat.running.cluster",
+         "rich")  # its console: a count's one line to a pipe or a file is plain text (cli.common.print_line)
 
 #: Runs the console script's main with these arguments, then writes the modules loaded to the file named last.
 RUN_AND_LIST = """
@@ -45,8 +49,9 @@ finally:
 
 def run_listing_modules(tmp_path, *args) -> tuple[subprocess.CompletedProcess, set[str]]:
     listing = tmp_path / "modules.json"
+    env = {k: v for k, v in os.environ.items() if k not in TERMINAL_VARIABLES}  # (they make rich see a terminal)
     run = subprocess.run([sys.executable, "-c", RUN_AND_LIST, *map(str, args), listing], capture_output=True,
-                         timeout=120)
+                         timeout=120, env=env)
     seen = json.loads(listing.read_text())
     # the console script imports with the garbage collector off; the command must have turned it on
     assert seen["collecting"], "the command ran without the garbage collector"
@@ -180,3 +185,26 @@ def test_entry_points_are_importlib_metadatas(tmp_path, monkeypatch):
     assert _may_declare("tilesat.no-such-group")
     same("tilesat.no-such-group")
     assert [p.name for p in entry_points("tilesat.no-such-group")] == ["late"]
+
+
+#: Lines a count may print, and lines rich would change: emoji codes, tabs, control characters, other scripts.
+LINES = st.one_of(st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40),
+                  st.text(max_size=12),
+                  st.sampled_from(["count: 12 tilings, by native (a: b), 0.010 s", "a :smile: b", ":thumbs_up:", "x::y",
+                                   "tab\there", "bell\a", "cr\rlf", "  spaced  ", "", "é", "✓ done", "[bold]x[/bold]"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINES)
+def test_a_plain_line_is_written_as_richs_console_writes_it(line):
+    """print_line writes to a pipe or a file what _out().print(line, markup=False) writes, with or without rich."""
+    written = []
+    with pytest.MonkeyPatch.context() as mp:
+        for name in TERMINAL_VARIABLES:
+            mp.delenv(name, raising=False)
+        for write in (lambda: _out().print(line, markup=False), lambda: print_line(line)):
+            stream = io.StringIO()
+            mp.setattr(sys, "stdout", stream)
+            write()
+            written.append(stream.getvalue())
+    assert written[0] == written[1]

@@ -11,13 +11,13 @@ import signal
 import threading
 import time
 import os
+import re
 import select
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from ..running import processes
 from ..running.control import Deadline, check_timeout, process_start, time_limit
@@ -27,6 +27,9 @@ from ..sat.formula import CARD_ENCODINGS
 from ..model.instance import Instance, load_instance
 from ..engines.auto import method_help
 from ..engines.registry import method_names
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_UNIQUE, EXIT_MULTIPLE, EXIT_USAGE, EXIT_NONE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a process killed by it
@@ -78,20 +81,60 @@ JobsOpt = Annotated[str, typer.Option("--jobs", "-j", help="Race N diverse SAT c
 ProofOpt = Annotated[Optional[Path], typer.Option("--proof", help="Write the CNF and its DRAT proof here when the verdict rests on unsatisfiability.")]
 
 
-class _Console(Console):
-    def on_broken_pipe(self) -> None:
-        # rich's default exits with status 1 (check-unique's "multiple"):
-        # hand the closed pipe to ``friendly`` instead, which ends quietly with 141
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+@functools.cache
+def _console_class():
+    from rich.console import Console  # (here: a count piped to a file prints without rich)
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich's default exits with status 1 (check-unique's "multiple"):
+            # hand the closed pipe to ``friendly`` instead, which ends quietly with 141
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    return _Console
 
 
 def _out(width: int | None = None) -> Console:
-    return _Console(highlight=False, soft_wrap=True, width=width)
+    return _console_class()(highlight=False, soft_wrap=True, width=width)
 
 
 def _err() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+#: What rich's console turns into an emoji (``:name:``), and the variables that make it call any stream a terminal.
+_EMOJI_CODE = re.compile(r":\S*?:")
+_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_TERMINAL", "JUPYTER_COLUMNS",
+                       "JUPYTER_LINES")
+
+
+def plain_stream(stream) -> bool:
+    """Whether rich's console would call ``stream`` no terminal, seen without importing rich (~20 ms of a
+    small count): not a terminal, not under IPython (rich draws in a notebook), and none of the variables
+    that change rich's mind is set."""
+    if "IPython" in sys.modules or any(name in os.environ for name in _TERMINAL_VARIABLES):
+        return False
+    try:
+        return not stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or closed: rich's own detection answers
+        return False
+
+
+def print_line(line: str) -> None:
+    """``_out().print(line, markup=False)``: where rich would write the line as it is (a pipe or a file;
+    printable ASCII only, nothing it reads as an emoji code), written here without importing rich."""
+    if line.isascii() and line.isprintable() and not _EMOJI_CODE.search(line) and plain_stream(sys.stdout):
+        sys.stdout.write(line + "\n")
+    else:
+        _out().print(line, markup=False)
+
+
+def stderr_is_terminal() -> bool:
+    """``_err().is_terminal`` (a progress display goes there), without rich where the answer is no."""
+    return not plain_stream(sys.stderr) and _err().is_terminal
 
 
 def in_colour(console: Console) -> bool:

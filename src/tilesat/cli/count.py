@@ -18,12 +18,12 @@ from ..questions.count import CountRequest, ListRequest, count, list_tilings
 from ..questions.solve import certificate_mode
 from ..sat.options import SatOptions
 from ..errors import TilesatError, plural
-from ..showing.render import count_text, plain_rows, rich_tiling
-from ..showing.tiling_files import TilingWriter, tiling_format
+from ..showing.words import count_text
 from ..model.tiling import Tiling
 from .groups import SAT, SOURCE, Group, Show, Source, outputs, with_groups
 from .root import app
-from .common import EXIT_TIMEOUT, JsonOpt, Unshown, check_outputs, _err, _out, friendly, in_colour, interrupted_exit, run_limit
+from .common import (EXIT_TIMEOUT, JsonOpt, Unshown, check_outputs, _err, _out, friendly, in_colour, interrupted_exit,
+                     print_line, run_limit, stderr_is_terminal)
 
 
 CertificateOpt = Annotated[Optional[bool], typer.Option(
@@ -87,8 +87,7 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
         burrtools_count(source, sat.timeout, keep_mirrors, as_json)
         return
     instance = source.load()
-    err = _err()
-    progress = _count_progress(err) if err.is_terminal and not as_json else Unshown()
+    progress = _count_progress(_err()) if not as_json and stderr_is_terminal() else Unshown()
     t0 = time.perf_counter()
     with progress, run_limit(sat.timeout):
         task = progress.add_task("counting", total=None, tilings=0, rate=0.0, expected="", left="")
@@ -108,7 +107,7 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
     if as_json:
         print(json.dumps(result.to_json()))
     else:
-        _out().print(count_text(result), markup=False)
+        print_line(count_text(result))
         if result.certificate is not None:
             from .search import _show_certificate  # (and what it draws with)
 
@@ -170,6 +169,9 @@ def list_cmd(
     pictures: Show = outputs("svg", "png", "cell_size", "force"),
 ):
     """List tilings one by one (each verified); --svg/--png draw them side by side. Exit 130 on Ctrl-C, 124 at --timeout (what was listed stands)."""
+    from ..showing.render import plain_rows, rich_tiling  # (rich: count prints one plain line)
+    from ..showing.tiling_files import TilingWriter, tiling_format
+
     instance = source.load()
     if request.checkpoint is not None:
         _list_with_checkpoint(instance, request, options, out, pictures)
@@ -232,6 +234,7 @@ def _list_with_checkpoint(instance, request: ListRequest, options: SatOptions, o
     from ..running.checkpoint import Checkpoint
     from ..questions.count import CHECKPOINT_UNITS, UnitListing, choose_list_method
     from ..model.instance import instance_digest
+    from ..showing.tiling_files import tiling_format
 
     if out is None:
         raise TilesatError("--checkpoint needs --out FILE: the tilings are written there, unit by unit")

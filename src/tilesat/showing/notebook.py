@@ -21,7 +21,7 @@ from ..model.board import Board
 from ..model.instance import Instance
 from ..model.tiling import Tile, Tiling, differing_cells
 from .pictures import tiling_svg, weights_svg
-from .render import count_text
+from .words import count_text
 
 #: Pixels a cell in a notebook's pictures: smaller for big boards, so a picture stays about 600 px wide.
 NOTEBOOK_WIDTH = 600
