@@ -70,7 +70,7 @@ def hms(seconds: float | None) -> str:
 
 
 #: The third-party libraries a count imports before any of tilesat's own work: the floor of its start-up.
-LIBRARIES = "import numpy, typer, rich.console, pysat.solvers"
+LIBRARIES = "import numpy, typer, pysat.solvers"
 
 
 def _child_env(src: Path) -> dict:
