@@ -89,9 +89,9 @@ def test_restarts_change_the_corner_and_the_encoding(monkeypatch):
     tried = [why.split(":")[0] for why in stats.restarts]
     assert tried == ["commander, corner 0", "ladder, corner 1", "pairwise, corner 2", "commander, corner 3"]
     assert stats.gave_up
-    # without a list of encodings to restart with: one attempt
+    # one attempt: no restart
     stats = SweepStats()
-    assert RepairSweep(placements, "ladder", stats=stats, restarts=()).run() is None
+    assert RepairSweep(placements, "ladder", stats=stats, attempts=1).run() is None
     assert not stats.restarts and stats.gave_up
 
 

@@ -100,8 +100,7 @@ class RepairSweep(Stepping):
 
     def __init__(self, placements: Placements, encoding: str = "ladder", solver_name: str = DEFAULT_SOLVER,
                  stats: SweepStats | None = None, alive: np.ndarray | None = None, reach: Reach | None = None,
-                 options: dict | None = None, restarts: tuple[str, ...] = RESTART_ENCODINGS,
-                 attempts: int | None = None):
+                 options: dict | None = None, attempts: int = ATTEMPTS):
         reach = reach or reach_for(placements)  # None: chosen by the board's size
         step, window = reach.step, reach.window
         if not 0 < step < window:
@@ -109,8 +108,7 @@ class RepairSweep(Stepping):
         self.placements, self.solver_name, self.options = placements, solver_name, dict(options or {})
         self.step, self.window, self.radius0, self.grow, self.max_radius = (step, window, reach.radius, reach.grow,
                                                                             reach.max_radius)
-        encodings = [encoding] + [e for e in restarts if e != encoding]
-        attempts = (ATTEMPTS if restarts else 1) if attempts is None else attempts
+        encodings = [encoding] + [e for e in RESTART_ENCODINGS if e != encoding]
         # (encoding, corner) of each attempt: both change from one attempt to the next
         self.attempts = [(encodings[i % len(encodings)], CORNER_ORDER[i % len(CORNER_ORDER)]) for i in range(attempts)]
         self._geometries: dict[int, _Geometry] = {}
