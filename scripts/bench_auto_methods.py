@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-FIND_METHODS = ("sat", "sweep", "dlx")
+FIND_METHODS = ("sat", "sweep", "dlx", "xcc")
 COUNT_METHODS = ("native", "frontier", "pfaffian", "dlx", "xcc", "ganak", "blocking")
 #: Instance files the docs count (Known answers of the grids page, the counting pages) besides
 #: their console examples: each counted plainly and --up-to-symmetry.

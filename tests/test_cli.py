@@ -104,7 +104,7 @@ def test_info():
     assert data["candidates_per_cell"] == round(4 * data["placements"] / data["board"]["open"], 2) == 8.82
     assert data["auto_encoding"] == "pairwise" and data["search_method"] == "sat"
     pent = json.loads(run("info", INSTANCES / "pentomino-6x10.txt", "--json").output)
-    assert pent["auto_encoding"] == "commander" and pent["search_method"] == "dlx"
+    assert pent["auto_encoding"] == "commander" and pent["search_method"] == "xcc"
     res = run("info", INSTANCES / "lpanel-8x8.txt")
     assert res.exit_code == 0 and "ladder" in res.output and "check area: ok" in res.output
 

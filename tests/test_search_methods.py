@@ -1,6 +1,7 @@
-"""solve / check-unique by dancing links (--method dlx) and by SAT must give
-the oracle's answer; auto picks dlx for puzzles using each piece at most
-once; Ctrl-C stops a dancing-links search that never returns to Python."""
+"""solve / check-unique by dancing links (--method dlx), the compiled exact cover
+(--method xcc) and SAT must give the oracle's answer; auto picks xcc for puzzles
+using each piece at most once; Ctrl-C stops a dancing-links search that never
+returns to Python."""
 
 import itertools
 import json
@@ -40,8 +41,8 @@ def check_unique_agrees_with_the_oracle(instance, methods):
 
 @settings(max_examples=80, deadline=None)
 @given(instances())
-def test_dlx_and_sat_agree_with_the_oracle(instance):
-    methods = ["sat", "auto"] + (["dlx"] if dlx_problem(instance) is None else [])
+def test_dlx_xcc_and_sat_agree_with_the_oracle(instance):
+    methods = ["sat", "auto", "xcc"] + (["dlx"] if dlx_problem(instance) is None else [])
     truth, accepts = check_unique_agrees_with_the_oracle(instance, methods)
     for method in methods:
         found = solve(instance, method)
@@ -49,15 +50,15 @@ def test_dlx_and_sat_agree_with_the_oracle(instance):
         assert all(accepts(as_key(t)) for t in found.tilings)
 
 
-def test_auto_picks_dancing_links_for_each_piece_once():
+def test_auto_picks_the_compiled_exact_cover_for_each_piece_once():
     pent = load_instance(INSTANCES / "pentomino-6x10.txt")
     lpanel = load_instance(INSTANCES / "lpanel-20x20.txt")
-    assert choose_search_method(pent)[0] == "dlx"
+    assert choose_search_method(pent)[0] == "xcc"
     assert choose_search_method(pent, encoding="bitwise")[0] == "sat"  # asked for a SAT option
     assert choose_search_method(lpanel)[0] == "sat"  # L4 any number of times
     result = check_unique(pent)
-    assert result.verdict == "multiple" and result.stats["method"] == "dlx"
-    assert check_unique(pent, "sat").verdict == "multiple"
+    assert result.verdict == "multiple" and result.stats["method"] == "xcc" and result.stats["solver"] == "xcc"
+    assert check_unique(pent, "sat").verdict == "multiple" and check_unique(pent, "dlx").verdict == "multiple"
     assert check_unique(lpanel).stats["method"] == "sat"
     two_or_three = Instance(lpanel.board, tuple(PieceRule(r.piece, r.orient, 2, 3) for r in lpanel.rules))
     with pytest.raises(TilesatError, match="exact cover expresses"):
@@ -70,7 +71,7 @@ def test_cli_method_option():
     res = run("check-unique", INSTANCES / "pentomino-3x20.txt", "--json")
     assert res.exit_code == 1
     data = json.loads(res.output)
-    assert data["stats"]["method"] == "dlx" and data["verdict"] == "multiple"
+    assert data["stats"]["method"] == "xcc" and data["verdict"] == "multiple"
     tilings = [t for t in data["tilings"]]
     assert tilings[0] != tilings[1]
     res = run("check-unique", INSTANCES / "lpanel-8x8.txt", "--method", "dlx")

@@ -94,8 +94,24 @@ def test_check_unique_json_dlx():
     assert data["stats"]["method"] == "dlx" and data["stats"]["solver"] == "xcover"
 
 
-def test_solve_text_dlx_chosen_by_auto():
+def test_check_unique_json_xcc_chosen_by_auto():
+    data = document(tilesat("check-unique", INSTANCES / "pentomino-3x20.txt", "--json"), RESULT_KEYS, status=1)
+    assert data["stats"]["method"] == "xcc" and data["stats"]["solver"] == "xcc"
+    assert data["verdict"] == "multiple" and data["tilings"][0] != data["tilings"][1]
+
+
+def test_solve_text_xcc_chosen_by_auto():
     verdict(tilesat("solve", INSTANCES / "pentomino-3x20.txt"), SOLVED, status=0)
+
+
+def test_solve_by_xcc_stops_at_the_timeout_and_on_ctrl_c(boards):
+    """The compiled exact cover searches in this process, in slices: both stop it between them."""
+    lines = verdict(tilesat("solve", boards / "mut16.txt", "--method", "xcc", "--no-certificate", "--timeout", "1"),
+                    UNKNOWN, status=124)
+    assert lines == ["unknown: the time limit of 1 s passed before a tiling was found or ruled out"]
+    run = interrupted("solve", boards / "mut16.txt", "--method", "xcc", "--no-certificate")
+    assert run.status == 130 and run.out == b"", run.describe()
+    assert run.err.splitlines() == ["interrupted: no tiling found yet; no verdict"], run.describe()
 
 
 def test_check_unique_json_sat():

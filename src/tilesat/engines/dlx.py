@@ -17,7 +17,6 @@ solutions, so Ctrl-C or a time limit would wait for the next one:
 from __future__ import annotations
 
 import itertools
-import time
 import warnings
 from typing import Iterator
 
@@ -28,13 +27,9 @@ from ..errors import TilesatError
 from ..model.instance import INF, Instance
 from ..model.placements import Placements
 from ..running.stdout_guard import native_output
-from ..certify.checks import obstruction, placement_check
-from ..certify.schedule import LpBudget
-from ..certify.verify import verify_tiling
-from ..model.footprint import check_memory
-from ..model.placements import generate_placements
 from ..model.tiling import Tiling
 from .base import Context, Engine, Job, Progress
+from .cover_find import find_covers
 
 
 def dlx_problem(instance: Instance) -> str | None:
@@ -161,46 +156,8 @@ class DlxEngine(Engine):
         yield from ctx.checked(stream_covers(ctx.placements, forced), limit, disjoint=True)
 
     def find(self, job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
-        instance = job.instance
-        t0 = time.perf_counter()
-        check_memory(instance)
-        stats.setdefault("certificate_check", {"ran": False, "why": "a board check answered first"})
-        reason, placements, plan = obstruction(instance), None, None
-        stats.update(placements=None, variables=None, clauses=None, encoding=None, card=None, solver="xcover")
-        if reason is None:
-            progress("generating placements")
-            placements = generate_placements(instance)
-            reason = placement_check(placements)
-            stats["placements"] = len(placements)
-            plan = LpBudget(instance, placements, job.certificates, progress) if reason is None else None
-        t1 = time.perf_counter()
-        try:
-            if reason is None:
-                progress("searching by dancing links (xcover)")
-                covers = stream_covers(placements, limit=count) if not (plan.pending and plan.budget == 0) else None
-                if plan.pending and plan.budget > 0:  # the search first, for as long as the LP would take
-                    finished, first = plan.attempt(lambda: next(covers, None))
-                    if finished:
-                        covers = iter([]) if first is None else itertools.chain([first], covers)
-                    else:
-                        covers.close()
-                        covers = None
-                if plan.pending:
-                    cert = plan.run()
-                    if cert is not None:
-                        stats["_certificate"], reason = cert, cert.sentence()
-                        covers = iter([])
-                    elif covers is None:
-                        progress("searching by dancing links (xcover)")
-                        covers = stream_covers(placements, limit=count)
-                for chosen in covers:
-                    found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen.tolist())))
-        finally:
-            if plan is not None:
-                stats["certificate_check"] = plan.report
-            t2 = time.perf_counter()
-            stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
-        return reason
+        return find_covers(job, count, progress, found, stats, lambda placements, limit: stream_covers(
+            placements, limit=limit), "searching by dancing links (xcover)", "xcover")
 
 
 DLX = DlxEngine()

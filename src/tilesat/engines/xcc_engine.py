@@ -13,7 +13,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .base import Context, Engine, Unit
+from ..model.tiling import Tiling
+from .base import Context, Engine, Job, Progress, Unit
+from .cover_find import find_covers
 from .xcc import Cover, _i32
 
 
@@ -74,7 +76,7 @@ class XccEngine(Engine):
     grid, every piece count (ranges included)."""
 
     name = "xcc"
-    questions = frozenset({"count", "list"})
+    questions = frozenset({"find", "count", "list"})
     enumerates = True
     summary = "the compiled exact cover (piece count ranges, every grid)"
     reports_each_tiling = False  # (when it counts without listing)
@@ -92,22 +94,31 @@ class XccEngine(Engine):
         return [int(search.count)] * len(unit.syms)
 
     def tilings(self, ctx: Context, forced: tuple[int, ...] | None, limit: int | None) -> Iterator[np.ndarray]:
-        yield from ctx.checked(self._covers(ctx, tuple(forced or ())), limit, disjoint=True)
+        yield from ctx.checked(covers(ctx.placements, tuple(forced or ())), limit, disjoint=True)
 
-    def _covers(self, ctx: Context, forced: tuple[int, ...]) -> Iterator[np.ndarray]:
-        made = placements_cover(ctx.placements, forced)
-        if made is None:
+    def find(self, job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
+        return find_covers(job, count, progress, found, stats, lambda placements, limit: covers(placements, (), limit),
+                           "searching by the compiled exact cover", "xcc")
+
+
+def covers(placements, forced: tuple[int, ...] = (), limit: int | None = None) -> Iterator[np.ndarray]:
+    """The placement indices of each exact cover holding ``forced`` (up to ``limit``), searched
+    here in slices (the deadline and Ctrl-C act between them)."""
+    made = placements_cover(placements, forced)
+    if made is None:
+        return
+    cover, index = made
+    search = cover.search()
+    search.reset(np.zeros(0, np.int32))
+    forced_array = np.asarray(forced, np.int64)
+    left = limit
+    while left is None or left > 0:
+        status = _run_sliced(search, 256 if left is None else min(256, left))
+        for options in search.take_solutions():
+            yield np.concatenate([index[np.asarray(options, np.int64)], forced_array])
+            left = None if left is None else left - 1
+        if status != "paused":
             return
-        cover, index = made
-        search = cover.search()
-        search.reset(np.zeros(0, np.int32))
-        forced_array = np.asarray(forced, np.int64)
-        while True:
-            status = _run_sliced(search, 256)
-            for options in search.take_solutions():
-                yield np.concatenate([index[np.asarray(options, np.int64)], forced_array])
-            if status != "paused":
-                return
 
 
 XCC = XccEngine()
