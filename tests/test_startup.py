@@ -166,6 +166,7 @@ def test_values_are_converted_as_typers_pydantic_adapters_do(name, value):
 def test_entry_points_are_importlib_metadatas(tmp_path, monkeypatch):
     """running.installed.entry_points reads what importlib.metadata reads, and imports it only where a package
     names the group: an installed package's, a group nobody declares, one declared on sys.path's last entry."""
+    import importlib
     import importlib.metadata
 
     from tilesat.running.installed import _may_declare, entry_points
@@ -182,6 +183,7 @@ def test_entry_points_are_importlib_metadatas(tmp_path, monkeypatch):
     (info / "entry_points.txt").write_text("[tilesat.no-such-group]\nlate = late_plugin:ENGINE\n")
     monkeypatch.syspath_prepend(str(tmp_path / "not-there"))
     monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
+    importlib.invalidate_caches()  # importlib.metadata caches each directory's listing (by its mtime)
     assert _may_declare("tilesat.no-such-group")
     same("tilesat.no-such-group")
     assert [p.name for p in entry_points("tilesat.no-such-group")] == ["late"]
