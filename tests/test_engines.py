@@ -65,6 +65,20 @@ def test_every_engine_answers_known_questions_and_every_question_has_engines():
         assert last.when == "otherwise" and last.engine in names
 
 
+def test_the_registry_says_what_each_built_in_engine_says_of_itself():
+    """The method lists and their help come from registry.BUILTIN without importing the engines:
+    each engine object must give the same name, questions and summary."""
+    import importlib
+
+    for name, entry in registry.BUILTIN.items():
+        module, _, attribute = entry.where.partition(":")
+        engine = getattr(importlib.import_module(module), attribute)
+        assert (engine.name, engine.questions, engine.summary) == (name, entry.questions, entry.summary), name
+        assert registry.get_engine(name) is engine
+    for question in QUESTIONS:
+        assert registry.summaries(question) == {name: e.summary for name, e in registry.engines(question).items()}
+
+
 def test_the_help_is_the_rules_own_words():
     for question in QUESTIONS:
         text = auto.method_help(question)

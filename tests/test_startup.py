@@ -31,6 +31,9 @@ HEAVY = ("numba", "highspy", "dask", "distributed", "matplotlib", "drawsvg", "st
          # plugins' entry points read by importlib.metadata (running.installed), pools, tables, pictures, pack's clauses
          "pydantic", "importlib.metadata", "multiprocessing", "concurrent.futures", "pysat.card",
          "tilesat.showing.pictures", "tilesat.running.cluster",
+         # the engines it does not run (the registry names them and writes their help without importing them)
+         "tilesat.engines.sat", "tilesat.engines.portfolio", "tilesat.engines.repair_sweep",
+         "tilesat.engines.model_count", "tilesat.engines.lexleader", "tilesat.questions.solve",
          "rich")  # its console: a count's one line to a pipe or a file is plain text (cli.common.print_line)
 
 #: Runs the console script's main with these arguments, then writes the modules loaded to the file named last.

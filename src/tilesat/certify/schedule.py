@@ -38,6 +38,12 @@ def check_mode(mode, default_words: str) -> None:
         raise TilesatError(f"certificates={mode!r}: use True ({default_words}), 'always' or False")
 
 
+def certificate_mode(flag: bool | None) -> bool | str:
+    """``--certificate`` (True), ``--no-certificate`` (False) or neither (None) as a request's
+    ``certificates``: "always" first, never, or where it is worth it (True)."""
+    return True if flag is None else ("always" if flag else False)
+
+
 class LpBudget:
     """The LP after a search has had its turn, in this process.
 

@@ -15,7 +15,7 @@ from ..running.control import TimedOut
 from ..engines.auto import method_help
 from ..engines.base import Approx
 from ..questions.count import CountRequest, ListRequest, count, list_tilings
-from ..questions.solve import certificate_mode
+from ..certify.schedule import certificate_mode
 from ..sat.options import SatOptions
 from ..errors import TilesatError, plural
 from ..showing.words import count_text

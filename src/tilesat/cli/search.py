@@ -17,7 +17,8 @@ from ..showing.render import diff_rows, plain_rows, rich_side_by_side, rich_tili
 from ..sat.options import SatOptions
 from ..errors import TilesatError, plural
 from ..engines.portfolio import check_jobs
-from ..questions.solve import UNIQUE_REFUSAL, FindRequest, Result, certificate_mode
+from ..certify.schedule import certificate_mode
+from ..questions.solve import UNIQUE_REFUSAL, FindRequest, Result
 from ..reports.found import Look, look as answer
 from ..model.tiling import differing_cells
 from .groups import FOUND, SAT, SOURCE, Group, Show, Source, with_groups

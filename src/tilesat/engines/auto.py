@@ -21,7 +21,7 @@ from typing import Callable
 from ..model.instance import INF
 from .base import Engine, Job
 from .dlx import dlx_problem
-from .registry import engines, get_engine, plugins
+from .registry import get_engine, plugins, summaries
 from .sweep import SWEEP_MIN_AREA, sweep_problem
 
 #: count: the frontier engine up to this window (its states grow as 2^width).
@@ -207,9 +207,9 @@ def _estimates(job: Job, picked: Engine, why: str) -> tuple[Engine, str]:
 def method_help(question: str) -> str:
     """The ``--method`` help of a question: its engines in a line each, and what ``auto``
     does, in the rules' own words."""
-    names = {name: e for name, e in engines(question).items()}
+    names = summaries(question)
     listed = ", ".join(names)
-    what = "; ".join(f"{name} = {e.summary}" for name, e in names.items())
+    what = "; ".join(f"{name} = {summary}" for name, summary in names.items())
     rules = "; ".join(f"{rule.engine} {rule.when}" for rule in RULES if rule.question == question)
     return f"auto, {listed}: {what}. auto picks the first that applies and says why: {rules}."
 

@@ -27,7 +27,8 @@ when that is measured) and one answer per question: verified
 a listing, each checked by the code that reads them.
 
 Adding an engine is one module defining an instance of an :class:`Engine`
-subclass and one line in :data:`tilesat.engines.registry.BUILTIN`; an
+subclass and one line in :data:`tilesat.engines.registry.BUILTIN` (where it
+is, its questions and summary: the method lists need no engine imported); an
 installed package adds one under the entry-point group ``tilesat.engines``.
 """
 
@@ -329,9 +330,10 @@ class Engine:
         raise NotImplementedError
 
 
-def refuse_unused(options: SatOptions, engine: Engine, engines: dict[str, Engine]) -> None:
-    """A usage error naming the methods that can use an option given to one that cannot."""
+def refuse_unused(options: SatOptions, engine: Engine, engines: Callable[[], dict[str, Engine]]) -> None:
+    """A usage error naming the methods that can use an option given to one that cannot
+    (``engines``: those the message may name, asked for only then: it loads them)."""
     for name in options.asked():
         if name not in engine.uses:
-            can = [e.name for e in engines.values() if name in e.uses]
+            can = [e.name for e in engines().values() if name in e.uses]
             raise TilesatError(f"--{name}: --method {engine.name} does not use it; it is for --method {' or '.join(can)}")

@@ -1,8 +1,10 @@
 """Every engine by its name: one table, one way to get an engine.
 
-The built-ins are :data:`BUILTIN` (``module:attribute``, imported on first
-use); an installed package adds engines under the entry-point group
-``tilesat.engines`` (``[project.entry-points."tilesat.engines"]
+The built-ins are :data:`BUILTIN`: where each engine object is
+(``module:attribute``, imported on first use) and what the command line
+lists of it (its questions and summary), so that naming the methods and
+writing their help imports no engine; an installed package adds engines
+under the entry-point group ``tilesat.engines`` (``[project.entry-points."tilesat.engines"]
 mine = "pkg.mod:ENGINE"``); a program adds one with :func:`register`.  The
 order of the table is the order of the ``--method`` lists.
 """
@@ -11,25 +13,44 @@ from __future__ import annotations
 
 import functools
 import importlib
+from dataclasses import dataclass
 
 from ..errors import TilesatError
 from ..running.installed import entry_points
 from .base import QUESTIONS, Engine
 
-#: name -> "module:attribute" of the engine object.
+
+@dataclass(frozen=True)
+class Builtin:
+    """A built-in engine as the method lists see it; its module is imported when the engine is used."""
+
+    where: str  # "module:attribute" of the engine object
+    answers: str  # its questions, space-separated (the engine's ``questions``)
+    summary: str  # the engine's ``summary``
+
+    @property
+    def questions(self) -> frozenset[str]:
+        return frozenset(self.answers.split())
+
+
+#: name -> the built-in engine (the engine object must say the same questions and summary).
 BUILTIN = {
-    "sat": "tilesat.engines.sat:SAT",
-    "sweep": "tilesat.engines.sat:SWEEP",
-    "blocking": "tilesat.engines.sat:BLOCKING",
-    "ganak": "tilesat.engines.model_count:GANAK",
-    "approx": "tilesat.engines.model_count:APPROX",
-    "dlx": "tilesat.engines.dlx:DLX",
-    "native": "tilesat.engines.compiled:NATIVE",
-    "pfaffian": "tilesat.engines.compiled:PFAFFIAN",
-    "frontier": "tilesat.engines.compiled:FRONTIER",
-    "xcc": "tilesat.engines.xcc_engine:XCC",
-    "portfolio": "tilesat.engines.portfolio:PORTFOLIO",
-    "lexleader": "tilesat.engines.lexleader:LEXLEADER",
+    "sat": Builtin("tilesat.engines.sat:SAT", "find", "one SAT solver over the whole board"),
+    "sweep": Builtin("tilesat.engines.sat:SWEEP", "find",
+                     "SAT windows moving across the board find tilings; one SAT run proves none or unique"),
+    "blocking": Builtin("tilesat.engines.sat:BLOCKING", "count list", "SAT + blocking clauses"),
+    "ganak": Builtin("tilesat.engines.model_count:GANAK", "count", "exact #SAT"),
+    "approx": Builtin("tilesat.engines.model_count:APPROX", "count", "ApproxMC estimate"),
+    "dlx": Builtin("tilesat.engines.dlx:DLX", "find count list", "exact cover (dancing links)"),
+    "native": Builtin("tilesat.engines.compiled:NATIVE", "count list", "the compiled enumerator"),
+    "pfaffian": Builtin("tilesat.engines.compiled:PFAFFIAN", "count", "Kasteleyn's determinant (dominoes)"),
+    "frontier": Builtin("tilesat.engines.compiled:FRONTIER", "count", "transfer-matrix DP"),
+    "xcc": Builtin("tilesat.engines.xcc_engine:XCC", "count list",
+                   "the compiled exact cover (piece count ranges, every grid)"),
+    "portfolio": Builtin("tilesat.engines.portfolio:PORTFOLIO", "find",
+                         "N diverse SAT configurations racing, each in its own process (--jobs N)"),
+    "lexleader": Builtin("tilesat.engines.lexleader:LEXLEADER", "count", "lex-leader clauses leave one tiling per "
+                         "symmetry class for blocking clauses to count (--break-symmetry)"),
 }
 
 #: The entry-point group of engines from installed packages.
@@ -55,8 +76,12 @@ def unregister(name: str) -> None:
 
 @functools.cache
 def _builtin(name: str) -> Engine:
-    module, _, attribute = BUILTIN[name].partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    entry = BUILTIN[name]
+    module, _, attribute = entry.where.partition(":")
+    engine = getattr(importlib.import_module(module), attribute)
+    if (engine.name, engine.questions, engine.summary) != (name, entry.questions, entry.summary):
+        raise AssertionError(f"BUG: engine {name!r} says other questions or another summary than registry.BUILTIN")
+    return engine
 
 
 @functools.cache
@@ -100,9 +125,16 @@ def engines(question: str | None = None) -> dict[str, Engine]:
     return {name: e for name, e in every.items() if question is None or question in e.questions}
 
 
+def summaries(question: str) -> dict[str, str]:
+    """Each engine answering the question, with its summary, in the order of the
+    ``--method`` lists (no built-in engine's module imported)."""
+    builtin = {name: entry.summary for name, entry in BUILTIN.items() if question in entry.questions}
+    return builtin | {name: e.summary for name, e in plugins().items() if question in e.questions}
+
+
 def method_names(question: str) -> tuple[str, ...]:
     """``auto`` and every engine answering the question: what ``--method`` takes."""
-    return ("auto",) + tuple(engines(question))
+    return ("auto",) + tuple(summaries(question))
 
 
 def engine_for(question: str, method: str, what: str) -> Engine:

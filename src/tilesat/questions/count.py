@@ -139,7 +139,7 @@ def _count_engine(job: Job, method: str) -> tuple[Engine, str]:
     else:
         engine, why = engine_for("count", method, "count method"), "chosen with --method"
         check_takes(engine, job.instance, "count")
-    refuse_unused(job.options, engine, _suggested())
+    refuse_unused(job.options, engine, _suggested)
     if job.limit is not None and not engine.enumerates:
         raise TilesatError(f"--limit stops an enumeration; --method {engine.name} counts without listing")
     if not engine.plans_units:
@@ -788,7 +788,7 @@ def _list_engine(instance: Instance, method: str, options: SatOptions) -> Engine
     else:
         engine = engine_for("list", method, "list method")
         check_takes(engine, instance, "list")
-    refuse_unused(options, engine, _suggested())
+    refuse_unused(options, engine, _suggested)
     return engine
 
 

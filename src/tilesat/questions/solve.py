@@ -93,12 +93,6 @@ class FindRequest:
     break_symmetry: bool | str = False
 
 
-def certificate_mode(flag: bool | None) -> bool | str:
-    """``--certificate`` (True), ``--no-certificate`` (False) or neither (None) as a request's
-    ``certificates``: "always" first, never, or where it is worth it (True)."""
-    return True if flag is None else ("always" if flag else False)
-
-
 def find_request(method: str, keywords: dict) -> tuple[FindRequest, SatOptions, Callable | None]:
     """The keywords of :func:`solve` and :func:`check_unique` as the objects they stand for
     (the method checked first, then the SAT options, then the processes)."""

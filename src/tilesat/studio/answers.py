@@ -21,7 +21,8 @@ from ..explain.show import to_json
 from ..making.generate import PuzzleSpec
 from ..model.instance import Instance, load_instance
 from ..questions.count import CountRequest, count
-from ..questions.solve import FindRequest, certificate_mode
+from ..certify.schedule import certificate_mode
+from ..questions.solve import FindRequest
 from ..reports.export import ExportRequest, export_formula
 from ..reports.found import Look, look
 from ..reports.generate import GenerateRequest, generate
