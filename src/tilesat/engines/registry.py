@@ -45,7 +45,7 @@ BUILTIN = {
     "native": Builtin("tilesat.engines.compiled:NATIVE", "count list", "the compiled enumerator"),
     "pfaffian": Builtin("tilesat.engines.compiled:PFAFFIAN", "count", "Kasteleyn's determinant (dominoes)"),
     "frontier": Builtin("tilesat.engines.compiled:FRONTIER", "count", "transfer-matrix DP"),
-    "xcc": Builtin("tilesat.engines.xcc_engine:XCC", "count list",
+    "xcc": Builtin("tilesat.engines.xcc_engine:XCC", "find count list",
                    "the compiled exact cover (piece count ranges, every grid)"),
     "portfolio": Builtin("tilesat.engines.portfolio:PORTFOLIO", "find",
                          "N diverse SAT configurations racing, each in its own process (--jobs N)"),
