@@ -14,7 +14,7 @@
 
 typedef int64_t i64;
 
-enum { HEAD, TAIL, SIZE, LOST };
+enum { HEAD, TAIL, SIZE, LOST, EXAMS };
 
 static int want(Py_buffer *b, Py_ssize_t n, const char *what) {
     if (b->len != n * (Py_ssize_t)sizeof(i64)) {
@@ -38,6 +38,8 @@ static int run_slice(const i64 *indptr, const i64 *cells, const i64 *cell_indptr
         queued[p] = 0;
         if (!alive[p])
             continue;
+        /* this examination's own mark (p may be examined again: its earlier marks must not skip) */
+        i64 exam = ring[EXAMS]++;
         for (i64 k = indptr[p]; k < indptr[p + 1]; k++)
             inside[cells[k]] = p;
         i64 ntouched = 0;
@@ -46,9 +48,9 @@ static int run_slice(const i64 *indptr, const i64 *cells, const i64 *cell_indptr
             i64 x = cells[k];
             for (i64 j = cell_indptr[x]; j < cell_indptr[x + 1] && !dies; j++) {
                 i64 q = cell_ids[j];
-                if (!alive[q] || seen_by[q] == p)
+                if (!alive[q] || seen_by[q] == exam)
                     continue;
-                seen_by[q] = p;
+                seen_by[q] = exam;
                 for (i64 kk = indptr[q]; kk < indptr[q + 1]; kk++) {
                     i64 c = cells[kk];
                     work++;
@@ -75,7 +77,7 @@ static int run_slice(const i64 *indptr, const i64 *cells, const i64 *cell_indptr
            r does not cover x and every live candidate of x overlaps r, so r overlaps the
            first of them, q (r is found through q's cells), and the last, ql (ql's cells
            marked in `inside` and r seen in `seen_by` with a stamp below -1 for this x:
-           p's own stamp is p >= 0, and -1 is "none yet") */
+           the examinations' marks are >= 0, and -1 is "none yet") */
         for (i64 k = indptr[p]; k < indptr[p + 1]; k++) {
             i64 x = cells[k], q = -1, ql = -1;
             for (i64 j = cell_indptr[x]; j < cell_indptr[x + 1] && q < 0; j++)
@@ -129,7 +131,7 @@ static PyObject *dead_placements_slice(PyObject *self, PyObject *args) {
     if (P < 1 || ncells < 0 || !want(&b[4], P, "alive") ||
         !want(&b[5], ncells, "degree") || !want(&b[6], P, "seen_by") || !want(&b[7], ncells, "inside") ||
         !want(&b[8], ncells, "count") || !want(&b[9], ncells, "touched") || !want(&b[10], P, "queued") ||
-        !want(&b[11], P, "queue") || !want(&b[12], 4, "ring")) {
+        !want(&b[11], P, "queue") || !want(&b[12], 5, "ring")) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "no placements");
         goto done;

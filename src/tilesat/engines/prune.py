@@ -92,10 +92,10 @@ def prune(placements: Placements) -> Pruned:
              np.ascontiguousarray(placements.cells, dtype=np.int64), cell_indptr,
              np.ascontiguousarray(cell_ids, dtype=np.int64))
     ncells = board.ncells
-    # the loop's state: alive, degree, seen_by, inside, count, touched, queued, queue, (head, tail, size, lost)
+    # the loop's state: alive, degree, seen_by, inside, count, touched, queued, queue, (head, tail, size, lost, examinations)
     state = (np.ones(count, np.int64), np.diff(cell_indptr), np.full(count, -1, np.int64),
              np.full(ncells, -1, np.int64), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64),
-             np.ones(count, np.int64), np.arange(count, dtype=np.int64), np.array([0, 0, count, -1], np.int64))
+             np.ones(count, np.int64), np.arange(count, dtype=np.int64), np.array([0, 0, count, -1, 0], np.int64))
     limit = deadline()
     while not dead_placements_slice(*given, *state, SLICE):
         limit.check()  # and a Ctrl-C raises here, between slices
