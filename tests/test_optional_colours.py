@@ -233,12 +233,17 @@ def test_a_unique_coloured_board_is_proved_and_not_graded(tmp_path):
     assert run.returncode == 0 and run.stdout.startswith(b"proof verified")
 
 
-def test_a_first_row_of_lowercase_letters_is_written_under_a_blocked_row():
-    """A first row such as 'aa' reads as a word (a header that lost its ':'); the
-    writer puts a row of '#' above it so the file reads back as the same board."""
-    inst = parse_instance("shape: C AA\npieces: C\n##\naa\n")
+def test_a_first_row_of_lowercase_letters_is_written_after_a_grid_header():
+    """A first row such as 'aa' reads as a word (a header that lost its ':'); after a
+    'grid: square' header it is a row, so the writer puts one there: the same board
+    (shape, wrap, cells) and the same count come back."""
+    inst = parse_instance("grid: square\nshape: C AA\npieces: C\nwrap: both\naa\nAA\nAA\n")
     text = format_instance(inst)
-    assert text.endswith("##\naa\n")
-    assert format_instance(parse_instance(text)) == text
-    with pytest.raises(TilesatError, match="starts with a row of '#' above it"):
+    assert text.startswith("grid: square\n") and text.endswith("aa\nAA\nAA\n")
+    back = parse_instance(text)
+    assert back.board.open.shape == inst.board.open.shape and back.board.wrap == "both"
+    assert _cells(back.board) == _cells(inst.board)
+    assert format_instance(back) == text
+    assert count_tilings(back, "blocking").count == count_tilings(inst, "blocking").count == 6
+    with pytest.raises(TilesatError, match="follows a 'grid: square' header"):
         parse_instance("shape: C AA\npieces: C\naa\n")

@@ -542,3 +542,16 @@ def test_explain_marks_the_cells_it_names_on_a_triangle_board(url, browser):
     shaded = browser.find_elements(By.CSS_SELECTOR, "#board .cell.region, #board .cell.settled")
     assert len(shaded) == parse_instance(text).board.area, [e.get_attribute("outerHTML") for e in shaded]
     assert not browser.find_elements(By.CSS_SELECTOR, "#board .cell.blocked.region, #board .cell.blocked.settled")
+
+
+def test_a_first_row_of_lowercase_letters_is_written_after_grid_square(url, browser):
+    """A square board whose first row is only lowercase letters ('ab': optional coloured
+    cells) would read as a word; the page writes 'grid: square' above it, so the text it
+    sends reads back as the same board and the verdict is the command line's."""
+    text = "grid: square\nshape: D AB\npieces: D\nab\nAB\n"
+    browser.get(url + "/" + pack(text))
+    assert settled_verdict(browser) == check_unique(parse_instance(text)).verdict
+    written = instance_text(browser)
+    assert "grid: square" in written.splitlines()
+    shown, want = parse_instance(written), parse_instance(text)
+    assert (shown.board.optional == want.board.optional).all() and (shown.board.colour == want.board.colour).all()

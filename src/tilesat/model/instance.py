@@ -281,7 +281,7 @@ def parse_instance(
             if grid and grid_end is None:
                 grid_end = lineno
             continue
-        if _grid_row(line, not grid):
+        if _grid_row(line, not grid and "grid" not in headers):  # after 'grid:', a row of letters is no word
             if grid_end is not None:
                 fail(lineno, f"grid row after a blank line (line {grid_end}); the grid must be one block")
             if grid and len(line) != len(grid[0]):
@@ -294,7 +294,7 @@ def parse_instance(
         key = key.strip().lower()
         if not sep or not re.fullmatch(r"[a-z]+", key):
             hint = ("; a board whose first row is only lowercase letters (optional coloured cells) "
-                    "starts with a row of '#' above it" if not grid and _grid_row(line, False) else "")
+                    "follows a 'grid: square' header" if not grid and _grid_row(line, False) else "")
             fail(lineno, f"not a grid row (only '.', '#', '+' and colour letters) nor a 'key: value' header: {line[:60]!r}{hint}")
         if grid:
             fail(lineno, f"header {key!r} after the grid; headers come first")
@@ -427,7 +427,8 @@ def load_instance(path: str | os.PathLike, *, pieces: str | None = None, wrap: s
 def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = ()) -> str:
     """Write an instance back in the file format."""
     lines = [f"; {c}" for c in comments]
-    if not instance.board.is_square:
+    rows = instance.board.rows_text()
+    if not instance.board.is_square or not _grid_row(rows[0], True):  # lowercase letters alone read as a word
         lines.append(f"grid: {instance.board.grid}")
     for name, piece in instance.shapes.items():
         lines.append(f"shape: {name} {piece.drawing()}")
@@ -436,9 +437,6 @@ def format_instance(instance: Instance, comments: list[str] | tuple[str, ...] = 
         lines.append(f"wrap: {instance.board.wrap}")
     if instance.pairs is not None:
         lines.append(f"colours: {instance.pairs_text()}")
-    rows = instance.board.rows_text()
-    if instance.board.is_square and rows and not _grid_row(rows[0], True):  # lowercase letters only read as a word
-        rows = ["#" * len(rows[0]), *rows]
     lines.extend(rows)
     return "\n".join(lines) + "\n"
 

@@ -44,9 +44,11 @@ function piecesText() {
 function instanceText() {
   const lines = [...state.comments, "pieces: " + piecesText()];
   for (const [name, rows] of Object.entries(state.shapes)) lines.push(`shape: ${name} ${rows.join("/")}`);
+  const grid = lines.length;
   if (state.grid !== "square") lines.push("grid: " + state.grid);
   if (state.wrap !== "none") lines.push("wrap: " + state.wrap);
   if (state.colours !== null) lines.push("colours: " + state.colours);
+  const first = lines.length;
   for (let r = 0; r < state.rows; r++) {
     const chars = [];
     for (let c = 0; c < state.cols; c++)
@@ -58,6 +60,8 @@ function instanceText() {
     lines.push(state.grid === "hex" ? " ".repeat(r) + chars.join(" ") : (state.grid === "triangle" && state.shift ? " " : "")
       + chars.join(""));
   }
+  // a square board's first row of lowercase letters alone reads as a word: 'grid: square' makes it a row
+  if (state.grid === "square" && /^[a-z]+$/.test(lines[first] || "")) lines.splice(grid, 0, "grid: square");
   return lines.join("\n") + "\n";
 }
 
