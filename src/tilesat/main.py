@@ -44,5 +44,5 @@ def main() -> None:
         cli_main()
     finally:
         # the process ends here: the interpreter's last collection would walk every object
-        # left and find next to nothing to free (30-40 ms of a small count's 0.3 s)
+        # left and find next to nothing to free (docs/benchmarks/records.md)
         gc.freeze()

@@ -112,9 +112,9 @@ _TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORC
 
 
 def plain_stream(stream) -> bool:
-    """Whether rich's console would call ``stream`` no terminal, seen without importing rich (~20 ms of a
-    small count): not a terminal, not under IPython (rich draws in a notebook), and none of the variables
-    that change rich's mind is set."""
+    """Whether rich's console would call ``stream`` no terminal, seen without importing rich (a small
+    count's line needs none of it): not a terminal, not under IPython (rich draws in a notebook), and none
+    of the variables that change rich's mind is set."""
     if "IPython" in sys.modules or any(name in os.environ for name in _TERMINAL_VARIABLES):
         return False
     try:

@@ -44,7 +44,7 @@
 #include <string.h>
 #include <time.h>
 static double now(void);
-static void *zalloc(size_t n, size_t item);
+static void *zalloc(size_t n, size_t item); /* NULL with MemoryError set */
 
 typedef int32_t i32;
 
@@ -1013,11 +1013,11 @@ static int search(Search *s, long long max_sols, double deadline, PyThreadState 
 
 /* The search's own structures where it filters lists (lists: 1 yes, 0 no, -1
  * by the rule): the options' column bitsets and the root's live options.  The
- * rule: a node's filter reads every live option (n_live), killing in the sets
- * moves about (options per column) x (option size) nodes for each column of
- * the choice; lists below 4096 options or where n_live is at most twice
- * that (measured: arnes-cube's 7,636 burr options over 416 columns, 2.9x
- * faster with lists; 40x40 with 9,202 options of 2-3 cells, 1.2x slower). */
+ * rule: a node's filter reads every live option (n_live), while killing in the
+ * sets moves about (options per column) x (option size) = nnz^2 / (columns x
+ * n_live) nodes for each column of the choice; lists when n_live <= 4096 or
+ * n_live^2 x columns <= 2 nnz^2 (the filter at most twice a column's kills;
+ * measured in docs/benchmarks/burrtools.md). */
 static int search_lists(Search *s, i32 snap_items, int lists) {
     i32 n_live = 0;
     int64_t nnz = 0;

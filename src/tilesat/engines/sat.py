@@ -128,7 +128,7 @@ class TilingSearch:
             if self.sweep and not self.break_symmetry:
                 # the sweep and the local change solve windows of their own: the whole-board
                 # formula waits for a solver that needs it (on P5 40x40 random packings none
-                # does, and compiling it was 8% of a check-unique)
+                # does: docs/benchmarks/hard-families.md)
                 self._card_waiting = card
             else:
                 # compiled even when a quick check answered, so that info and stats

@@ -258,7 +258,7 @@ class Child:
     def __init__(self, target: Callable, *args):
         if not hasattr(os, "fork"):
             raise TilesatError("running engines under control needs fork (Linux or macOS)")
-        import multiprocessing  # here: a count in this process needs none of it (its import takes ~10 ms)
+        import multiprocessing  # here: a count in this process needs none of it
 
         self._conn, child_conn = multiprocessing.Pipe(duplex=True)
         self.pid: int | None = None
@@ -451,5 +451,5 @@ def in_child_process() -> bool:
 
 def _multiprocessing():
     """multiprocessing if this process has imported it: a worker of a pool has (the pool's parent did,
-    before forking it); a process that has not is no worker, and need not pay the import (~10 ms)."""
+    before forking it); a process that has not is no worker, and need not pay the import."""
     return sys.modules.get("multiprocessing")
