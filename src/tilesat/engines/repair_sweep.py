@@ -36,7 +36,7 @@ from ..running.control import deadline, sigint_held
 from ..sat.encodings import get_encoding
 from ..model.placements import Placements
 from ..sat.solvers import DEFAULT_SOLVER, _conflicts, _raw_add_clause, solve_quietly
-from .sweep import BUDGET_PER_CELL, MIN_BUDGET, STEP, WINDOW, Stepping, SweepStats, _Geometry, counts_hold
+from .sweep import BUDGET_PER_CELL, CORNERS, MIN_BUDGET, STEP, WINDOW, Stepping, SweepStats, _Geometry, counts_hold
 
 #: The neighbourhood taken back around a failed window's cells, in cells
 #: (Chebyshev distance); it grows by GROW at each failure until the front moves.
@@ -60,8 +60,8 @@ SLICE = 2_000
 #: failed with all three encodings from the top left, and got through from the next corner.
 CONFLICTS_PER_CELL = 15
 RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
-#: The corners (sweep.CORNERS) the attempts start from in turn: the opposite corner second.
-CORNER_ORDER = (0, 1, 2, 3)
+#: The corners the attempts start from in turn: sweep.CORNERS' order (the opposite corner second).
+CORNER_ORDER = tuple(range(len(CORNERS)))
 ATTEMPTS = 4
 
 
@@ -358,6 +358,7 @@ def other_tiling(placements: Placements, chosen: list[int], encoding: str = "lad
     from pysat.solvers import Solver
 
     stats = stats if stats is not None else SweepStats()
+    boxes = SweepStats()  # the boxes' solves: stats.local's, not the sweep's windows and conflicts
     t0 = time.perf_counter()
     limit = deadline()
     geo = _Geometry(placements)
@@ -398,7 +399,7 @@ def other_tiling(placements: Placements, chosen: list[int], encoding: str = "lad
                 for e in empty.tolist():
                     solver.add_clause([-e])
                 solver.add_clause([-var[int(p)] for p in inside])  # not the same placements again
-                if not solve_sliced(solver, solver_name, [], MIN_BUDGET, stats):
+                if not solve_sliced(solver, solver_name, [], MIN_BUDGET, boxes):
                     continue  # no other tiling of the region, or none within the budget
                 model = np.asarray(solver.get_model(), dtype=np.int64)
             finally:
@@ -410,4 +411,4 @@ def other_tiling(placements: Placements, chosen: list[int], encoding: str = "lad
                 return other
         return None
     finally:
-        stats.local = {"boxes": tried, "seconds": round(time.perf_counter() - t0, 6)}
+        stats.local = {"boxes": tried, "conflicts": boxes.conflicts, "seconds": round(time.perf_counter() - t0, 6)}

@@ -123,7 +123,7 @@ class SweepStats:
     gave_up: str | None = None
     repairs: int = 0  # RepairSweep: patches of kept pieces taken back
     restarts: list = field(default_factory=list)  # RepairSweep: why each attempt before the last stopped
-    local: dict = field(default_factory=dict)  # other_tiling's: boxes tried, seconds
+    local: dict = field(default_factory=dict)  # other_tiling's: boxes tried, their conflicts, seconds
 
     def to_json(self) -> dict:
         out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
