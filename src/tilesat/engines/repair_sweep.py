@@ -40,7 +40,7 @@ from .sweep import BUDGET_PER_CELL, CORNERS, MIN_BUDGET, STEP, WINDOW, Stepping,
 
 #: The neighbourhood taken back around a failed window's cells, in cells
 #: (Chebyshev distance); it grows by GROW at each failure until the front moves.
-#: Small: wider patches make mended windows of 800-1,000 cells that run out of conflicts
+#: Small: wider patches make mended windows too large to get through on their conflicts
 #: (L4 60x60 tuning boards, docs/benchmarks/hard-families.md).
 RADIUS, GROW, MAX_RADIUS = 3, 3, 6
 #: A sweep that has taken back this many patches gives up (the caller's
@@ -54,10 +54,8 @@ SLICE = 2_000
 #: encoding of its list (RESTART_ENCODINGS after its own) and from the next corner of
 #: the board (CORNER_ORDER), and gives up after ATTEMPTS attempts.
 #: Why: whether a sweep gets through a tight board is a lottery per board, encoding and
-#: corner (60x60 L4 random-order packings: ladder 2.5 s and over 40 s, commander 27 s and
-#: 8 s, on two boards), while a sweep that goes well needs 3-13 conflicts a cell.  Another
-#: corner is another draw where another encoding alone is not: one L4 60x60 tuning board
-#: failed with all three encodings from the top left, and got through from the next corner.
+#: corner, while a sweep that goes well needs a few conflicts a cell; another corner is
+#: another draw where another encoding alone is not (docs/benchmarks/hard-families.md).
 CONFLICTS_PER_CELL = 15
 RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
 #: The corners the attempts start from in turn: sweep.CORNERS' order (the opposite corner second).
@@ -79,12 +77,9 @@ class Reach:
 
 #: Boards of at most this many cells (40x40) sweep in fewer, wider windows (SMALL_REACH):
 #: there a window ends within tens of conflicts, and starting a solver and giving it the
-#: window's clauses is most of a window's time.  Measured on the tuning boards (seeds
-#: 101-105) of T4 and P5 40x40 random packings: sweeps 0.18 s against 0.34 s (T4, 5 of 5
-#: boards faster) and 1.4 s against 2.3 s (P5, 3 of 5 faster, 2 alike), in all, with step 8
-#: / window 16 against 4 / 12; on 60x60 L4 boards mixed (3 of 4 faster, one 1.6x the conflicts).
-#: They keep the wider take-back of 5 cells growing to 10: on P5 40x40 packings (seeds 101-125)
-#: 3 / 6 made 46% more conflicts in all and the slowest sweep 3x slower (T4: alike).
+#: window's clauses is most of a window's time.  They keep the wider take-back of 5 cells
+#: growing to 10, where the larger boards' smaller one made P5 sweeps slower
+#: (both measured in docs/benchmarks/hard-families.md).
 SMALL_BOARD = 1600
 SMALL_REACH = Reach(step=8, window=16, radius=5, grow=5, max_radius=10)
 
