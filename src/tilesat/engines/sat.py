@@ -151,11 +151,11 @@ class TilingSearch:
         """The whole board's CNF (None when a board check answered before placements);
         a search with a sweep builds it when first asked for (by a solver)."""
         if self._card_waiting is not None:
-            card, self._card_waiting = self._card_waiting, None
             t0 = time.perf_counter()
             try:
                 with time_limit(self.limit):
-                    self._compile_formula(card)
+                    self._compile_formula(self._card_waiting)
+                self._card_waiting = None  # only once compiled: a stopped compile is no formula
             finally:
                 self.compile_seconds += time.perf_counter() - t0
         return self._formula
