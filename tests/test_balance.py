@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tilesat.certify.checks import obstruction
 from tilesat.certify.oracle import TooHard, board_maps, brute_force_tilings, orbit_count
-from tilesat.engines import compiled, enumerator
+from tilesat.engines import compiled, enumerator, xcc, xcc_engine
 from tilesat.engines.base import Unit
 from tilesat.model.instance import load_instance
 from tilesat.questions import balance, count
@@ -164,13 +164,37 @@ def test_a_count_stopped_by_its_timeout_keeps_what_the_running_units_counted(tmp
     assert first.timed_out and not first.exact and first.count < 4040
     records = [json.loads(line)["data"] for line in ckpt.read_text().splitlines()[1:]]
     stopped = [r for r in records if "split" in r]  # the units running at the deadline, cut where they stood
-    # each running unit came back cut, or is said to be uncounted (a worker mid-slice under load may miss
-    # the pool's grace); the one process of jobs=1 always comes back
-    assert len(stopped) >= 1 and len(stopped) + first.uncounted == jobs
+    # a running unit came back cut, or is said to be uncounted (a worker mid-slice under load may miss
+    # the pool's grace), or had just finished; the one process of jobs=1 always comes back
+    assert len(stopped) >= 1 and len(stopped) + first.uncounted <= jobs
     seen = []
     again = count_tilings(inst, jobs=1, checkpoint=ckpt, certificates=False, progress=lambda n, *a, **k: seen.append(n))
     assert seen[0] == first.count  # the count said is what its records hold, the stopped units' tilings too
     assert (again.count, again.exact) == (4040, True)  # nothing lost, nothing counted twice
+    assert again.resumed == len(records)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_xcc_count_stopped_by_its_timeout_hands_back_what_it_counted_and_resumes_exactly(tmp_path, monkeypatch,
+                                                                                           jobs):
+    # few units (one for jobs=1), each far longer than the search's slices: the deadline falls inside them
+    monkeypatch.setattr(count, "CHECKPOINT_UNITS", 1)
+    monkeypatch.setattr(count, "UNITS_PER_WORKER", 1)
+    inst = load_instance(ROOT / "instances" / "pentomino-6x10.txt")
+    ckpt = tmp_path / "c.json"
+    with monkeypatch.context() as m:  # slow slices (jobs=2's units take 0.4 s of CPU in all): mid-way at 0.5 s
+        real = xcc_engine.wait_step
+        m.setattr(xcc, "SLICE_SECONDS", 0.005)
+        m.setattr(xcc_engine, "wait_step", lambda *a: (time.sleep(0.01), real(*a))[1])
+        first = count_tilings(inst, method="xcc", jobs=jobs, checkpoint=ckpt, timeout=0.5, certificates=False)
+    assert first.timed_out and not first.exact and first.count < 9356
+    records = [json.loads(line)["data"] for line in ckpt.read_text().splitlines()[1:]]
+    stopped = [r for r in records if "split" in r]  # units cut where they stood, their parts recorded
+    assert len(stopped) + first.uncounted <= jobs
+    if jobs == 1:  # its one unit runs at the deadline (jobs=2's short units may both be between two)
+        assert len(stopped) == 1 and any(part["excluded"] for part in stopped[0]["split"])  # the options tried
+    again = count_tilings(inst, method="xcc", jobs=1, checkpoint=ckpt, certificates=False)
+    assert (again.count, again.exact) == (9356, True)  # nothing lost, nothing counted twice
     assert again.resumed == len(records)
 
 

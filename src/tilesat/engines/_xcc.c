@@ -1358,6 +1358,35 @@ static PyObject *Search_take(Search *s, PyObject *unused) {
     return out;
 }
 
+/* Where a search stopped by its deadline stands: per level above the node it
+ * stopped at, (kind, column or shape, option chosen, options tried there with
+ * the chosen one, branches left); None when it is done or at an assembly. */
+static PyObject *Search_frontier(Search *s, PyObject *unused) {
+    (void)unused;
+    if (s->finished || s->at_leaf)
+        Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    for (i32 d = 0; out && d < s->depth; d++) {
+        Level *L = &s->lv[d];
+        PyObject *tried = PyTuple_New(L->next - L->b0);
+        for (i32 j = L->b0; tried && j < L->next; j++) {
+            PyObject *v = PyLong_FromLong(s->bbuf[j]);
+            if (!v) {
+                Py_CLEAR(tried);
+                break;
+            }
+            PyTuple_SET_ITEM(tried, j - L->b0, v);
+        }
+        PyObject *level = tried ? Py_BuildValue("(iiiNi)", L->kind, L->kind == K_CELL ? L->item : L->item - s->n_cols,
+                                                L->chosen, tried, L->b1 - L->next)
+                                : NULL;
+        if (!level || PyList_Append(out, level) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(level);
+    }
+    return out;
+}
+
 static PyObject *Search_stop(Search *s, PyObject *unused) {
     s->stop_flag = 1;
     Py_RETURN_NONE;
@@ -1372,6 +1401,9 @@ static PyMethodDef Search_methods[] = {
      "branches(path): how many branches the node at the end of path has (0: none)"},
     {"take_solutions", (PyCFunction)Search_take, METH_NOARGS, "the assemblies recorded since the last call"},
     {"stop", (PyCFunction)Search_stop, METH_NOARGS, "ask a running search (in another thread) to stop"},
+    {"frontier", (PyCFunction)Search_frontier, METH_NOARGS,
+     "frontier(): per level above where a stopped search stands, (kind: 0 cell, 1 shape, 2 optional, column or "
+     "shape, chosen option, options tried with it, branches left); None when done or at an assembly"},
     {NULL}};
 
 static PyMemberDef Search_members[] = {

@@ -258,8 +258,22 @@ def units(cover: Cover, want: int, search: "_xcc.Search | None" = None) -> list[
     return paths
 
 
-#: With a progress callback, a count runs in slices of this many seconds and reports between them.
+#: With something to do between them, a search runs in slices of this many seconds.
 SLICE_SECONDS = 0.1
+
+
+def run_sliced(search: "_xcc.Search", max_solutions: int = 0, deadline: float | None = None,
+               between: Callable[[], object] | None = None) -> str:
+    """Run the search on until it is done, ``max_solutions`` more assemblies are recorded
+    ("paused", 0: count only) or ``deadline`` (``time.monotonic()``) passes ("timeout"); with
+    ``between``, in slices of SLICE_SECONDS with ``between()`` called after each (progress, or
+    the run's own deadline and watchers, which may raise)."""
+    while True:
+        until = deadline if between is None else min(time.monotonic() + SLICE_SECONDS, deadline or math.inf)
+        status = search.run(max_solutions, until or 0.0)
+        if status != "timeout" or between is None or (deadline is not None and time.monotonic() >= deadline):
+            return status
+        between()
 
 
 def count_unit(cover: Cover, path: tuple[int, ...] = (), deadline: float | None = None,
@@ -270,12 +284,7 @@ def count_unit(cover: Cover, path: tuple[int, ...] = (), deadline: float | None 
     search.reset(np.array(path, np.int32))
     t0 = time.perf_counter()
     try:
-        while True:
-            until = deadline if progress is None else min(time.monotonic() + SLICE_SECONDS, deadline or math.inf)
-            status = search.run(0, until or 0.0)
-            if status != "timeout" or progress is None or (deadline is not None and time.monotonic() >= deadline):
-                break
-            progress(int(search.count))
+        status = run_sliced(search, 0, deadline, progress and (lambda: progress(int(search.count))))
     except KeyboardInterrupt:
         status = "interrupted"
     stopped = None if status == "done" else status

@@ -14,16 +14,18 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ..model.tiling import Tiling
-from .base import Context, Engine, Job, Progress, Unit
+from ..running.control import TimedOut, wait_step
+from .base import Context, Engine, Job, Outcome, Progress, Unit
 from .cover_find import find_covers
-from .xcc import Cover, _i32
+from .xcc import Cover, _i32, run_sliced
 
 
-def placements_cover(placements, forced: tuple[int, ...] = ()) -> tuple[Cover, np.ndarray] | None:
+def placements_cover(placements, forced: tuple[int, ...] = (),
+                     excluded: tuple[int, ...] = ()) -> tuple[Cover, np.ndarray] | None:
     """The placements as a Cover (every open cell fixed but the optional ones, each piece rule a
     shape with its count range) and the placement of each option; with
     ``forced`` placements, the cover left once they are down (None when they
-    overlap or exceed a piece's count)."""
+    overlap or exceed a piece's count), without the ``excluded`` ones."""
     instance = placements.instance
     board = instance.board
     taken = np.zeros(board.ncells, bool)
@@ -41,6 +43,7 @@ def placements_cover(placements, forced: tuple[int, ...] = ()) -> tuple[Cover, n
     sizes = np.diff(placements.indptr)
     rule = placements.rule.astype(np.int64)
     keep = hi[rule] > 0
+    keep[np.asarray(excluded, np.int64)] = False
     if taken.any() and placements.cells.size:
         hit = np.add.reduceat(taken[placements.cells].astype(np.int64), placements.indptr[:-1]) > 0
         keep &= ~(hit & (sizes > 0))
@@ -58,18 +61,6 @@ def placements_cover(placements, forced: tuple[int, ...] = ()) -> tuple[Cover, n
     return cover, index
 
 
-def _run_sliced(search, max_sols: int = 0) -> str:
-    """Run the search in slices of POLL_SECONDS, so that the run's deadline and
-    the watchers (the LP raced beside a count) act between them."""
-    from ..running.control import POLL_SECONDS, wait_step
-
-    while True:
-        status = search.run(max_sols, time.monotonic() + POLL_SECONDS)
-        if status != "timeout":
-            return status
-        wait_step()  # raises TimedOut, or what a watcher raises
-
-
 class XccEngine(Engine):
     """The compiled exact cover (:mod:`tilesat.engines.xcc`): counts a unit
     without listing when no symmetry but the identity is asked about; every
@@ -84,13 +75,24 @@ class XccEngine(Engine):
     def count_unit(self, ctx: Context, unit: Unit, on_tiling: Callable[[], None] = lambda: None,
                    limit: int | None = None) -> list[int]:
         if not ctx.identity_only(unit) or limit is not None:
+            if unit.excluded:
+                raise AssertionError("BUG: a part of a stopped xcc count listed tiling by tiling")
             return super().count_unit(ctx, unit, on_tiling, limit)
-        made = placements_cover(ctx.placements, unit.forced)
+        made = placements_cover(ctx.placements, unit.forced, unit.excluded)
         if made is None:
             return [0] * len(unit.syms)
-        search = made[0].search()
+        cover, index = made
+        search = cover.search()
         search.reset(np.zeros(0, np.int32))
-        _run_sliced(search)
+        t0 = time.perf_counter()
+        try:
+            run_sliced(search, between=wait_step)  # the run's deadline and watchers (the LP raced beside)
+        except TimedOut as stop:
+            rest = _rest(cover, index, unit, search.frontier())
+            if rest is not None:  # what it counted, and the work left as units: a resume stays exact
+                stop.found = Outcome([int(search.count)] * len(unit.syms), time.perf_counter() - t0,
+                                     int(search.nodes), rest, [None] * len(rest))
+            raise
         return [int(search.count)] * len(unit.syms)
 
     def tilings(self, ctx: Context, forced: tuple[int, ...] | None, limit: int | None) -> Iterator[np.ndarray]:
@@ -113,12 +115,33 @@ def covers(placements, forced: tuple[int, ...] = (), limit: int | None = None) -
     forced_array = np.asarray(forced, np.int64)
     left = limit
     while left is None or left > 0:
-        status = _run_sliced(search, 256 if left is None else min(256, left))
+        status = run_sliced(search, 256 if left is None else min(256, left), between=wait_step)
         for options in search.take_solutions():
             yield np.concatenate([index[np.asarray(options, np.int64)], forced_array])
             left = None if left is None else left - 1
         if status != "paused":
             return
+
+
+def _rest(cover: Cover, index: np.ndarray, unit: Unit, frontier: list | None) -> list | None:
+    """The work a stopped search left, as (forced, excluded) parts of ``unit``: at each level above
+    where it stands, the node with the options tried there excluded, and that node itself; None
+    where a level does not split its node into one option each (a shape with copies still to place,
+    or "no more copies"), so that the parts could not say exactly what is left."""
+    if frontier is None:
+        return None
+    used = np.zeros(len(cover.lo), np.int64)
+    chosen: list[int] = []
+    rest = []
+    for kind, item, option, tried, left in frontier:
+        if kind == 2 or option < 0 or (kind == 1 and cover.hi[item] - used[item] != 1):
+            return None
+        if left:
+            rest.append((unit.forced + tuple(chosen), unit.excluded + tuple(int(index[t]) for t in tried)))
+        chosen.append(int(index[option]))
+        used[cover.opt_shape[option]] += 1
+    rest.append((unit.forced + tuple(chosen), unit.excluded))
+    return rest
 
 
 XCC = XccEngine()

@@ -303,7 +303,12 @@ def _init_worker(ctx: Context) -> None:
 
 
 def _run_in_worker(unit: Unit, budget: float | None = None) -> tuple:
-    return _WORKER.run_within(unit, budget)
+    try:
+        return _WORKER.run_within(unit, budget)
+    except TimedOut as stop:
+        if isinstance(stop.found, Outcome):  # stopped at the deadline: what it counted, and the rest
+            return stop.found.as_tuple()
+        raise
 
 
 def split_target(jobs: int, shared: bool, checkpoint: bool, engine: Engine, cluster: bool = False) -> int:
@@ -621,6 +626,7 @@ class _Serial(Backend):
     def __init__(self, run: _Count):
         self.run = run
         self.done: list = []
+        self.stopped: list = []  # the unit stopped at the deadline, with what it counted and the rest
 
     def start(self, i: int, unit: Unit, budget: float | None) -> None:
         run = self.run
@@ -637,7 +643,12 @@ class _Serial(Backend):
             run.progress()
 
         t = time.perf_counter()
-        counts = run.ctx.run(unit, one_more, run.job.limit)
+        try:
+            counts = run.ctx.run(unit, one_more, run.job.limit)
+        except TimedOut as stop:
+            if isinstance(stop.found, Outcome):
+                self.stopped.append((i, stop.found))
+            raise
         self.done.append((i, (counts, time.perf_counter() - t)))
 
     def ready(self) -> list:
@@ -645,8 +656,10 @@ class _Serial(Backend):
         return done
 
     def stop(self, running: set[int]) -> tuple[list, int]:
-        # a unit reported tiling by tiling is in the count so far; one counted without listing is lost
-        return [], 0 if self.run.engine.reports_each_tiling else len(running)
+        # a unit reported tiling by tiling is in the count so far; one counted without listing is
+        # lost unless it handed back what it counted (TimedOut.found)
+        came_back, self.stopped = self.stopped, []
+        return came_back, 0 if self.run.engine.reports_each_tiling else len(running) - len(came_back)
 
 
 class _Pool(Backend):
