@@ -168,28 +168,38 @@ def test_values_are_converted_as_typers_pydantic_adapters_do(name, value):
 
 def test_entry_points_are_importlib_metadatas(tmp_path, monkeypatch):
     """running.installed.entry_points reads what importlib.metadata reads, and imports it only where a package
-    names the group: an installed package's, a group nobody declares, one declared on sys.path's last entry."""
-    import importlib
+    names the group: an installed package's, a group nobody declares, one declared on sys.path's last entry
+    (in a fresh process: once a library imports the importlib_metadata backport, it takes the stdlib's place)."""
     import importlib.metadata
 
     from tilesat.running.installed import _may_declare, entry_points
 
-    def same(group):
+    for group in ("console_scripts", "pytest11", "tilesat.no-such-group"):
         assert entry_points(group) == list(importlib.metadata.entry_points(group=group))
 
-    for group in ("console_scripts", "pytest11", "tilesat.no-such-group"):
-        same(group)
-    assert not _may_declare("tilesat.no-such-group")
+    class Distributions:  # another finder of distributions, such as the backport's: importlib.metadata answers
+        def find_distributions(self, context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Distributions()])
+    assert _may_declare("tilesat.no-such-group")
+
     info = tmp_path / "Late_Plugin-0.1.DIST-INFO"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: late-plugin\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[tilesat.no-such-group]\nlate = late_plugin:ENGINE\n")
-    monkeypatch.syspath_prepend(str(tmp_path / "not-there"))
-    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
-    importlib.invalidate_caches()  # importlib.metadata caches each directory's listing (by its mtime)
-    assert _may_declare("tilesat.no-such-group")
-    same("tilesat.no-such-group")
-    assert [p.name for p in entry_points("tilesat.no-such-group")] == ["late"]
+    script = f"""
+import importlib.metadata, sys
+from tilesat.running.installed import _may_declare, entry_points
+group = "tilesat.no-such-group"
+assert not _may_declare(group) and entry_points(group) == []
+sys.path[:0] = [{str(tmp_path / "not-there")!r}]
+sys.path.append({str(tmp_path)!r})
+assert _may_declare(group)
+assert [p.name for p in entry_points(group)] == [p.name for p in importlib.metadata.entry_points(group=group)] == ["late"]
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
 
 
 #: Lines a count may print, and lines rich would change: emoji codes, tabs, control characters, other scripts.
