@@ -12,7 +12,7 @@ from test_property import as_key, oracle, oracle_checker
 from test_search_methods import check_unique_agrees_with_the_oracle
 from test_sweep import open_boards
 
-from tilesat import Instance, PieceRule, load_instance, parse_pieces, solve
+from tilesat import Instance, PieceRule, check_unique, load_instance, parse_pieces, solve, verify_tiling
 from tilesat.model.instance import INF
 from tilesat.model.board import Board
 from tilesat.running.control import TimedOut, time_limit
@@ -22,6 +22,7 @@ from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, Reach, RepairSweep
                                          window_clauses)
 from tilesat.engines.sweep import CORNERS, SweepStats, _Geometry
 from tilesat.model.tiling import Tiling
+from tilesat.sat.solvers import DEFAULT_SOLVER, OPEN_BOARD_OPTIONS, default_options
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 HARD = INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt"
@@ -171,3 +172,21 @@ def test_clauses_added_from_c_are_the_ones_added_one_by_one(window, encoding, rn
             sat = solver.solve(assumptions=assumptions)
             answers.append((sat, solver.get_model() if sat else None, solver.nof_clauses()))
     assert answers[0] == answers[1]
+
+
+def test_the_solver_that_takes_over_from_a_sweep_that_gave_up_gets_the_open_board_options(monkeypatch):
+    # T4 (8 candidates a cell: below the --sat options' band) on a 20x24 board less a 4x4 corner,
+    # blocked enough that no glance builds the solver before the sweep
+    open_ = np.ones((20, 24), dtype=bool)
+    open_[:4, :4] = False
+    instance = Instance(Board(open_), parse_pieces("T4"))
+    assert not default_options(DEFAULT_SOLVER, generate_placements(instance).candidates_per_cell())
+    by_solver = check_unique(instance, method="sat")
+    assert by_solver.verdict == "multiple" and not by_solver.stats["solver_options"]
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)  # every attempt gives up at once
+    result = check_unique(instance, method="sweep")
+    assert result.stats["sweep"]["gave_up"] and result.stats["sweep"]["found_by"][0] == "solver"
+    assert result.stats["solver_options"] == OPEN_BOARD_OPTIONS
+    assert result.verdict == by_solver.verdict
+    for tiling in result.tilings:
+        verify_tiling(instance, tiling)

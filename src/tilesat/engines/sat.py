@@ -177,7 +177,8 @@ class TilingSearch:
     def _ensure_solver(self):
         if self._solver is None:
             self._solver = make_solver(self.solver_name)
-            self.solver_options = default_options(self.solver_name, self.placements.candidates_per_cell())
+            self.solver_options = default_options(self.solver_name, self.placements.candidates_per_cell(),
+                                                  after_sweep=self.sweep_stats.gave_up is not None)
             if self.solver_options:
                 self._solver.configure(self.solver_options)  # open boards: CaDiCaL's --sat options (solvers.OPEN_BOARD_OPTIONS)
             load_formula(self._solver, self.formula, self.solver_name, self._progress)
