@@ -91,3 +91,20 @@ def test_auto_on_small_boards_of_each_family_agrees_with_the_oracle(name, monkey
         assert result.stats["method"] == ("sat" if family.counts else "sweep"), (name, seed)
         accepts = oracle_checker(instance)
         assert all(accepts(as_key(t)) for t in result.tilings)
+
+
+def test_after_a_sweep_that_gave_up_the_whole_board_is_pairwise_with_the_sat_options(monkeypatch):
+    from tilesat.sat.solvers import OPEN_BOARD_OPTIONS
+
+    # an L4 clustered packing, 24x24: 16 candidates a cell, where auto's encoding is commander
+    instance, _, _ = _families.packing("L4", 24, "clusters", 1, 0.08)
+    by_solver = check_unique(instance, method="sat")
+    assert by_solver.stats["encoding"] == "commander" and not by_solver.stats["solver_options"]
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)  # every attempt gives up at once
+    result = check_unique(instance, method="sweep")
+    assert result.stats["sweep"]["gave_up"] and result.stats["sweep"]["found_by"][0] == "solver"
+    assert result.stats["encoding"] == "pairwise" and result.stats["solver_options"] == OPEN_BOARD_OPTIONS
+    assert result.verdict == by_solver.verdict == "multiple"
+    # an encoding the user names is the one used
+    named = check_unique(instance, method="sweep", encoding="commander")
+    assert named.stats["encoding"] == "commander" and named.verdict == "multiple"
