@@ -49,9 +49,9 @@ from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_probl
 #: (4.4 s in all, against 7.8 s by the sweep); random packings (5-20% blocked) never are.
 GLANCE_MAX_BLOCKED = 0.02
 #: The whole-board formula compiled after a sweep gave up, on boards of at most this many
-#: candidates a cell, is pairwise where ``--encoding auto`` would have picked commander: L4 60x60
-#: clustered packings (16 a cell), tuning seeds 101-105 and 107, with the --sat options: first
-#: tiling 1.7-11 s against 6.4-23 s (sum 29 s against 60 s, faster on 5 of the 6).
+#: candidates a cell, is pairwise where ``--encoding auto`` would have picked commander: the
+#: boards where sweeps fail are tight packings, where pairwise reached the first tiling sooner
+#: (docs/benchmarks/hard-families.md).
 AFTER_SWEEP_PAIRWISE_UP_TO = 20.0
 
 

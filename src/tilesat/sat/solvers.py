@@ -51,9 +51,8 @@ def default_options(name: str, mean_candidates: float, after_sweep: bool = False
     """The CaDiCaL options tilesat gives this solver by default on a board with this
     many candidate placements per open cell (empty: none, CaDiCaL's own defaults);
     ``after_sweep``: the solver takes over from a sweep that gave up, which makes the
-    board a tileable-looking open one whatever its candidates (the --sat options too:
-    L4 60x60 clustered packings, 16 candidates a cell, tuning seeds 101-105 and 107: 1.2-2.4x
-    fewer conflicts to the first tiling on each of the 5 boards either finished within 40 s)."""
+    board a tileable-looking open one whatever its candidates, so it gets the --sat options
+    too (measured on docs/benchmarks/hard-families.md)."""
     lo, hi = OPEN_BOARD_CANDIDATES
     if name == "cadical195" and (after_sweep or lo < mean_candidates <= hi):
         return dict(OPEN_BOARD_OPTIONS)
