@@ -196,9 +196,13 @@ TABLES = (("find", "01-find.json", "check-unique on every instance file, by each
           ("count", "02-count.json", "count on every counting example of the docs, by each method", COUNT_METHODS))
 
 
-def write_tables(json_dir: Path, tables: dict, load: float) -> None:
+def write_tables(json_dir: Path, tables: dict, load: float, measured: set[str]) -> None:
+    """Write the tables this run measured rows of; a table whose rows were all kept stays as it was
+    (its command, load and date are those of the run that measured it)."""
     json_dir.mkdir(parents=True, exist_ok=True)
     for question, name, title, names in TABLES:
+        if question not in measured:
+            continue
         bench_table.write(json_dir / name, title=title, columns=["case", *names, "fastest", "auto"],
                           rows=tables[question], notes=NOTES, load_at_start=load)
 
@@ -219,6 +223,7 @@ def main(argv=None) -> None:
             for row in bench_table.load(path)["rows"]:
                 old[(question, row[0])] = row
     tables = {"find": [], "count": []}
+    measured: set[str] = set()
     for question, case in cases():
         key = label(question, case)
         if (question, key) in old and (args.resume or (args.only and args.only not in key)):
@@ -235,8 +240,9 @@ def main(argv=None) -> None:
         row = [key] + [cell(times[m]) for m in names] + [fastest, picked]
         print(json.dumps(row, ensure_ascii=False), flush=True)
         tables[question].append(row)
-        write_tables(args.json_dir, tables, load)  # after every row: an interrupted run resumes (--resume)
-    write_tables(args.json_dir, tables, load)
+        measured.add(question)
+        write_tables(args.json_dir, tables, load, measured)  # after every row: an interrupted run resumes (--resume)
+    write_tables(args.json_dir, tables, load, measured)
 
 
 if __name__ == "__main__":

@@ -69,3 +69,17 @@ def test_every_instance_file_and_counting_example_has_its_row():
     assert not wanted - measured, f"not measured: {sorted(wanted - measured)}"
     files = {args[0] for question, args in wanted}
     assert files >= set(script.instance_files())
+
+
+def test_measuring_some_rows_again_leaves_the_other_table_as_it_was(tmp_path, monkeypatch):
+    script = import_script("bench_auto_methods")
+    earlier = (DATA / "02-count.json").read_text()
+    count_table = tmp_path / "02-count.json"
+    count_table.write_text(earlier)
+    chosen = next(label for question, case in script.cases() if question == "find"
+                  for label in [script.label(question, case)])
+    monkeypatch.setattr(script, "measure", lambda question, case, methods, rounds, cap: {m: 0.5 for m in methods})
+    script.main(["--json-dir", str(tmp_path), "--only", chosen, "--rounds", "1"])
+    assert count_table.read_text() == earlier
+    find_rows = json.loads((tmp_path / "01-find.json").read_text())["rows"]
+    assert chosen in [row[0] for row in find_rows] and all(chosen in row[0] for row in find_rows)
