@@ -88,7 +88,7 @@ def test_auto_on_small_boards_of_each_family_agrees_with_the_oracle(name, monkey
             continue  # some random blocked boards: the brute force cannot decide them in time
         result = check_unique(instance)
         assert result.verdict == {0: "none", 1: "unique"}.get(len(truth), "multiple"), (name, seed)
-        assert result.stats["method"] == ("sat" if family.counts else "sweep"), (name, seed)
+        assert result.stats["method"] == "sweep", (name, seed)  # counts too: they can fill the board
         accepts = oracle_checker(instance)
         assert all(accepts(as_key(t)) for t in result.tilings)
 

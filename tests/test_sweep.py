@@ -21,13 +21,14 @@ from test_property import as_key, oracle, oracle_checker
 
 from tilesat import Instance, PieceRule, check_unique, load_instance, parse_pieces, solve
 from tilesat.model.board import Board
+from tilesat.model.instance import INF
 from tilesat.running.control import TimedOut, time_limit
 from tilesat.errors import TilesatError
 from tilesat.model.placements import generate_placements
 from tilesat.engines.sat import TilingSearch
 from tilesat.questions.solve import choose_search_method
 from tilesat.sat.solvers import PysatSolver
-from tilesat.engines.repair_sweep import other_tiling
+from tilesat.engines.local_change import other_tiling
 from tilesat.engines.sweep import Sweep, SweepStats, sweep_problem, sweep_tiling
 from tilesat.model.tiling import Tiling
 
@@ -35,10 +36,15 @@ INSTANCES = Path(__file__).resolve().parent.parent / "instances"
 HARD = INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt"
 
 
+#: Piece counts open_boards(counts=True) draws from (unbounded twice as often).
+COUNTS = [(0, INF), (0, INF), (1, INF), (0, 2), (1, 3), (2, INF), (0, 1), (3, 6)]
+
+
 @st.composite
-def open_boards(draw):
-    """Small boards, few cells blocked, pieces repeating freely: what a sweep is for."""
-    rows, cols = draw(st.integers(2, 7)), draw(st.integers(2, 7))
+def open_boards(draw, counts: bool = False, side: int = 7):
+    """Small boards, few cells blocked, pieces repeating freely (``counts``: within drawn
+    counts), at most ``side`` cells wide: what a sweep is for."""
+    rows, cols = draw(st.integers(2, side)), draw(st.integers(2, side))
     cells = st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1))
     blocked = draw(st.sets(cells, max_size=(rows * cols) // 4))
     grid = np.ones((rows, cols), dtype=bool)
@@ -46,8 +52,11 @@ def open_boards(draw):
         grid[r, c] = False
     if not grid.any():
         grid[0, 0] = True
-    pieces = draw(st.sampled_from(["I2", "L3", "I3", "L3,I3", "L4", "I2,L3", "T4,L4", "O4,I2"]))
-    return Instance(Board(grid), parse_pieces(pieces))
+    pieces = parse_pieces(draw(st.sampled_from(["I2", "L3", "I3", "L3,I3", "L4", "I2,L3", "T4,L4", "O4,I2"]
+                                               + (["I1,I2,I3", "I2,L3,T4"] if counts else []))))
+    if counts:
+        pieces = tuple(PieceRule(r.piece, r.orient, *draw(st.sampled_from(COUNTS))) for r in pieces)
+    return Instance(Board(grid), pieces)
 
 
 @settings(max_examples=120, deadline=None)
@@ -66,8 +75,8 @@ def test_a_sweep_finds_only_tilings_the_oracle_accepts(instance, sizes):
     assert len(set(chosen)) == len(chosen)
 
 
-@settings(max_examples=120, deadline=None)
-@given(open_boards())
+@settings(max_examples=150, deadline=None)
+@given(open_boards(counts=True))
 def test_the_local_change_is_another_tiling_or_none(instance):
     truth = set(oracle(instance))
     if not truth:
@@ -123,10 +132,10 @@ def test_big_open_boards_get_the_sweep_and_others_do_not():
     assert choose_search_method(wrapped)[0] == "sat"
     with pytest.raises(TilesatError, match="--method sweep: .*wraps around"):
         check_unique(wrapped, "sweep")
-    # piece counts: --method sweep takes them (the tilings found kept only when their
-    # counts hold: counts_hold); auto leaves them to one SAT run
+    # piece counts: the sweep takes them (its tiling mended to them box by box, kept only
+    # when they hold); auto sweeps where the counts can fill the board (tests/test_local_change.py)
     counted = Instance(hard.board, tuple(PieceRule(r.piece, r.orient, 0, 10_000) for r in hard.rules))
-    assert sweep_problem(counted) is None and choose_search_method(counted)[0] == "sat"
+    assert sweep_problem(counted) is None and choose_search_method(counted)[0] == "sweep"
     with pytest.raises(TilesatError, match="lex-leader"):
         solve(hard, "sweep", break_symmetry=True)
 

@@ -56,6 +56,12 @@ def _exact_cover_puzzle(job: Job) -> bool:
         all(r.max != INF for r in rules) and sum(r.max * r.piece.size for r in rules) == job.instance.board.area)
 
 
+def _counts_can_fill(job: Job) -> bool:
+    """Whether the pieces' largest counts cover at least the board's area (no counts: yes)."""
+    area = job.instance.board.area
+    return sum(min(r.max, area) * r.piece.size for r in job.instance.rules) >= area
+
+
 def _dominoes(job: Job) -> bool:
     return all(r.piece.size == 2 for r in job.instance.rules) and job.instance.board.wrap == "none"
 
@@ -116,15 +122,19 @@ RULES = (
          "on the Soma cube (27 cells) SAT answers in 0.15 s; the compiled exact cover starts without dancing "
          "links' numba (check-unique of 6x10, 3x20, 8x8, 2x3x10 solid pentominoes, 6x6 hexiamonds: 0.31-0.49x "
          "dancing links' whole process)"),
-    Rule("find", "sweep", f"on flat boards of {SWEEP_MIN_AREA}+ open cells where pieces repeat freely",
-         lambda job: (f"a big flat board ({job.instance.board.area} open cells) and pieces that may repeat: SAT "
-                      "windows swept across it, mended where one fails, find tilings; one SAT run proves there "
-                      "are no (more)")
+    Rule("find", "sweep", f"on flat boards of {SWEEP_MIN_AREA}+ open cells where pieces repeat, freely or within "
+         "counts that can fill the board",
+         lambda job: (f"a big flat board ({job.instance.board.area} open cells) and pieces that may repeat"
+                      + ("" if not any(r.bounded for r in job.instance.rules) else
+                         " within counts that can fill it (the sweep's tiling mended to them box by box)")
+                      + ": SAT windows swept across it, mended where one fails, find tilings; one SAT run proves "
+                      "there are no (more)")
          if job.instance.board.area >= SWEEP_MIN_AREA and sweep_problem(job.instance) is None
-         and not any(r.bounded for r in job.instance.rules) else None,
+         and _counts_can_fill(job) else None,
          "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s; "
          "on 11 families of 40x40-100x100 boards made differently the sweep was faster on 9, one run on one "
-         "(L3+P5 packed breadth-first: 16.5 s against 19.0 s), neither within 30 s on pentominoes with counts "
+         "(L3+P5 packed breadth-first: 16.5 s against 19.0 s); the 12 pentominoes on 40x40 packings with counts "
+         "(loose, or each as packed +-8 or +-2): the sweep and mended counts 3.6-12 s, one SAT run past 60 s "
          "(docs/benchmarks/hard-families.md)"),
     Rule("find", "sat", "otherwise", lambda job: "pieces that may repeat: SAT"),
     # --- count

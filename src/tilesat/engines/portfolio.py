@@ -50,8 +50,9 @@ from ..model.tiling import Tiling
 from ..certify.verify import VerificationError, verify_tiling
 from .base import Engine, Job, Progress
 from .prune import prune
-from .repair_sweep import RepairSweep, other_tiling
-from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, window_encoding, window_solver
+from .local_change import mend_counts, other_tiling
+from .repair_sweep import RepairSweep
+from .sweep import SWEEP_MIN_AREA, SweepStats, window_encoding, window_solver
 
 #: CaDiCaL's ``--sat`` configuration (the open boards' default, solvers.OPEN_BOARD_OPTIONS):
 #: on other boards it made some runs faster and others slower, so members vary it.
@@ -376,8 +377,10 @@ def _sweep_first(instance, placements, count, options, progress, found: list, st
     stats["sweep"] = sweep_stats.to_json()
     alive = prune(placements).alive if placements.instance.board.area >= SWEEP_MIN_AREA else None
     chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).run(progress)
-    if chosen is not None and not counts_hold(placements, chosen):
-        sweep_stats.gave_up, chosen = "its tiling breaks the piece counts", None
+    if chosen is not None:
+        chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive, progress)
+        if chosen is None:
+            sweep_stats.gave_up = "its tiling breaks the piece counts"
     try:
         for how in ("sweep", "local change"):
             if chosen is None or len(found) >= count:

@@ -25,7 +25,6 @@ of every window.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
@@ -337,73 +336,3 @@ def repair_sweep_tiling(placements: Placements, encoding: str = "ladder", progre
                         alive: np.ndarray | None = None, reach: Reach | None = None) -> list[int] | None:
     """The placement indices of a tiling found by a repairing sweep (:class:`RepairSweep`), or None."""
     return RepairSweep(placements, encoding, solver_name, stats, alive, reach).run(progress)
-
-
-#: other_tiling: the box's side in cells, and how many boxes it tries at most.
-BOX, MAX_BOXES = 8, 256
-
-
-def other_tiling(placements: Placements, chosen: list[int], encoding: str = "ladder",
-                 stats: SweepStats | None = None, solver_name: str = DEFAULT_SOLVER,
-                 alive: np.ndarray | None = None) -> list[int] | None:
-    """A tiling other than ``chosen`` that differs from it inside one BOX x BOX
-    box only and keeps the piece counts (:func:`counts_hold`), or None when the
-    boxes tried have none (which proves nothing).  ``alive``: the placements that
-    may be in a tiling (the look-ahead's; the others are left out of every box)."""
-    from pysat.solvers import Solver
-
-    stats = stats if stats is not None else SweepStats()
-    boxes = SweepStats()  # the boxes' solves: stats.local's, not the sweep's windows and conflicts
-    t0 = time.perf_counter()
-    limit = deadline()
-    geo = _Geometry(placements)
-    rows, cols = placements.instance.board.open.shape
-    chosen_arr = np.asarray(chosen, dtype=np.int64)
-    cells, owner = geo.cells_of(chosen_arr)
-    lo_r = np.full(chosen_arr.size, rows); np.minimum.at(lo_r, owner, geo.row[cells])
-    lo_c = np.full(chosen_arr.size, cols); np.minimum.at(lo_c, owner, geo.col[cells])
-    hi_r = np.zeros(chosen_arr.size, np.int64); np.maximum.at(hi_r, owner, geo.row[cells])
-    hi_c = np.zeros(chosen_arr.size, np.int64); np.maximum.at(hi_c, owner, geo.col[cells])
-    corners = [(r, c) for r in range(0, rows, BOX) for c in range(0, cols, BOX)]
-    if len(corners) > MAX_BOXES:  # spread over the board
-        corners = [corners[i] for i in np.linspace(0, len(corners) - 1, MAX_BOXES).astype(int)]
-    tried = 0
-    try:
-        for r0, c0 in corners:
-            limit.check()
-            inside = chosen_arr[(lo_r >= r0) & (hi_r < r0 + BOX) & (lo_c >= c0) & (hi_c < c0 + BOX)]
-            if inside.size < 2:
-                continue  # one piece alone has no other way to cover its own cells
-            tried += 1
-            region = np.zeros(placements.instance.board.ncells, dtype=bool)
-            region[geo.cells_of(inside)[0]] = True
-            ids = geo.starting_in(int(geo.cell_key[region].min()), int(geo.cell_key[region].max()) + 1)
-            if alive is not None:
-                ids = ids[alive[ids]]
-            cells, owner = geo.cells_of(ids)
-            ids = ids[np.bincount(owner, weights=~region[cells], minlength=ids.size) == 0]  # inside the region
-            uniq, owner, start, degree = geo.by_cell(ids)
-            if uniq.size < int(region.sum()):
-                continue  # a cell of the region that no placement covers (cannot happen: the first tiling's do)
-            # the window clauses with every region cell's "left empty" false: each covered exactly once
-            empty = np.arange(ids.size + 1, ids.size + 1 + uniq.size, dtype=np.int64)
-            var = {int(p): i + 1 for i, p in enumerate(ids)}
-            solver = Solver(name=solver_name)
-            try:
-                add_window(solver, solver_name, (owner, start, degree, empty), encoding)
-                for e in empty.tolist():
-                    solver.add_clause([-e])
-                solver.add_clause([-var[int(p)] for p in inside])  # not the same placements again
-                if not solve_sliced(solver, solver_name, [], MIN_BUDGET, boxes):
-                    continue  # no other tiling of the region, or none within the budget
-                model = np.asarray(solver.get_model(), dtype=np.int64)
-            finally:
-                with sigint_held():  # freed once, whole
-                    solver.delete()
-            new = ids[model[(model > 0) & (model <= ids.size)] - 1]
-            other = sorted(int(p) for p in np.concatenate([np.setdiff1d(chosen_arr, inside), new]))
-            if counts_hold(placements, other):
-                return other
-        return None
-    finally:
-        stats.local = {"boxes": tried, "conflicts": boxes.conflicts, "seconds": round(time.perf_counter() - t0, 6)}

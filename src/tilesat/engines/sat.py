@@ -39,7 +39,8 @@ from .base import Context, Engine, Job, Progress
 from .portfolio import PORTFOLIO
 from ..certify.colourings import colouring_certificate
 from .prune import Pruned, forced_tiling, prune
-from .repair_sweep import RepairSweep, other_tiling
+from .local_change import mend_counts, other_tiling
+from .repair_sweep import RepairSweep
 from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_problem,
                     window_encoding, window_solver)
 
@@ -354,11 +355,14 @@ class TilingSearch:
         t0 = time.perf_counter()
         try:
             chosen = self._sweeper.run(self._progress, self._sweeper.trouble_width if pause else None)
+            if chosen is not None:
+                chosen = mend_counts(self.placements, chosen, window_encoding(self.encoding), self.sweep_stats,
+                                     window_solver(self.solver_name), None if self.pruned is None else self.pruned.alive,
+                                     self._progress)
+                if chosen is None:
+                    self.sweep_stats.gave_up = "its tiling breaks the piece counts"
         finally:
             self.solve_seconds += time.perf_counter() - t0
-        if chosen is not None and not counts_hold(self.placements, chosen):
-            self.sweep_stats.gave_up = "its tiling breaks the piece counts"
-            chosen = None
         if chosen is not None:
             self.found_by.append("sweep")
         return chosen

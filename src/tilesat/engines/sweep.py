@@ -26,7 +26,7 @@ widening (a wider strip is harder still).  Along anti-diagonals the last
 windows are small triangles at the far corner: none of the 20 failed.
 
 A second tiling (check-unique's question) is most often a local change of
-the first: :func:`tilesat.engines.repair_sweep.other_tiling` takes the first tiling's placements inside a
+the first: :func:`tilesat.engines.local_change.other_tiling` takes the first tiling's placements inside a
 small box and asks for a different tiling of the cells they cover.
 
 Both are heuristics that find tilings, never a proof that there is none
@@ -34,9 +34,9 @@ Both are heuristics that find tilings, never a proof that there is none
 verifies what they find with the independent checker and leaves "none" and
 "unique" to the whole-board SAT run.  Sweeping needs a flat board without
 wrap-around (:func:`sweep_problem`).  Piece counts bind the whole board, which
-no window sees: a tiling found is kept only when its counts hold
-(:func:`counts_hold`; loose counts, like "each pentomino at least once" on a
-big board, hold in nearly any tiling), else the whole-board run goes on.
+no window sees: where the sweep's tiling breaks them it is mended box by box
+(:func:`tilesat.engines.local_change.mend_counts`), and a tiling is kept only
+when its counts hold (:func:`counts_hold`), else the whole-board run goes on.
 
 The search uses :class:`tilesat.engines.repair_sweep.RepairSweep`, which
 mends where a window fails instead of undoing whole steps (issue 29);
@@ -124,6 +124,7 @@ class SweepStats:
     repairs: int = 0  # RepairSweep: patches of kept pieces taken back
     restarts: list = field(default_factory=list)  # RepairSweep: why each attempt before the last stopped
     local: dict = field(default_factory=dict)  # other_tiling's: boxes tried, their conflicts, seconds
+    mend: dict = field(default_factory=dict)  # mend_counts': boxes tried, mended, their conflicts, seconds
 
     def to_json(self) -> dict:
         out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
@@ -136,6 +137,8 @@ class SweepStats:
             out["gave_up"] = self.gave_up
         if self.local:
             out["other_tiling"] = self.local
+        if self.mend:
+            out["mend_counts"] = self.mend
         return out
 
 
