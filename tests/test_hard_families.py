@@ -108,3 +108,22 @@ def test_after_a_sweep_that_gave_up_the_whole_board_is_pairwise_with_the_sat_opt
     # an encoding the user names is the one used
     named = check_unique(instance, method="sweep", encoding="commander")
     assert named.stats["encoding"] == "commander" and named.verdict == "multiple"
+
+
+@pytest.mark.parametrize("seed, by", [(115, "one step"), pytest.param(208, "probing", marks=pytest.mark.slow)])
+def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(seed, by, monkeypatch):
+    """L4-blocked-balanced-40 boards (tuning side) with no tiling: one step of look-ahead
+    leaves a cell without a placement (115), or probing does at the sweep's first repair
+    (208); check-unique says "none" with no whole-board solver and no LP, and one CDCL run
+    over the whole board, without the look-ahead, agrees."""
+    from tilesat.engines.sat import TilingSearch
+
+    instance, _ = FAMILIES["L4-blocked-balanced-40"].board(seed)
+    with monkeypatch.context() as mp:
+        mp.setattr(TilingSearch, "_ensure_solver", lambda self: pytest.fail("a whole-board solver started"))
+        result = check_unique(instance)
+    assert result.verdict == "none" and "each placement on it" in result.reason
+    assert not result.stats["certificate_check"]["ran"]
+    assert ("probing" in result.stats["look_ahead"]) == (by == "probing")
+    with TilingSearch(instance, certificates=False) as whole_board:
+        assert whole_board.next() is None and whole_board.stats()["conflicts"] is not None

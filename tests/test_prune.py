@@ -16,7 +16,10 @@ from tilesat.model.board import Board
 from tilesat.certify.certificate import check_certificate
 from tilesat.certify.colourings import colouring_certificate
 from tilesat.model.placements import generate_placements
-from tilesat.engines.prune import forced_tiling, prune
+from tilesat.certify.certificate import CertificateError
+from tilesat.certify.deaths import check_deaths, replay_deaths
+from tilesat.engines import prune as prune_module
+from tilesat.engines.prune import Deaths, forced_tiling, probe, prune
 from tilesat.model.tiling import Tiling
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances"
@@ -36,12 +39,21 @@ def _used(instance, placements, truth) -> set[int]:
 def test_dead_placements_are_in_no_tiling(instance):
     truth = oracle(instance)  # at most CAP + 1 tilings: enough to name placements in use
     placements = generate_placements(instance)
-    pruned = prune(placements)
-    assert pruned.alive.shape == (len(placements),)
+    one_step = prune(placements)
     used = _used(instance, placements, truth)
-    assert all(pruned.alive[p] for p in used)
-    if pruned.lost is not None:
-        assert not truth and instance.board.open.ravel()[pruned.lost]
+    for pruned in (one_step, probe(placements, one_step)):  # one step to its fixpoint, then probing
+        assert pruned.alive.shape == (len(placements),)
+        assert all(pruned.alive[p] for p in used)
+        if pruned.lost is not None:
+            assert not truth and instance.board.open.ravel()[pruned.lost]
+        if len(placements) and instance.board.exact:
+            # the log of deaths, replayed by other code, ends where the loops ended
+            assert np.array_equal(replay_deaths(placements, pruned.deaths), pruned.alive)
+            if pruned.lost is not None:
+                check_deaths(placements, pruned.deaths, pruned.lost)
+    pruned = one_step
+    event("probing found a lost cell one step did not" if pruned.lost is None and probe(placements, pruned).lost
+          is not None else "no lost cell by probing alone")
     forced = forced_tiling(placements, pruned)
     if forced is not None:
         # one candidate tiling: if it keeps the piece counts it is the oracle's only one
@@ -202,3 +214,87 @@ def test_the_look_ahead_reaches_the_fixpoint_of_its_definition(instance):
     pruned = prune(placements)
     if pruned.lost is None and len(placements):
         assert np.array_equal(pruned.alive, _dead_by_definition(placements))
+
+
+def _probing_by_definition(placements, alive) -> np.ndarray:
+    """Probing's fixpoint the slow way: put p down, give every open cell left with one
+    candidate that candidate, again and again; p dies when an open cell is left with none
+    (a cell with none to begin with is the board checks' business)."""
+    cells = [set(placements.cells_of(p).tolist()) for p in range(len(placements))]
+    open_cells = placements.instance.board.open_cells.tolist()
+    alive = alive.copy()
+
+    def fails(p) -> bool:
+        coverable = [c for c in open_cells if any(alive[q] and c in cells[q] for q in range(len(cells)))]
+        down = set(cells[p])
+        while True:
+            free = [q for q in np.flatnonzero(alive) if not cells[q] & down]
+            left = {c: [q for q in free if c in cells[q]] for c in coverable if c not in down}
+            if any(not qs for qs in left.values()):
+                return True
+            forced = [qs[0] for qs in left.values() if len(qs) == 1]
+            if not forced:
+                return False
+            down |= cells[forced[0]]
+
+    changed = True
+    while changed:
+        changed = False
+        for p in np.flatnonzero(alive):
+            if fails(p):
+                alive[p], changed = False, True
+    return alive
+
+
+@settings(max_examples=80, deadline=None)
+@given(instances())
+def test_probing_reaches_the_fixpoint_of_its_definition(instance):
+    placements = generate_placements(instance)
+    one_step = prune(placements)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(prune_module, "ROUNDS", 10**6)  # to the fixpoint, however many rounds
+        probed = probe(placements, one_step)
+    assert not (probed.alive & ~one_step.alive).any()  # probing only adds deaths
+    if one_step.lost is None and probed.lost is None and len(placements):
+        event("probing killed more" if probed.dead > one_step.dead else "probing killed none")
+        assert np.array_equal(probed.alive, _probing_by_definition(placements, one_step.alive))
+
+
+def test_a_wrong_log_of_deaths_does_not_check():
+    # L-trominoes on 3x7 (no tiling; probing's deaths have chains): a log whose death is
+    # blamed on a cell of its own placement, that stops before the lost cell's last
+    # candidate died, or that forces a placement onto a cell it does not cover
+    placements = generate_placements(Instance(Board.rectangle(3, 7), parse_pieces("L3")))
+    pruned = probe(placements, prune(placements))
+    deaths, lost = pruned.deaths, pruned.lost
+    check_deaths(placements, deaths, lost)
+    own_cell = deaths.cell.copy()
+    own_cell[0] = placements.cells_of(int(deaths.placement[0]))[0]
+    chained = next(k for k in range(len(deaths.placement)) if deaths.forced(k))
+    start = int(deaths.ends[chained - 1]) if chained else 0
+    chain = deaths.chain.copy()
+    chain[2 * start] = next(q for q in range(len(placements)) if chain[2 * start + 1] not in placements.cells_of(q))
+    for wrong in (Deaths(deaths.placement, own_cell, deaths.ends, deaths.chain),
+                  Deaths(deaths.placement[:-1], deaths.cell[:-1], deaths.ends[:-1], deaths.chain),
+                  Deaths(deaths.placement, deaths.cell, deaths.ends, chain)):
+        with pytest.raises(CertificateError):
+            check_deaths(placements, wrong, lost)
+
+
+def test_probing_finds_a_lost_cell_the_one_step_look_ahead_misses():
+    """L-trominoes on 3x7 (3xn tiles only for even n): every placement on some cell forces,
+    cell by cell, a cell left empty further on; one step does not see it, probing does,
+    and check-unique says "none" on its strength."""
+    instance = Instance(Board.rectangle(3, 7), parse_pieces("L3"))
+    placements = generate_placements(instance)
+    assert prune(placements).lost is None
+    pruned = probe(placements, prune(placements))
+    assert pruned.lost is not None and pruned.probing["dead"] > 0
+    assert any(len(pruned.deaths.forced(k)) > 0 for k in range(len(pruned.deaths.placement)))
+    assert not oracle(instance, cap=1)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        result = check_unique(instance)
+    assert result.verdict == "none" and "each placement on it" in result.reason
+    assert result.stats["certificate_check"]["ran"] is False  # no LP
+    assert result.stats["look_ahead"]["probing"]["dead"] > 0

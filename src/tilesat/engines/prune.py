@@ -35,13 +35,35 @@ SLICE = 2_000_000
 
 
 @dataclass(frozen=True)
+class Deaths:
+    """Why each dead placement died, in the order they died: ``placement[k]``, put down
+    with the placements it forced (``chain[2*i]``, each the only candidate left to cell
+    ``chain[2*i+1]``, for i in the k-th death's range of ``ends``), left ``cell[k]``
+    without a candidate.  :func:`tilesat.certify.deaths.check_deaths` replays it."""
+
+    placement: np.ndarray
+    cell: np.ndarray
+    ends: np.ndarray  # chain's end (in pairs) of each death; the k-th starts where the (k-1)-th ends
+    chain: np.ndarray
+
+    def forced(self, k: int) -> list[tuple[int, int]]:
+        """(placement, cell it was forced for) of the k-th death's chain."""
+        start = int(self.ends[k - 1]) if k else 0
+        pairs = self.chain[2 * start:2 * int(self.ends[k])].reshape(-1, 2)
+        return [(int(q), int(x)) for q, x in pairs]
+
+
+@dataclass(frozen=True)
 class Pruned:
     """``alive[i]``: placement i may be in a tiling; ``lost``: an open cell left
-    without any placement (flat index; then there is no tiling), or None."""
+    without any placement (flat index; then there is no tiling), or None;
+    ``deaths``: why each placement died (:class:`Deaths`)."""
 
     alive: np.ndarray
     lost: int | None
     seconds: float
+    deaths: Deaths | None = None
+    probing: dict | None = None  # what probing added (.probe): deaths, probes, rounds, seconds
 
     @property
     def dead(self) -> int:
@@ -75,6 +97,14 @@ def _cells_at(indptr: np.ndarray, ids: np.ndarray, lens: np.ndarray) -> np.ndarr
     return np.repeat(indptr[ids] - before, lens) + np.arange(int(lens.sum()), dtype=np.int64)
 
 
+def _given(placements: Placements) -> tuple[np.ndarray, ...]:
+    """The compiled loops' view of the placements: indptr, cells, and cells to placements."""
+    cell_indptr, cell_ids = placements.by_cell()
+    return (np.ascontiguousarray(placements.indptr, dtype=np.int64),
+            np.ascontiguousarray(placements.cells, dtype=np.int64),
+            np.ascontiguousarray(cell_indptr, dtype=np.int64), np.ascontiguousarray(cell_ids, dtype=np.int64))
+
+
 def prune(placements: Placements) -> Pruned:
     """The placements left after removing the dead ones, to a fixpoint."""
     import time
@@ -86,18 +116,82 @@ def prune(placements: Placements) -> Pruned:
     count = len(placements)
     if count == 0:
         return Pruned(np.zeros(0, dtype=bool), None, 0.0)
-    cell_indptr, cell_ids = placements.by_cell()
-    cell_indptr = np.ascontiguousarray(cell_indptr, dtype=np.int64)
-    given = (np.ascontiguousarray(placements.indptr, dtype=np.int64),
-             np.ascontiguousarray(placements.cells, dtype=np.int64), cell_indptr,
-             np.ascontiguousarray(cell_ids, dtype=np.int64))
+    given = _given(placements)
     ncells = board.ncells
     # the loop's state: alive, degree, seen_by, inside, count, touched, queued, queue, (head, tail, size, lost, examinations)
-    state = (np.ones(count, np.int64), np.diff(cell_indptr), np.full(count, -1, np.int64),
+    state = (np.ones(count, np.int64), np.diff(given[2]), np.full(count, -1, np.int64),
              np.full(ncells, -1, np.int64), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64),
              np.ones(count, np.int64), np.arange(count, dtype=np.int64), np.array([0, 0, count, -1, 0], np.int64))
+    log = _DeathLog(count)
     limit = deadline()
-    while not dead_placements_slice(*given, *state, SLICE):
+    while not dead_placements_slice(*given, *state, *log.arrays()[:4], SLICE):
         limit.check()  # and a Ctrl-C raises here, between slices
     lost = int(state[-1][3])
-    return Pruned(state[0].astype(bool), None if lost < 0 else lost, time.perf_counter() - t0)
+    return Pruned(state[0].astype(bool), None if lost < 0 else lost, time.perf_counter() - t0, log.deaths())
+
+
+#: Probing's rounds at most: one over every live placement, and one more where it killed
+#: some (on L4 40x40 boards with random blocked cells, rounds after the second found no
+#: other lost cell: docs/benchmarks/hard-families.md).
+ROUNDS = 2
+
+
+def probe(placements: Placements, pruned: Pruned) -> Pruned:
+    """Probing after the look-ahead's fixpoint (engines/_prune.c probe_slice): each live
+    placement p put down and what it forces propagated (a cell left with one candidate
+    takes it); p dies when that leaves an open cell without a candidate.  Up to ROUNDS
+    rounds; stops at a lost cell.  Returns ``pruned`` with these deaths added."""
+    import time
+
+    from ._prune import probe_slice
+
+    t0 = time.perf_counter()
+    count, ncells = len(placements), placements.instance.board.ncells
+    if count == 0 or pruned.lost is not None:
+        return pruned
+    given = _given(placements)
+    alive = pruned.alive.astype(np.int64)
+    degree = np.bincount(placements.cells, weights=np.repeat(alive, np.diff(placements.indptr)),
+                         minlength=ncells).astype(np.int64)
+    # scratch: covered, blocked, avail, avail_at, stack
+    scratch = (np.full(ncells, -1, np.int64), np.full(count, -1, np.int64), np.zeros(ncells, np.int64),
+               np.full(ncells, -1, np.int64), np.zeros(ncells, np.int64))
+    log = _DeathLog(count, pruned.deaths)
+    counters = np.array([0, 0, 0, -1, 0, -1], np.int64)  # next, round's deaths, rounds, stamp, probes, lost
+    before = int(log.counts[0])
+    limit = deadline()
+    while (status := probe_slice(*given, alive, degree, *scratch, *log.arrays(), counters, ROUNDS, SLICE)) != 1:
+        if status == 2:
+            log.grow()
+        limit.check()  # and a Ctrl-C raises here, between slices
+    lost = int(counters[5])
+    done = {"dead": int(log.counts[0]) - before, "probes": int(counters[4]), "rounds": int(counters[2]),
+            "seconds": round(time.perf_counter() - t0, 6)}
+    return Pruned(alive.astype(bool), None if lost < 0 else lost, pruned.seconds + done["seconds"], log.deaths(), done)
+
+
+class _DeathLog:
+    """The compiled loops' death log: placement, cell, chain end (each as long as the
+    placements), the chain, and the counts (deaths, chain entries used)."""
+
+    def __init__(self, count: int, earlier: Deaths | None = None):
+        self.placement, self.cell, self.end = (np.zeros(count, np.int64) for _ in range(3))
+        self.chain = np.zeros(1024, np.int64)
+        self.counts = np.zeros(2, np.int64)
+        if earlier is not None:
+            n, used = len(earlier.placement), 2 * (int(earlier.ends[-1]) if len(earlier.ends) else 0)
+            self.placement[:n], self.cell[:n], self.end[:n] = earlier.placement, earlier.cell, 2 * earlier.ends
+            while self.chain.size < used:
+                self.grow()
+            self.chain[:used] = earlier.chain[:used]
+            self.counts[:] = n, used
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.placement, self.cell, self.end, self.counts, self.chain
+
+    def grow(self) -> None:
+        self.chain = np.concatenate([self.chain, np.zeros_like(self.chain)])
+
+    def deaths(self) -> Deaths:
+        n, used = int(self.counts[0]), int(self.counts[1])
+        return Deaths(self.placement[:n].copy(), self.cell[:n].copy(), self.end[:n] // 2, self.chain[:used].copy())

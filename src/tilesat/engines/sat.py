@@ -20,7 +20,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..certify.certificate import Certificate
+from ..certify.certificate import Certificate, CertificateError
+from ..certify.deaths import check_deaths
 from ..certify.checks import obstruction, placement_check
 from ..certify.schedule import LpBudget
 from ..certify.verify import verify_tiling
@@ -38,7 +39,7 @@ from ..sat.symbreak import symmetry_breaking
 from .base import Context, Engine, Job, Progress
 from .portfolio import PORTFOLIO
 from ..certify.colourings import colouring_certificate
-from .prune import Pruned, forced_tiling, prune
+from .prune import Pruned, forced_tiling, probe, prune
 from .local_change import mend_counts, other_tiling
 from .repair_sweep import RepairSweep
 from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_problem,
@@ -54,7 +55,15 @@ GLANCE_MAX_BLOCKED = 0.02
 #: boards where sweeps fail are tight packings, where pairwise reached the first tiling sooner
 #: (docs/benchmarks/hard-families.md).
 AFTER_SWEEP_PAIRWISE_UP_TO = 20.0
+#: Probing (.prune.probe) waits, during a sweep, until the search has taken this many times
+#: what the look-ahead took (probing takes one to three times that): boards the sweep
+#: tiles sooner, such as P5 40x40 packings in a tenth of a second, never pay for it.
+PROBE_AFTER = 10
 
+
+
+class _Answered(Exception):
+    """Stops a sweep whose question was answered meanwhile (probing found no tiling)."""
 
 
 class TilingSearch:
@@ -68,7 +77,7 @@ class TilingSearch:
                  certificates: bool | str = False, break_symmetry: bool | str = False, sweep: bool = False,
                  look_ahead: bool = False, **sat):
         """``options`` (or its fields as keywords: encoding, solver, card, timeout) say how to solve."""
-        t0 = time.perf_counter()
+        t0 = self._started = time.perf_counter()
         # on boards of SWEEP_MIN_AREA+ cells: placements in no tiling found by one step of
         # look-ahead (.prune) are left out, and a board the look-ahead settles is answered
         # without a solver; front ends only (a count's cubes require placements of their own)
@@ -118,6 +127,8 @@ class TilingSearch:
         self._local_tried = False
         self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
         self.pruned: Pruned | None = None
+        self.probing: dict | None = None  # what probing did (.prune.probe), where it ran
+        self.look_ahead_error: str | None = None
         self._forced: list[int] | None = None  # the only candidate tiling, when the look-ahead settles the board
         self.solve_seconds = 0.0
         self._conflicts_seen = None
@@ -173,10 +184,40 @@ class TilingSearch:
 
     def _look_ahead(self) -> None:
         """Prune the placements in no tiling (.prune): the solver gets "not p" for each, the
-        sweep leaves them out, and a board it settles has one candidate tiling."""
-        self._progress("looking one placement ahead")
+        sweep leaves them out, a board it settles has one candidate tiling, and an open
+        cell it leaves without a placement means no tiling."""
+        self._progress("looking ahead: placements in no tiling")
         self.pruned = prune(self.placements)
         self._forced = forced_tiling(self.placements, self.pruned)
+        if self.pruned.lost is not None:
+            self._lost_cell(self.pruned)
+
+    def _probe(self) -> None:
+        """Probing (.prune.probe), once, for a fast "none" once the search has taken a while
+        (PROBE_AFTER), or before the LP's turn or the whole-board solver.  Its deaths are
+        not handed on: given to the sweep, they made some tileable boards' first attempts
+        fail (docs/benchmarks/hard-families.md)."""
+        if self.probing is not None or self.pruned is None or self._forced is not None or self.found:
+            return
+        probed = probe(self.placements, self.pruned)
+        self.probing = probed.probing
+        if probed.lost is not None:
+            self._lost_cell(probed)
+            self.exhausted = self.reason is not None
+
+    def _lost_cell(self, pruned: Pruned) -> None:
+        """The look-ahead left an open cell without a placement: no tiling, said once the
+        log of its deaths is replayed by code that did not write it (certify.deaths)."""
+        try:
+            check_deaths(self.placements, pruned.deaths, pruned.lost)
+        except CertificateError as e:  # never seen; the search decides without it then
+            self.look_ahead_error = f"BUG: the look-ahead's deaths do not check: {e}"
+            return
+        self.reason = (f"no piece can cover cell {self.instance.board.cell(pruned.lost)}: each placement on it, "
+                       f"put down with the placements it forces, leaves some cell uncovered "
+                       f"({pruned.dead:,} placements ruled out, each one's reason checked)")
+        if self._lp_plan is not None:
+            self._lp_plan.done("the look-ahead answered first")
 
     def _colourings(self) -> None:
         """The classic colourings' certificates (certify.colourings): milliseconds, where the LP takes seconds."""
@@ -234,13 +275,18 @@ class TilingSearch:
             # window widens past its trouble width, a sign that there may be no tiling.
             found = self._without_solver(pause=True)
             if found is not None or self.exhausted:
-                plan.done("the search finished first")
+                if plan.pending:  # not when probing answered (it said so)
+                    plan.done("the search finished first")
                 return None if found is None else self._accept(*found)
         if plan is not None and plan.pending and plan.budget > 0:
             # the search first, for as long as the LP would take; then the LP
             finished, tiling = plan.attempt(self._solve_next)
             if finished:
                 return tiling
+        if plan is not None and plan.pending and self.found == 0:
+            self._probe()
+            if self.exhausted:
+                return None
         if plan is not None and plan.pending:
             self.certificate = plan.run()
             if self.certificate is not None:
@@ -258,6 +304,9 @@ class TilingSearch:
                 return self._accept(*found)
             if self.exhausted:
                 return None
+        self._probe()
+        if self.exhausted:
+            return None
         solver = self._ensure_solver()
         stage = f"solving for tiling {self.found + 1}"
         self._progress(stage)
@@ -354,18 +403,31 @@ class TilingSearch:
             return None
         t0 = time.perf_counter()
         try:
-            chosen = self._sweeper.run(self._progress, self._sweeper.trouble_width if pause else None)
+            chosen = self._sweeper.run(self._probing_after_a_while, self._sweeper.trouble_width if pause else None)
             if chosen is not None:
                 chosen = mend_counts(self.placements, chosen, window_encoding(self.encoding), self.sweep_stats,
                                      window_solver(self.solver_name), None if self.pruned is None else self.pruned.alive,
                                      self._progress)
                 if chosen is None:
                     self.sweep_stats.gave_up = "its tiling breaks the piece counts"
+        except _Answered:
+            return None
         finally:
             self.solve_seconds += time.perf_counter() - t0
         if chosen is not None:
             self.found_by.append("sweep")
         return chosen
+
+    def _probing_after_a_while(self, message: str, done=None, total=None) -> None:
+        """The sweep's progress; once the search has taken PROBE_AFTER times what the
+        look-ahead took, probing (:meth:`_probe`), which stops the sweep when it finds
+        there is no tiling."""
+        self._progress(message, done, total)
+        if (self.probing is None and self.pruned is not None
+                and time.perf_counter() - self._started > PROBE_AFTER * self.pruned.seconds):
+            self._probe()
+            if self.exhausted:
+                raise _Answered
 
     def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
         """The tiling of these placements, verified, counted and blocked."""
@@ -425,7 +487,9 @@ class TilingSearch:
             "certificate_check": self._lp_plan.report if self._lp_plan is not None else self.certificate_check,
             **({"symmetry_breaking": self.breaking.to_json()} if self.breaking is not None else {}),
             **({"sweep": {**self.sweep_stats.to_json(), "found_by": self.found_by}} if self.sweep else {}),
-            **({"look_ahead": {**self.pruned.stats(), "settled": self._forced is not None}}
+            **({"look_ahead": {**self.pruned.stats(), "settled": self._forced is not None,
+                               **({"probing": self.probing} if self.probing else {}),
+                               **({"error": self.look_ahead_error} if self.look_ahead_error else {})}}
                if self.pruned is not None else {}),
         }
 
