@@ -298,3 +298,22 @@ def test_probing_finds_a_lost_cell_the_one_step_look_ahead_misses():
     assert result.verdict == "none" and "each placement on it" in result.reason
     assert result.stats["certificate_check"]["ran"] is False  # no LP
     assert result.stats["look_ahead"]["probing"]["dead"] > 0
+
+
+def test_a_search_the_lps_budget_stopped_goes_on_after_the_lp(monkeypatch):
+    """The LP's turn comes once the search has run for the LP's expected time: the solver
+    stopped there is spent (the search exhausted) until the LP has had its turn and a new
+    solver starts.  Probing, which runs just before the LP, must not take that for "no tiling"."""
+    from tilesat.certify import schedule
+
+    def stopped_by_the_budget(plan, work):
+        work.__self__.exhausted = True  # what a solver stopped by the LP's budget leaves
+        return False, None
+
+    monkeypatch.setattr(schedule, "lp_gate", lambda placements: (True, "a test"))
+    monkeypatch.setattr(schedule, "lp_estimate", lambda placements: 1.0)
+    monkeypatch.setattr(schedule.LpBudget, "attempt", stopped_by_the_budget)
+    monkeypatch.setattr(schedule.LpBudget, "run", lambda plan: setattr(plan, "pending", False))  # no certificate
+    monkeypatch.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)  # the look-ahead, and probing, on a small board
+    result = check_unique(Instance(Board.rectangle(4, 6), parse_pieces("L4")), "sat")
+    assert result.verdict == "multiple" and "probing" in result.stats["look_ahead"]

@@ -192,18 +192,23 @@ class TilingSearch:
         if self.pruned.lost is not None:
             self._lost_cell(self.pruned)
 
-    def _probe(self) -> None:
+    def _probe(self) -> bool:
         """Probing (.prune.probe), once, for a fast "none" once the search has taken a while
-        (PROBE_AFTER), or before the LP's turn or the whole-board solver.  Its deaths are
-        not handed on: given to the sweep, they made some tileable boards' first attempts
-        fail (docs/benchmarks/hard-families.md)."""
+        (PROBE_AFTER), or before the LP's turn or the whole-board solver; True when it proved
+        there is no tiling (the search is then exhausted).  Its deaths are not handed on:
+        given to the sweep, they made some tileable boards' first attempts fail
+        (docs/benchmarks/hard-families.md)."""
         if self.probing is not None or self.pruned is None or self._forced is not None or self.found:
-            return
+            return False
         probed = probe(self.placements, self.pruned)
         self.probing = probed.probing
-        if probed.lost is not None:
-            self._lost_cell(probed)
-            self.exhausted = self.reason is not None
+        if probed.lost is None:
+            return False
+        self._lost_cell(probed)
+        if self.reason is None:  # its log did not check
+            return False
+        self.exhausted = True
+        return True
 
     def _lost_cell(self, pruned: Pruned) -> None:
         """The look-ahead left an open cell without a placement: no tiling, said once the
@@ -283,10 +288,9 @@ class TilingSearch:
             finished, tiling = plan.attempt(self._solve_next)
             if finished:
                 return tiling
-        if plan is not None and plan.pending and self.found == 0:
-            self._probe()
-            if self.exhausted:
-                return None
+        if plan is not None and plan.pending and self._probe():
+            # (not self.exhausted here: a solver the LP's budget stopped is exhausted too)
+            return None
         if plan is not None and plan.pending:
             self.certificate = plan.run()
             if self.certificate is not None:
@@ -304,8 +308,7 @@ class TilingSearch:
                 return self._accept(*found)
             if self.exhausted:
                 return None
-        self._probe()
-        if self.exhausted:
+        if self._probe():
             return None
         solver = self._ensure_solver()
         stage = f"solving for tiling {self.found + 1}"
@@ -425,8 +428,7 @@ class TilingSearch:
         self._progress(message, done, total)
         if (self.probing is None and self.pruned is not None
                 and time.perf_counter() - self._started > PROBE_AFTER * self.pruned.seconds):
-            self._probe()
-            if self.exhausted:
+            if self._probe():
                 raise _Answered
 
     def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
