@@ -17,6 +17,7 @@ from tilesat.certify.colourings import colouring_certificate
 from tilesat.certify.oracle import TooHard, brute_force_tilings
 from tilesat.model.placements import generate_placements
 from tilesat.questions.solve import choose_search_method
+from tilesat.sat.solvers import make_solver
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The measurement auto's find rule rests on (scripts/ablation_families.py, tuning set).
@@ -127,3 +128,21 @@ def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(s
     assert ("probing" in result.stats["look_ahead"]) == (by == "probing")
     with TilingSearch(instance, certificates=False) as whole_board:
         assert whole_board.next() is None and whole_board.stats()["conflicts"] is not None
+
+def test_a_sweep_that_ran_as_long_as_the_lp_is_expected_to_is_followed_by_the_lp_then_one_solver(monkeypatch):
+    # the search had its turn before the LP in the sweep: no whole-board solver is started
+    # before the LP only to be stopped at its budget and started again after it
+    import tilesat.engines.sat as sat_engine
+
+    instance, _, _ = _families.packing("L4", 24, "clusters", 1, 0.08)
+    by_solver = check_unique(instance, method="sat")
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)  # every attempt gives up at once
+    monkeypatch.setattr("tilesat.certify.schedule.lp_estimate", lambda placements: 1e-9)  # the sweep ran longer
+    made = []
+    monkeypatch.setattr(sat_engine, "make_solver", lambda *a, **k: made.append(a) or make_solver(*a, **k))
+    result = check_unique(instance, method="sweep")
+    assert result.stats["sweep"]["gave_up"] and result.stats["certificate_check"]["ran"]
+    assert not result.stats["certificate_check"]["found"] and len(made) == 1
+    assert result.verdict == by_solver.verdict == "multiple"
+    accepts = oracle_checker(instance)
+    assert all(accepts(as_key(t)) for t in result.tilings)

@@ -170,9 +170,6 @@ class TilingSearch:
         """The whole board's CNF (None when a board check answered before placements);
         a search with a sweep builds it when first asked for (by a solver)."""
         if self._card_waiting is not None:
-            if (self._auto_encoding and self.sweep_stats.gave_up is not None
-                    and self.placements.candidates_per_cell() <= AFTER_SWEEP_PAIRWISE_UP_TO):
-                self.encoding = "pairwise"
             t0 = time.perf_counter()
             try:
                 with time_limit(self.limit):
@@ -283,8 +280,9 @@ class TilingSearch:
                 if plan.pending:  # not when probing answered (it said so)
                     plan.done("the search finished first")
                 return None if found is None else self._accept(*found)
-        if plan is not None and plan.pending and plan.budget > 0:
-            # the search first, for as long as the LP would take; then the LP
+        if plan is not None and plan.pending and plan.budget > 0 and self.sweep_stats.seconds < plan.budget:
+            # the search first, for as long as the LP would take (a sweep that ran that long
+            # has had the search's turn: a solver started now would be stopped and lost); then the LP
             finished, tiling = plan.attempt(self._solve_next)
             if finished:
                 return tiling
@@ -419,6 +417,8 @@ class TilingSearch:
             self.solve_seconds += time.perf_counter() - t0
         if chosen is not None:
             self.found_by.append("sweep")
+        elif self._sweeper.done:
+            self._after_failed_sweep()
         return chosen
 
     def _probing_after_a_while(self, message: str, done=None, total=None) -> None:
@@ -430,6 +430,14 @@ class TilingSearch:
                 and time.perf_counter() - self._started > PROBE_AFTER * self.pruned.seconds):
             if self._probe():
                 raise _Answered
+
+    def _after_failed_sweep(self) -> None:
+        """The whole-board solver takes over from a sweep that gave up: its formula, when not
+        built yet, is pairwise where ``--encoding auto`` would have picked commander
+        (AFTER_SWEEP_PAIRWISE_UP_TO), and it gets the --sat options (:meth:`_ensure_solver`)."""
+        if (self._card_waiting is not None and self._auto_encoding
+                and self.placements.candidates_per_cell() <= AFTER_SWEEP_PAIRWISE_UP_TO):
+            self.encoding = "pairwise"
 
     def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
         """The tiling of these placements, verified, counted and blocked."""
