@@ -6,6 +6,7 @@ agrees with SAT and the oracle on boards with piece counts; auto sweeps big
 boards whose counts can fill them, and only those."""
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,11 @@ from tilesat import Instance, PieceRule, check_unique, parse_pieces
 from tilesat.engines.local_change import mend_counts
 from tilesat.engines.sweep import SweepStats, counts_hold
 from tilesat.model.board import Board
+from tilesat.model.instance import INF
 from tilesat.model.placements import generate_placements
 from tilesat.model.tiling import Tiling
 from tilesat.questions.solve import choose_search_method
+from tilesat.running.control import TimedOut, time_limit
 
 @st.composite
 def counted_boards(draw):
@@ -75,6 +78,21 @@ def test_mending_trades_a_piece_used_too_often_for_one_missing():
     mended = mend_counts(placements, start, stats=stats)
     assert mended is not None and counts_hold(placements, mended) and stats.mend["mended"] >= 1
     assert oracle_checker(instance)(as_key(Tiling.from_placements(placements, mended)))
+
+
+def test_mending_stops_at_the_time_limit():
+    # a 60x60 board of dominoes where the rules ask for 400 squares: many boxes to mend
+    # (half a second without the limit)
+    instance = Instance(Board.rectangle(60, 60), (PieceRule(parse_pieces("I2")[0].piece, "free"),
+                                                  PieceRule(parse_pieces("O4")[0].piece, "free", 400, INF)))
+    placements = generate_placements(instance)
+    by_cells = {tuple(placements.cells_of(p).tolist()): p for p in range(len(placements))}
+    start = sorted(by_cells[(r * 60 + c, r * 60 + c + 1)] for r in range(60) for c in range(0, 60, 2))
+    t0 = time.perf_counter()
+    with pytest.raises(TimedOut):
+        with time_limit(0.1):
+            mend_counts(placements, start)
+    assert time.perf_counter() - t0 < 1.5
 
 
 @settings(max_examples=60, deadline=None)

@@ -134,7 +134,8 @@ RULES = (
          "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s; "
          "on 11 families of 40x40-100x100 boards made differently the sweep was faster on 9, one run on one "
          "(L3+P5 packed breadth-first: 16.5 s against 19.0 s); the 12 pentominoes on 40x40 packings with counts "
-         "(loose, or each as packed +-8 or +-2): the sweep and mended counts 3.6-12 s, one SAT run past 60 s "
+         "(tuning boards; loose: 4.5-7 s; each as packed +-8 or +-2: 8-18 s) by the sweep and mended counts, one "
+         "SAT run past 60 s "
          "(docs/benchmarks/hard-families.md)"),
     Rule("find", "sat", "otherwise", lambda job: "pieces that may repeat: SAT"),
     # --- count
