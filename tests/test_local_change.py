@@ -111,6 +111,17 @@ def test_auto_sweeps_big_boards_whose_counts_can_fill_them():
     assert choose_search_method(short)[0] == "sat"
 
 
+def test_the_portfolio_mends_the_counts_of_its_sweep_too():
+    # L4 at most 30 times on an open 20x20 board: the sweep's tiling uses more (L4 is the first piece)
+    pieces = parse_pieces("L4,T4")
+    instance = Instance(Board.rectangle(20, 20), (PieceRule(pieces[0].piece, "free", 0, 30), pieces[1]))
+    result = check_unique(instance, jobs=2)
+    assert result.verdict == "multiple" and result.stats["sweep"]["found_by"] == ["sweep", "local change"]
+    assert result.stats["sweep"]["mend_counts"]["mended"] > 0
+    accepts = oracle_checker(instance)
+    assert all(accepts(as_key(t)) for t in result.tilings)
+
+
 @pytest.mark.slow
 def test_pentominoes_with_loose_counts_on_a_40x40_packing():
     # a tuning board of scripts/hard_families.py's pentominoes-counts-40: the sweep's tiling
