@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from test_pack import oracle_optimum, small_instances
@@ -24,7 +24,12 @@ from tilesat.running.control import Child
 from tilesat.errors import TilesatError
 from tilesat.questions.pack import pack
 from tilesat.model.placements import generate_placements
-from tilesat.engines.portfolio import CONFIGS, _tiling_member, check_jobs, configurations, cores, race_tilings
+from tilesat.engines import portfolio
+from tilesat.engines.portfolio import (CONFIGS, Config, _member, _tiling_member, check_jobs, configurations, cores,
+                                       race_tilings, sweep_configurations)
+from tilesat.engines.prune import prune
+from tilesat.engines.repair_sweep import ATTEMPTS
+from tilesat.engines.sweep import sweep_problem
 from tilesat.questions.solve import check_unique, solve
 from tilesat.sat.options import SatOptions
 from tilesat.sat.solvers import OPEN_BOARD_OPTIONS, default_options
@@ -88,6 +93,60 @@ def test_members_really_differ_and_get_their_options():
     assert all(m.options == () for m in configurations(4, "auto", "glucose4"))
     assert [m.phases for m in configurations(3, "auto", "glucose4")] == [None, "random", "random"]
     assert len(configurations(20, "auto", "cadical195")) == 20
+
+
+def test_sweep_members_share_the_attempts_left():
+    for jobs in range(2, 14):
+        members = sweep_configurations(jobs, "auto", "cadical195")
+        sweeps = [m for m in members if m.sweep_attempts]
+        assert len(members) == jobs and sweeps == members[:len(sweeps)]
+        assert len(sweeps) == max(1, min(ATTEMPTS - 1, jobs // 2))
+        # every attempt after the first (made before the race) once, whatever the number of members
+        assert sorted(a for m in sweeps for a in m.sweep_attempts) == list(range(1, ATTEMPTS))
+        assert members[len(sweeps):] == configurations(jobs - len(sweeps), "auto", "cadical195")
+        assert all(m.describe().startswith("repairing sweep, attempt") for m in sweeps)
+
+
+@settings(max_examples=30, deadline=None)
+@given(instances())
+def test_a_race_with_sweep_members_agrees_with_the_oracle(instance):
+    assume(sweep_problem(instance) is None)
+    placements = generate_placements(instance)
+    assume(len(placements) > 0)
+    truth = oracle(instance)
+    checker = oracle_checker(instance)
+    alive = prune(placements).alive
+    members = sweep_configurations(6, "auto", "cadical195", attempts=range(ATTEMPTS))
+    found = []
+    stats = race_tilings(placements, 2, members, SatOptions("auto", "cadical195", "seqcounter"), found, alive=alive)
+    assert len(found) == min(2, len(truth)), stats
+    assert all(checker(as_key(t)) and (as_key(t) in truth or len(truth) > CAP) for t in found)
+    assert len({as_key(t) for t in found}) == len(found)
+    assert len(stats["found_by"]) == len(found) and set(stats["found_by"]) <= {"sweep", "local change", "solver"}
+    # "none" comes from a CDCL member only: a sweep proves nothing
+    assert all(a["member"].startswith("sweep") is False for a in stats["answers"] if a["answer"] == "no more tilings")
+
+
+def test_a_sweep_member_gives_up_and_never_says_none():
+    instance = load_instance(ROOT / "instances" / "lpanel-6x6-none.txt")
+    placements = generate_placements(instance)
+    with Child(_member, Config("sweep-1", sweep_attempts=(0, 1)), placements, "auto", "cadical195", "seqcounter") as child:
+        assert child.recv()[0] == "compiled"
+        kind, why, _ = child.recv()
+    assert kind == "gave up" and why
+
+
+def test_when_the_first_sweep_gives_up_its_other_attempts_race(monkeypatch):
+    instance = load_instance(ROOT / "instances" / "hard-L4-30x30-s1.txt")
+    expected = check_unique(instance).verdict
+    monkeypatch.setattr(portfolio, "_first_sweep", lambda *args: ([], True))  # as if it had failed
+    result = check_unique(instance, jobs=4)
+    assert result.verdict == expected == "multiple"
+    members = result.stats["portfolio"]["members"]
+    assert [name for name in members if name.startswith("sweep")] == ["sweep-1", "sweep-2"]
+    assert set(result.stats["sweep"]["found_by"]) <= {"sweep", "local change", "solver"}
+    accepts = oracle_checker(instance)
+    assert all(accepts(as_key(t)) for t in result.tilings)
 
 
 def test_jobs_values():

@@ -34,6 +34,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from ..certify.checks import obstruction, placement_check
 from ..model.footprint import check_memory
 from ..model.placements import generate_placements
@@ -49,10 +51,10 @@ from ..sat.solvers import EXTERNAL_PREFIX, OPEN_BOARD_OPTIONS, default_options, 
 from ..model.tiling import Tiling
 from ..certify.verify import VerificationError, verify_tiling
 from .base import Engine, Job, Progress
-from .prune import prune
+from .prune import forced_tiling, prune
 from .local_change import mend_counts, other_tiling
-from .repair_sweep import RepairSweep
-from .sweep import SWEEP_MIN_AREA, SweepStats, window_encoding, window_solver
+from .repair_sweep import ATTEMPTS, RepairSweep
+from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, window_encoding, window_solver
 
 #: CaDiCaL's ``--sat`` configuration (the open boards' default, solvers.OPEN_BOARD_OPTIONS):
 #: on other boards it made some runs faster and others slower, so members vary it.
@@ -68,8 +70,11 @@ class Config:
     options: tuple = ()  # (CaDiCaL option, integer value) pairs
     phases: str | None = None  # "random": placement variables' first values at random (seeded); "false": all false
     seed: int = 0
+    sweep_attempts: tuple[int, ...] = ()  # a sweep member: these attempts of the repairing sweep, no CDCL run
 
     def describe(self) -> str:
+        if self.sweep_attempts:
+            return "repairing sweep, attempt " + ", ".join(str(i + 1) for i in self.sweep_attempts)
         parts = [self.encoding or "encoding as asked"]
         parts += [f"{k}={v}" for k, v in self.options]
         if self.phases:
@@ -138,6 +143,18 @@ def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
     return members
 
 
+def sweep_configurations(jobs: int, encoding: str, solver: str, attempts=range(1, ATTEMPTS)) -> list[Config]:
+    """The ``jobs`` members of a race after the repairing sweep's first attempt failed:
+    members that each make some of its other ``attempts`` (another corner, another encoding:
+    a lottery per attempt), about half of the members and at most one per attempt, then the
+    CDCL members.  Why: made one after the other, failed attempts cost 6-19 s before any CDCL
+    run started on the boards where sweeps fail (docs/benchmarks/hard-families.md)."""
+    attempts = tuple(attempts)
+    sweeps = max(1, min(len(attempts), jobs // 2))
+    members = [Config(f"sweep-{k + 1}", sweep_attempts=attempts[k::sweeps]) for k in range(sweeps)]
+    return members + configurations(jobs - sweeps, encoding, solver)
+
+
 # --- the member's side (in the child) -------------------------------------
 
 def _start_solver(config: Config, placements, encoding: str, solver_name: str, card: str, allow_empty: bool = False):
@@ -176,12 +193,22 @@ def _chosen(solver, P: int) -> list[int]:
     return [int(v) - 1 for v in solver.model() if 0 < int(v) <= P]
 
 
-def _tiling_member(conn, config: Config, placements, encoding, solver_name, card, blocked=()) -> None:
-    """Compile (and block the tilings found before the race), then: solve, report
-    ("tiling", chosen) or ("none",), take the clauses sent back, again."""
+def _member(conn, config: Config, placements, encoding, solver_name, card, blocked=(), alive=None) -> None:
+    """A member of a tiling race: a sweep member or a CDCL one, as its configuration says."""
+    run = _sweep_member if config.sweep_attempts else _tiling_member
+    run(conn, config, placements, encoding, solver_name, card, blocked, alive)
+
+
+def _tiling_member(conn, config: Config, placements, encoding, solver_name, card, blocked=(), alive=None) -> None:
+    """Compile (and block the tilings found before the race, and the placements the
+    look-ahead found in none: ``alive``), then: solve, report ("tiling", chosen) or
+    ("none",), take the clauses sent back, again."""
     formula, solver = _start_solver(config, placements, encoding, solver_name, card)
     for clause in blocked:
         solver.add_clause(clause)
+    if alive is not None:
+        for p in np.flatnonzero(~alive).tolist():
+            solver.add_clause([-(p + 1)])
     conn.send(("compiled", _compiled(formula, solver)))
     P = len(placements)
     while True:
@@ -193,6 +220,30 @@ def _tiling_member(conn, config: Config, placements, encoding, solver_name, card
             solver.add_clause(clause)
 
 
+def _sweep_member(conn, config: Config, placements, encoding, solver_name, card, blocked=(), alive=None) -> None:
+    """The repairing sweep's attempts ``config.sweep_attempts``: ("tiling", chosen, conflicts)
+    for its tiling and for one the local change finds near it, then ("gave up", why, conflicts).
+    A sweep proves nothing: "none" and "unique" stay with the CDCL members."""
+    encoding = window_encoding(resolve_encoding(encoding, placements))
+    solver = window_solver(solver_name)
+    sweep_stats = SweepStats()
+    conn.send(("compiled", {"encoding": encoding}))
+    sweep = RepairSweep(placements, encoding, solver, sweep_stats, alive).keep_attempts(config.sweep_attempts)
+    chosen = sweep.run()
+    if chosen is not None:
+        chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive)
+    why = sweep_stats.gave_up or "its tiling breaks the piece counts"
+    if chosen is not None:
+        conn.send(("tiling", chosen, sweep_stats.conflicts))
+        conn.recv()  # the tilings found so far: the local change looks near its own
+        chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver, alive)
+        if chosen is not None:
+            conn.send(("tiling", chosen, sweep_stats.conflicts))
+            conn.recv()
+        why = "no other tiling near its own (which proves nothing)"
+    conn.send(("gave up", why, sweep_stats.conflicts))
+
+
 # --- the parent's side -----------------------------------------------------
 
 @dataclass
@@ -200,6 +251,7 @@ class Member:
     config: Config
     child: Child
     sent: int = 0  # how many of the found tilings it has been told to block
+    reported: int = 0  # how many tilings it has reported
     compiled: dict = field(default_factory=dict)
     conflicts: int | None = None
 
@@ -247,20 +299,22 @@ def _next_answer(live: list[Member], stats: dict) -> tuple[Member, tuple] | None
 
 
 def race_tilings(placements, count: int, configs: list[Config], options: SatOptions, found: list[Tiling],
-                 progress: Callable | None = None, blocked: list[list[int]] = ()) -> dict:
+                 progress: Callable | None = None, blocked: list[list[int]] = (), alive=None) -> dict:
     """Up to ``count`` verified tilings of the placements' instance, each member
     solving as ``options`` say (its own configuration on top), appended to ``found`` as they come
     (a deadline or Ctrl-C leaves what was found there); the race's stats.
     Fewer than ``count`` found on return: there are no more.  ``blocked``:
-    the blocking clauses of the tilings already in ``found`` (the members add them first)."""
+    the blocking clauses of the tilings already in ``found`` (the members add them first);
+    ``alive``: the placements the look-ahead left (the others are in no tiling)."""
     progress = progress or (lambda message, done=None, total=None: None)
     instance = placements.instance
     keys: list[frozenset] = [frozenset(t.key()) for t in found]
     blocks: list[list[int]] = []  # one clause per found tiling, in order
-    stats = {"jobs": len(configs), "members": {c.name: c.describe() for c in configs}, "answers": [], "failed": {}}
+    stats = {"jobs": len(configs), "members": {c.name: c.describe() for c in configs}, "answers": [], "failed": {},
+             "found_by": []}
     t0 = time.perf_counter()
     progress(f"racing {len(configs)} configurations for tiling {len(found) + 1}")
-    members = _start(configs, _tiling_member, placements, options.encoding, options.solver, options.card, list(blocked))
+    members = _start(configs, _member, placements, options.encoding, options.solver, options.card, list(blocked), alive)
     live = list(members)
     try:
         while (answer := _next_answer(live, stats)) is not None:
@@ -272,7 +326,15 @@ def race_tilings(placements, count: int, configs: list[Config], options: SatOpti
                 stats["answers"].append({"member": m.config.name, "answer": "no more tilings", "seconds": seconds})
                 stats["winner"] = m.config.name
                 break
+            if kind == "gave up":  # a sweep member with nothing more to offer: the others go on
+                stats["answers"].append({"member": m.config.name, "answer": f"gave up: {message[1]}", "seconds": seconds})
+                m.child.kill()
+                live.remove(m)
+                continue
             chosen = message[1]
+            # a sweep member's first tiling is its sweep's, the next its local change's
+            how = ("local change" if m.reported else "sweep") if m.config.sweep_attempts else "solver"
+            m.reported += 1
             tiling = Tiling.from_placements(placements, chosen)
             try:
                 verify_tiling(instance, tiling)
@@ -286,6 +348,7 @@ def race_tilings(placements, count: int, configs: list[Config], options: SatOpti
                 keys.append(key)
                 blocks.append(block_tiling(placements, chosen))
                 found.append(tiling)
+                stats["found_by"].append(how)
                 stats["answers"].append({"member": m.config.name, "answer": f"tiling {len(found)}", "seconds": seconds})
                 stats["winner"] = m.config.name
                 if len(found) >= count:
@@ -294,7 +357,7 @@ def race_tilings(placements, count: int, configs: list[Config], options: SatOpti
             m.child.send(blocks[m.sent:])
             m.sent = len(blocks)
         else:
-            errors = "; ".join(f"{k}: {v}" for k, v in stats["failed"].items())
+            errors = "; ".join(f"{k}: {v}" for k, v in stats["failed"].items()) or "the sweeps gave up"
             raise TilesatError(f"every portfolio member failed ({errors})")
     finally:
         for m in members:
@@ -330,8 +393,8 @@ class PortfolioEngine(Engine):
 
     def find(self, job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
         """The board checks, then ``job.jobs`` configurations racing (:func:`race_tilings`);
-        with ``job.sweep``, first the sweep and the local change here (:mod:`.sweep`),
-        and the race only for what they leave.
+        with ``job.sweep``, members that make the repairing sweep's attempts race from the
+        start (:func:`sweep_configurations`).
         No LP certificate here: the members are all SAT; --jobs 1 has it."""
         return _find(job, count, progress, found, stats)
 
@@ -352,31 +415,58 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
             stats["placements"] = len(placements)
             reason = placement_check(placements)
             t1 = time.perf_counter()
-            blocked: list[list[int]] = []
-            if reason is None and job.sweep:
-                blocked = _sweep_first(instance, placements, count, options, progress, found, stats)
-            if reason is None and len(found) < count:
-                configs = configurations(job.jobs, options.encoding, options.solver)
-                stats["portfolio"] = portfolio = {}
-                portfolio.update(race_tilings(placements, count, configs, options, found, progress, blocked))
-                for key in ("variables", "clauses", "encoding", "conflicts"):
-                    if key in portfolio:
-                        stats[key] = portfolio.pop(key)
+            if reason is None:
+                configs, alive, blocked = configurations(job.jobs, options.encoding, options.solver), None, []
+                if job.sweep:
+                    stats["sweep"] = {"found_by": []}
+                    alive, settled = _look_ahead(placements, found, stats)
+                    if settled:
+                        return reason  # the board's one candidate tiling: no other
+                    blocked, gave_up = _first_sweep(placements, count, options, progress, alive, found, stats)
+                    if gave_up:
+                        configs = sweep_configurations(job.jobs, options.encoding, options.solver)
+                if len(found) < count:
+                    stats["portfolio"] = portfolio = {}
+                    portfolio.update(race_tilings(placements, count, configs, options, found, progress, blocked, alive))
+                    if job.sweep:
+                        stats["sweep"]["found_by"] += portfolio["found_by"]
+                    for key in ("variables", "clauses", "encoding", "conflicts"):
+                        if key in portfolio:
+                            stats[key] = portfolio.pop(key)
     finally:
         t2 = time.perf_counter()
         stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
     return reason
 
 
-def _sweep_first(instance, placements, count, options, progress, found: list, stats: dict) -> list:
-    """The portfolio's prelude with ``sweep``: up to two tilings (appended to
-    ``found``, verified) by the sweep and the local change; their blocking clauses."""
+def _look_ahead(placements, found: list, stats: dict) -> tuple[np.ndarray | None, bool]:
+    """The look-ahead before the sweep (boards of SWEEP_MIN_AREA cells or more): the placements
+    that may be in a tiling (the others are left out of every search), and whether it settled
+    the board (one placement left per cell: that candidate tiling, checked, goes into ``found``,
+    and there is no other; a count it breaks leaves it to the search)."""
+    if placements.instance.board.area < SWEEP_MIN_AREA:
+        return None, False
+    pruned = prune(placements)
+    stats["look_ahead"] = {**pruned.stats(), "settled": False}
+    chosen = forced_tiling(placements, pruned)
+    if chosen is None or not counts_hold(placements, chosen):
+        return pruned.alive, False
+    found.append(verify_tiling(placements.instance, Tiling.from_placements(placements, chosen)))
+    stats["sweep"]["found_by"].append("look-ahead")
+    stats["look_ahead"]["settled"] = True
+    return pruned.alive, True
+
+
+def _first_sweep(placements, count, options, progress, alive, found: list, stats: dict) -> tuple[list, bool]:
+    """The repairing sweep's first attempt here, then the local change near its tiling: up to
+    two tilings (appended to ``found``, verified), their blocking clauses, and whether the
+    sweep gave up (then its other attempts race as members: :func:`sweep_configurations`).
+    Why its first attempt alone: on most boards it gets through, and racing then would only
+    take cores from it."""
     encoding = window_encoding(resolve_encoding(options.encoding, placements))
     solver = window_solver(options.solver)
-    sweep_stats, found_by, blocked = SweepStats(), [], []
-    stats["sweep"] = sweep_stats.to_json()
-    alive = prune(placements).alive if placements.instance.board.area >= SWEEP_MIN_AREA else None
-    chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).run(progress)
+    sweep_stats, found_by, blocked = SweepStats(), stats["sweep"]["found_by"], []
+    chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).keep_attempts([0]).run(progress)
     if chosen is not None:
         chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive, progress)
         if chosen is None:
@@ -385,15 +475,15 @@ def _sweep_first(instance, placements, count, options, progress, found: list, st
         for how in ("sweep", "local change"):
             if chosen is None or len(found) >= count:
                 break
-            found.append(verify_tiling(instance, Tiling.from_placements(placements, chosen)))
+            found.append(verify_tiling(placements.instance, Tiling.from_placements(placements, chosen)))
             found_by.append(how)
             blocked.append(block_tiling(placements, chosen))
             if len(found) < count:
                 progress("looking for a second tiling near the first")
-                chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver)
+                chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver, alive)
     finally:
-        stats["sweep"] = {**sweep_stats.to_json(), "found_by": found_by}
-    return blocked
+        stats["sweep"].update({**sweep_stats.to_json(), "found_by": found_by})
+    return blocked, sweep_stats.gave_up is not None
 
 
 # --- packing ---------------------------------------------------------------

@@ -116,6 +116,13 @@ class RepairSweep(Stepping):
         self.chosen: list[int] | None = None
         self._start(0)
 
+    def keep_attempts(self, indices) -> RepairSweep:
+        """Make only these of its attempts (their encodings and corners), in this order: a
+        portfolio member's share (engines.portfolio); starts the first of them."""
+        self.attempts = [self.attempts[i % len(self.attempts)] for i in indices]
+        self._start(0)
+        return self
+
     def _start(self, attempt: int) -> None:
         """Start (again) from nothing, with the attempt's encoding."""
         self.attempt = attempt
