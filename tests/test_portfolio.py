@@ -139,14 +139,24 @@ def test_a_sweep_member_gives_up_and_never_says_none():
 def test_when_the_first_sweep_gives_up_its_other_attempts_race(monkeypatch):
     instance = load_instance(ROOT / "instances" / "hard-L4-30x30-s1.txt")
     expected = check_unique(instance).verdict
+    accepts = oracle_checker(instance)
+    monkeypatch.setattr(portfolio, "cores", lambda: 1)  # more members than cores: the first attempt alone first
     monkeypatch.setattr(portfolio, "_first_sweep", lambda *args: ([], True))  # as if it had failed
     result = check_unique(instance, jobs=4)
     assert result.verdict == expected == "multiple"
     members = result.stats["portfolio"]["members"]
-    assert [name for name in members if name.startswith("sweep")] == ["sweep-1", "sweep-2"]
+    assert {name: text for name, text in members.items() if name.startswith("sweep")} == {
+        "sweep-1": "repairing sweep, attempt 2, 4", "sweep-2": "repairing sweep, attempt 3"}
     assert set(result.stats["sweep"]["found_by"]) <= {"sweep", "local change", "solver"}
-    accepts = oracle_checker(instance)
     assert all(accepts(as_key(t)) for t in result.tilings)
+    # a core for each member: every attempt races from the start, the parent makes none
+    monkeypatch.setattr(portfolio, "cores", lambda: 64)
+    monkeypatch.setattr(portfolio, "_first_sweep", None)
+    result = check_unique(instance, jobs=4)
+    assert result.verdict == "multiple" and all(accepts(as_key(t)) for t in result.tilings)
+    members = result.stats["portfolio"]["members"]
+    assert {name: text for name, text in members.items() if name.startswith("sweep")} == {
+        "sweep-1": "repairing sweep, attempt 1, 3", "sweep-2": "repairing sweep, attempt 2, 4"}
 
 
 def test_jobs_values():

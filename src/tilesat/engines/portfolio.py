@@ -144,11 +144,12 @@ def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
 
 
 def sweep_configurations(jobs: int, encoding: str, solver: str, attempts=range(1, ATTEMPTS)) -> list[Config]:
-    """The ``jobs`` members of a race after the repairing sweep's first attempt failed:
-    members that each make some of its other ``attempts`` (another corner, another encoding:
-    a lottery per attempt), about half of the members and at most one per attempt, then the
-    CDCL members.  Why: made one after the other, failed attempts cost 6-19 s before any CDCL
-    run started on the boards where sweeps fail (docs/benchmarks/hard-families.md)."""
+    """The ``jobs`` members of a race on a board the sweep takes: members that each make
+    some of the repairing sweep's ``attempts`` (by default those after the first; each starts
+    from another corner, with another encoding: a lottery per attempt), about half of the
+    members and at most one per attempt, then the CDCL members.  Why: made one after the
+    other, failed attempts cost 6-19 s before any CDCL run started on the boards where sweeps
+    fail (docs/benchmarks/hard-families.md); raced, the first through wins."""
     attempts = tuple(attempts)
     sweeps = max(1, min(len(attempts), jobs // 2))
     members = [Config(f"sweep-{k + 1}", sweep_attempts=attempts[k::sweeps]) for k in range(sweeps)]
@@ -422,9 +423,12 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
                     alive, settled = _look_ahead(placements, found, stats)
                     if settled:
                         return reason  # the board's one candidate tiling: no other
-                    blocked, gave_up = _first_sweep(placements, count, options, progress, alive, found, stats)
-                    if gave_up:
-                        configs = sweep_configurations(job.jobs, options.encoding, options.solver)
+                    if job.jobs <= cores():  # a core each: every attempt races from the start
+                        configs = sweep_configurations(job.jobs, options.encoding, options.solver, range(ATTEMPTS))
+                    else:
+                        blocked, gave_up = _first_sweep(placements, count, options, progress, alive, found, stats)
+                        if gave_up:
+                            configs = sweep_configurations(job.jobs, options.encoding, options.solver)
                 if len(found) < count:
                     stats["portfolio"] = portfolio = {}
                     portfolio.update(race_tilings(placements, count, configs, options, found, progress, blocked, alive))
@@ -461,8 +465,8 @@ def _first_sweep(placements, count, options, progress, alive, found: list, stats
     """The repairing sweep's first attempt here, then the local change near its tiling: up to
     two tilings (appended to ``found``, verified), their blocking clauses, and whether the
     sweep gave up (then its other attempts race as members: :func:`sweep_configurations`).
-    Why its first attempt alone: on most boards it gets through, and racing then would only
-    take cores from it."""
+    When there are more members than cores: the first attempt gets through on most boards, and
+    members racing it would take its core."""
     encoding = window_encoding(resolve_encoding(options.encoding, placements))
     solver = window_solver(options.solver)
     sweep_stats, found_by, blocked = SweepStats(), stats["sweep"]["found_by"], []
