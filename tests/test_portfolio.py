@@ -140,7 +140,7 @@ def test_when_the_first_sweep_gives_up_its_other_attempts_race(monkeypatch):
     instance = load_instance(ROOT / "instances" / "hard-L4-30x30-s1.txt")
     expected = check_unique(instance).verdict
     accepts = oracle_checker(instance)
-    monkeypatch.setattr(portfolio, "cores", lambda: 1)  # more members than cores: the first attempt alone first
+    monkeypatch.setattr(portfolio, "cores", lambda: 2)  # more members than cores: the first attempt alone first
     monkeypatch.setattr(portfolio, "_first_sweep", lambda *args: ([], True))  # as if it had failed
     result = check_unique(instance, jobs=4)
     assert result.verdict == expected == "multiple"
@@ -157,6 +157,10 @@ def test_when_the_first_sweep_gives_up_its_other_attempts_race(monkeypatch):
     members = result.stats["portfolio"]["members"]
     assert {name: text for name, text in members.items() if name.startswith("sweep")} == {
         "sweep-1": "repairing sweep, attempt 1, 3", "sweep-2": "repairing sweep, attempt 2, 4"}
+    # fewer than four members: one sweep member could not race the first attempt, which goes first
+    members = sweep_configurations(3, "auto", "cadical195", range(ATTEMPTS))
+    assert not portfolio._sweeps_race_from_the_start(members, 3)
+    assert portfolio._sweeps_race_from_the_start(sweep_configurations(4, "auto", "cadical195", range(ATTEMPTS)), 4)
 
 
 def test_jobs_values():

@@ -423,8 +423,9 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
                     alive, settled = _look_ahead(placements, found, stats)
                     if settled:
                         return reason  # the board's one candidate tiling: no other
-                    if job.jobs <= cores():  # a core each: every attempt races from the start
-                        configs = sweep_configurations(job.jobs, options.encoding, options.solver, range(ATTEMPTS))
+                    racing = sweep_configurations(job.jobs, options.encoding, options.solver, range(ATTEMPTS))
+                    if _sweeps_race_from_the_start(racing, job.jobs):
+                        configs = racing
                     else:
                         blocked, gave_up = _first_sweep(placements, count, options, progress, alive, found, stats)
                         if gave_up:
@@ -441,6 +442,14 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
         t2 = time.perf_counter()
         stats.update(compile_seconds=round(t1 - t0, 6), solve_seconds=round(t2 - t1, 6), seconds=round(t2 - t0, 6))
     return reason
+
+
+def _sweeps_race_from_the_start(members: list[Config], jobs: int) -> bool:
+    """Whether the sweep's attempts race from the start: when several sweep members would
+    race (the first through wins: a lottery per attempt) and each member has a core.  Else
+    the first attempt runs alone first: it gets through on most boards, and a member beside
+    it on a shared core slows it down (docs/benchmarks/hard-families.md)."""
+    return sum(1 for m in members if m.sweep_attempts) >= 2 and jobs <= cores()
 
 
 def _look_ahead(placements, found: list, stats: dict) -> tuple[np.ndarray | None, bool]:
@@ -465,8 +474,7 @@ def _first_sweep(placements, count, options, progress, alive, found: list, stats
     """The repairing sweep's first attempt here, then the local change near its tiling: up to
     two tilings (appended to ``found``, verified), their blocking clauses, and whether the
     sweep gave up (then its other attempts race as members: :func:`sweep_configurations`).
-    When there are more members than cores: the first attempt gets through on most boards, and
-    members racing it would take its core."""
+    (When not :func:`_sweeps_race_from_the_start`.)"""
     encoding = window_encoding(resolve_encoding(options.encoding, placements))
     solver = window_solver(options.solver)
     sweep_stats, found_by, blocked = SweepStats(), stats["sweep"]["found_by"], []
