@@ -95,14 +95,14 @@ def test_members_really_differ_and_get_their_options():
     assert len(configurations(20, "auto", "cadical195")) == 20
 
 
-def test_sweep_members_share_the_attempts_left():
+def test_sweep_members_share_the_attempts():
     for jobs in range(2, 14):
         members = sweep_configurations(jobs, "auto", "cadical195")
         sweeps = [m for m in members if m.sweep_attempts]
         assert len(members) == jobs and sweeps == members[:len(sweeps)]
-        assert len(sweeps) == max(1, min(ATTEMPTS - 1, jobs // 2))
-        # every attempt after the first (made before the race) once, whatever the number of members
-        assert sorted(a for m in sweeps for a in m.sweep_attempts) == list(range(1, ATTEMPTS))
+        assert len(sweeps) == max(1, min(ATTEMPTS, jobs // 2))
+        # every attempt once, whatever the number of members
+        assert sorted(a for m in sweeps for a in m.sweep_attempts) == list(range(ATTEMPTS))
         assert members[len(sweeps):] == configurations(jobs - len(sweeps), "auto", "cadical195")
         assert all(m.describe().startswith("repairing sweep, attempt") for m in sweeps)
 
@@ -116,7 +116,7 @@ def test_a_race_with_sweep_members_agrees_with_the_oracle(instance):
     truth = oracle(instance)
     checker = oracle_checker(instance)
     alive = prune(placements).alive
-    members = sweep_configurations(6, "auto", "cadical195", attempts=range(ATTEMPTS))
+    members = sweep_configurations(6, "auto", "cadical195")
     found = []
     stats = race_tilings(placements, 2, members, SatOptions("auto", "cadical195", "seqcounter"), found, alive=alive)
     assert len(found) == min(2, len(truth)), stats
@@ -136,31 +136,22 @@ def test_a_sweep_member_gives_up_and_never_says_none():
     assert kind == "gave up" and why
 
 
-def test_when_the_first_sweep_gives_up_its_other_attempts_race(monkeypatch):
+def test_sweep_attempts_race_as_members_when_each_has_a_core(monkeypatch):
     instance = load_instance(ROOT / "instances" / "hard-L4-30x30-s1.txt")
-    expected = check_unique(instance).verdict
     accepts = oracle_checker(instance)
-    monkeypatch.setattr(portfolio, "cores", lambda: 2)  # more members than cores: the first attempt alone first
-    monkeypatch.setattr(portfolio, "_first_sweep", lambda *args: ([], True))  # as if it had failed
-    result = check_unique(instance, jobs=4)
-    assert result.verdict == expected == "multiple"
-    members = result.stats["portfolio"]["members"]
-    assert {name: text for name, text in members.items() if name.startswith("sweep")} == {
-        "sweep-1": "repairing sweep, attempt 2, 4", "sweep-2": "repairing sweep, attempt 3"}
-    assert set(result.stats["sweep"]["found_by"]) <= {"sweep", "local change", "solver"}
-    assert all(accepts(as_key(t)) for t in result.tilings)
-    # a core for each member: every attempt races from the start, the parent makes none
+    assert check_unique(instance).verdict == "multiple"
     monkeypatch.setattr(portfolio, "cores", lambda: 64)
-    monkeypatch.setattr(portfolio, "_first_sweep", None)
+    monkeypatch.setattr(portfolio, "_sweep_first", None)  # the parent makes no sweep of its own
     result = check_unique(instance, jobs=4)
     assert result.verdict == "multiple" and all(accepts(as_key(t)) for t in result.tilings)
     members = result.stats["portfolio"]["members"]
     assert {name: text for name, text in members.items() if name.startswith("sweep")} == {
         "sweep-1": "repairing sweep, attempt 1, 3", "sweep-2": "repairing sweep, attempt 2, 4"}
-    # fewer than four members: one sweep member could not race the first attempt, which goes first
-    members = sweep_configurations(3, "auto", "cadical195", range(ATTEMPTS))
-    assert not portfolio._sweeps_race_from_the_start(members, 3)
-    assert portfolio._sweeps_race_from_the_start(sweep_configurations(4, "auto", "cadical195", range(ATTEMPTS)), 4)
+    assert set(result.stats["sweep"]["found_by"]) <= {"sweep", "local change", "solver"}
+    # fewer than four members, or more members than cores: the whole sweep first, in the parent
+    assert not portfolio._sweeps_race(sweep_configurations(3, "auto", "cadical195"), 3)
+    monkeypatch.setattr(portfolio, "cores", lambda: 2)
+    assert not portfolio._sweeps_race(sweep_configurations(4, "auto", "cadical195"), 4)
 
 
 def test_jobs_values():

@@ -143,16 +143,15 @@ def configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
     return members
 
 
-def sweep_configurations(jobs: int, encoding: str, solver: str, attempts=range(1, ATTEMPTS)) -> list[Config]:
+def sweep_configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
     """The ``jobs`` members of a race on a board the sweep takes: members that each make
-    some of the repairing sweep's ``attempts`` (by default those after the first; each starts
-    from another corner, with another encoding: a lottery per attempt), about half of the
-    members and at most one per attempt, then the CDCL members.  Why: made one after the
-    other, failed attempts cost 6-19 s before any CDCL run started on the boards where sweeps
-    fail (docs/benchmarks/hard-families.md); raced, the first through wins."""
-    attempts = tuple(attempts)
-    sweeps = max(1, min(len(attempts), jobs // 2))
-    members = [Config(f"sweep-{k + 1}", sweep_attempts=attempts[k::sweeps]) for k in range(sweeps)]
+    some of the repairing sweep's attempts (each starts from another corner, with another
+    encoding: a lottery per attempt), about half of the members and at most one per attempt,
+    then the CDCL members.  Why: made one after the other, failed attempts cost 6-19 s before
+    any CDCL run started on the boards where sweeps fail (docs/benchmarks/hard-families.md);
+    raced, the first through wins."""
+    sweeps = max(1, min(ATTEMPTS, jobs // 2))
+    members = [Config(f"sweep-{k + 1}", sweep_attempts=tuple(range(k, ATTEMPTS, sweeps))) for k in range(sweeps)]
     return members + configurations(jobs - sweeps, encoding, solver)
 
 
@@ -423,13 +422,11 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
                     alive, settled = _look_ahead(placements, found, stats)
                     if settled:
                         return reason  # the board's one candidate tiling: no other
-                    racing = sweep_configurations(job.jobs, options.encoding, options.solver, range(ATTEMPTS))
-                    if _sweeps_race_from_the_start(racing, job.jobs):
+                    racing = sweep_configurations(job.jobs, options.encoding, options.solver)
+                    if _sweeps_race(racing, job.jobs):
                         configs = racing
                     else:
-                        blocked, gave_up = _first_sweep(placements, count, options, progress, alive, found, stats)
-                        if gave_up:
-                            configs = sweep_configurations(job.jobs, options.encoding, options.solver)
+                        blocked = _sweep_first(placements, count, options, progress, alive, found, stats)
                 if len(found) < count:
                     stats["portfolio"] = portfolio = {}
                     portfolio.update(race_tilings(placements, count, configs, options, found, progress, blocked, alive))
@@ -444,11 +441,11 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
     return reason
 
 
-def _sweeps_race_from_the_start(members: list[Config], jobs: int) -> bool:
-    """Whether the sweep's attempts race from the start: when several sweep members would
-    race (the first through wins: a lottery per attempt) and each member has a core.  Else
-    the first attempt runs alone first: it gets through on most boards, and a member beside
-    it on a shared core slows it down (docs/benchmarks/hard-families.md)."""
+def _sweeps_race(members: list[Config], jobs: int) -> bool:
+    """Whether the sweep's attempts race as members: when several sweep members would race
+    (the first through wins) and each member has a core.  Else the whole repairing sweep
+    runs first, alone (:func:`_sweep_first`): its first attempt gets through on most boards,
+    and a member beside it on a shared core slows it down (docs/benchmarks/hard-families.md)."""
     return sum(1 for m in members if m.sweep_attempts) >= 2 and jobs <= cores()
 
 
@@ -470,15 +467,14 @@ def _look_ahead(placements, found: list, stats: dict) -> tuple[np.ndarray | None
     return pruned.alive, True
 
 
-def _first_sweep(placements, count, options, progress, alive, found: list, stats: dict) -> tuple[list, bool]:
-    """The repairing sweep's first attempt here, then the local change near its tiling: up to
-    two tilings (appended to ``found``, verified), their blocking clauses, and whether the
-    sweep gave up (then its other attempts race as members: :func:`sweep_configurations`).
-    (When not :func:`_sweeps_race_from_the_start`.)"""
+def _sweep_first(placements, count, options, progress, alive, found: list, stats: dict) -> list:
+    """The repairing sweep here, then the local change near its tiling: up to two tilings
+    (appended to ``found``, verified) and their blocking clauses; the race only for what
+    they leave (when not :func:`_sweeps_race`)."""
     encoding = window_encoding(resolve_encoding(options.encoding, placements))
     solver = window_solver(options.solver)
     sweep_stats, found_by, blocked = SweepStats(), stats["sweep"]["found_by"], []
-    chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).keep_attempts([0]).run(progress)
+    chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).run(progress)
     if chosen is not None:
         chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive, progress)
         if chosen is None:
@@ -495,7 +491,7 @@ def _first_sweep(placements, count, options, progress, alive, found: list, stats
                 chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver, alive)
     finally:
         stats["sweep"].update({**sweep_stats.to_json(), "found_by": found_by})
-    return blocked, sweep_stats.gave_up is not None
+    return blocked
 
 
 # --- packing ---------------------------------------------------------------
