@@ -1,0 +1,138 @@
+"""The look-ahead's and probing's verdicts on every path that uses them, on small boards
+where the oracle judges (the area thresholds lowered as the engines' own tests do):
+no placement of an oracle tiling dies, on every grid, with colours; a lost cell is
+checked by the replay and means the oracle finds none; check-unique and solve by
+sweep with the look-ahead, probing during the sweep and mended counts, and by the
+portfolio with the sweep (--jobs 2 and 3), answer as the oracle does."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_optional_colours import _key, instances as marked_instances, oracle_tilings
+from test_property import as_key, oracle, oracle_checker
+from test_sweep import open_boards
+
+from tilesat import Board, Instance, check_unique, solve
+from tilesat.certify.deaths import check_deaths, replay_deaths
+from tilesat.certify.oracle import TooHard
+from tilesat.model.placements import generate_placements
+from tilesat.model.tiling import Tiling
+from tilesat.engines.prune import probe, prune
+
+GRIDS = ["square", "triangle", "hex", "cube"]
+
+
+@st.composite
+def exact_marked_instances(draw):
+    """test_optional_colours' boards (every grid, coloured cells and pieces, piece counts)
+    with no optional cell: the boards the look-ahead runs on."""
+    inst = draw(st.sampled_from(GRIDS).flatmap(marked_instances))
+    b = inst.board
+    board = Board(b.open, b.wrap, b.grid, None, b.colour)
+    return Instance(board, inst.rules, inst.shapes, pairs=inst.pairs)
+
+
+def _marked_truth(inst):
+    try:
+        return oracle_tilings(inst)
+    except TooHard:
+        return None
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(exact_marked_instances())
+def test_no_placement_of_an_oracle_tiling_dies_on_any_grid_with_colours(inst):
+    truth = _marked_truth(inst)
+    if truth is None:
+        return
+    placements = generate_placements(inst)
+    if not len(placements):
+        return
+    index = {_key(Tiling.from_placements(placements, [p])): p for p in range(len(placements))}
+    used = {index[frozenset([tile])] for tiling in truth for tile in tiling}
+    one_step = prune(placements)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.prune.ROUNDS", 10**6)
+        probed = probe(placements, one_step)
+    for pruned in (one_step, probed):
+        assert all(pruned.alive[p] for p in used)
+        assert np.array_equal(replay_deaths(placements, pruned.deaths), pruned.alive)
+        if pruned.lost is not None:
+            assert not truth
+            check_deaths(placements, pruned.deaths, pruned.lost)
+    event(f"dead {one_step.dead} -> {probed.dead}, lost: {probed.lost is not None}, tilings: {min(len(truth), 2)}")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.sampled_from(GRIDS).flatmap(marked_instances))
+def test_check_unique_with_the_look_ahead_and_probing_on_marked_boards(inst):
+    # optional cells ('+': the look-ahead must not run), colours, every grid
+    truth = _marked_truth(inst)
+    if truth is None:
+        return
+    expected = {0: "none", 1: "unique"}.get(len(truth), "multiple")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.sat.PROBE_AFTER", 0)
+        result = check_unique(inst, "sat")
+    assert result.verdict == expected
+    assert len({_key(t) for t in result.tilings}) == len(result.tilings)
+    assert all(_key(t) in truth for t in result.tilings)
+    event(f"{expected}, exact: {inst.board.exact}, look-ahead: {'look_ahead' in result.stats}")
+
+
+def _agrees(instance, truth, method, **keywords):
+    expected = {0: "none", 1: "unique"}.get(len(truth), "multiple")
+    accepts = oracle_checker(instance)
+    result = check_unique(instance, method, **keywords)
+    assert result.verdict == expected, (method, keywords, result.reason, result.stats.get("sweep"))
+    assert all(accepts(as_key(t)) for t in result.tilings)
+    assert len({as_key(t) for t in result.tilings}) == len(result.tilings)
+    found = solve(instance, method, **keywords)
+    assert found.verdict == ("solved" if truth else "none"), (method, keywords, found.reason)
+    assert all(accepts(as_key(t)) for t in found.tilings)
+    return result
+
+
+@settings(max_examples=80, deadline=None)
+@given(open_boards(counts=True, side=6))
+def test_sweep_with_the_look_ahead_probing_and_mended_counts_agrees_with_the_oracle(instance):
+    # the look-ahead on every board (its dead placements left out of the sweep's windows,
+    # the local change's boxes and mend_counts'), probing at the sweep's first step
+    truth = oracle(instance)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.sat.PROBE_AFTER", 0)
+        result = _agrees(instance, truth, "sweep")
+    look = result.stats.get("look_ahead", {})
+    event(f"probing ran: {'probing' in look}; found by {result.stats.get('sweep', {}).get('found_by')}")
+
+
+@st.composite
+def swept_boards(draw):
+    """Open boards with counts, at most 5 cells wide: a process per member costs more than the oracle."""
+    return draw(open_boards(counts=True, side=5))
+
+
+def _gives_up(sweep, progress=None, pause_wider_than=None):
+    sweep._give_up("a test: the sweep gives up at once")
+    return None
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None)
+@given(swept_boards(), st.sampled_from([2, 3, 4]), st.booleans())
+def test_the_portfolio_with_the_sweep_and_the_look_ahead_agrees_with_the_oracle(instance, jobs, gives_up):
+    # the look-ahead's dead placements go to the sweep, the local change and (where a
+    # branch hands them on) to every member; the sweep's attempts may race as members;
+    # a sweep that gives up leaves "none" and "unique" to the CDCL members
+    truth = oracle(instance)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.portfolio.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.portfolio.cores", lambda: 64, raising=False)  # a core each
+        if gives_up:
+            mp.setattr("tilesat.engines.repair_sweep.RepairSweep.run", _gives_up)
+        result = _agrees(instance, truth, "sweep", jobs=jobs)
+    race = result.stats.get("portfolio", {})
+    event(f"found by {result.stats.get('sweep', {}).get('found_by')}; race: {[a['answer'] for a in race.get('answers', [])]}")
