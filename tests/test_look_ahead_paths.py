@@ -2,8 +2,10 @@
 where the oracle judges (the area thresholds lowered as the engines' own tests do):
 no placement of an oracle tiling dies, on every grid, with colours; a lost cell is
 checked by the replay and means the oracle finds none; check-unique and solve by
-sweep with the look-ahead, probing during the sweep and mended counts, and by the
-portfolio with the sweep (--jobs 2 and 3), answer as the oracle does."""
+sweep with the look-ahead, probing during the sweep and mended counts, by the
+portfolio with the sweep (--jobs 2-4: the sweep first, or its attempts racing as
+members; a sweep that gives up), and with the LP's budget stopping the search
+anywhere, answer as the oracle does."""
 
 import numpy as np
 import pytest
@@ -120,7 +122,6 @@ def _gives_up(sweep, progress=None, pause_wider_than=None):
     return None
 
 
-@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(swept_boards(), st.sampled_from([2, 3, 4]), st.booleans())
 def test_the_portfolio_with_the_sweep_and_the_look_ahead_agrees_with_the_oracle(instance, jobs, gives_up):
@@ -136,3 +137,39 @@ def test_the_portfolio_with_the_sweep_and_the_look_ahead_agrees_with_the_oracle(
         result = _agrees(instance, truth, "sweep", jobs=jobs)
     race = result.stats.get("portfolio", {})
     event(f"found by {result.stats.get('sweep', {}).get('found_by')}; race: {[a['answer'] for a in race.get('answers', [])]}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(open_boards(counts=True, side=6), st.sampled_from([1e-5, 1e-4, 1e-3, 1e-2]), st.sampled_from(["sweep", "sat"]),
+       st.sampled_from([0, 10, 10**9]))
+def test_a_search_the_lps_budget_stops_anywhere_answers_as_the_oracle(instance, budget, method, probe_after):
+    # the LP's turn after a tiny budget: the budget's stop lands anywhere (a sweep's window,
+    # probing, the glance, the whole-board solver); what it stopped is not "no tiling"
+    from tilesat.certify import schedule
+
+    truth = oracle(instance)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(schedule, "lp_gate", lambda placements: (True, "a test"))
+        mp.setattr(schedule, "lp_estimate", lambda placements: budget)
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.sat.PROBE_AFTER", probe_after)
+        result = _agrees(instance, truth, method)
+    event(f"{method}: LP {result.stats['certificate_check'].get('why')}; probing: {'probing' in result.stats.get('look_ahead', {})}")
+
+
+@pytest.mark.parametrize("board, pieces", [([".....", ".....", "#.##."], "L3"),  # one step leaves a cell lost
+                                           (["......."] * 3, "L3")])  # probing does (3xn tiles for even n)
+def test_a_board_the_look_ahead_proves_untileable_is_none_on_every_path(board, pieces):
+    from tilesat import parse_pieces
+
+    instance = Instance(Board.from_rows(board), parse_pieces(pieces))
+    assert not oracle(instance, cap=1)
+    with pytest.MonkeyPatch.context() as mp:
+        for where in ("sat", "portfolio"):
+            mp.setattr(f"tilesat.engines.{where}.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.portfolio.cores", lambda: 64)
+        for method, jobs in (("sat", 1), ("sweep", 1), ("sweep", 2), ("sweep", 4)):
+            result = check_unique(instance, method, jobs=jobs)
+            assert result.verdict == "none" and not result.tilings, (method, jobs)
+            assert result.reason is None or "colouring" not in result.reason  # no board check answered
+            assert solve(instance, method, jobs=jobs).verdict == "none", (method, jobs)
