@@ -8,6 +8,8 @@ from tilesat.certify.oracle import TooHard, brute_force_tilings, tiling_checker
 
 from tilesat import Board, Instance, PieceRule, builtin_piece, check_unique, iter_tilings
 from tilesat.sat.encodings import ENCODINGS
+from tilesat.sat.formula import compile_formula
+from tilesat.model.placements import generate_placements
 from tilesat.model.instance import INF
 from tilesat.model.pieces import parse_drawing
 
@@ -96,3 +98,15 @@ def test_every_card_encoding_counts_pieces(card):
     inst = Instance(board, rules)
     truth = oracle(inst, cap=10_000)
     assert {as_key(t) for t in iter_tilings(inst, card=card)} == truth
+
+
+def test_an_upper_count_no_tiling_can_reach_gets_no_clauses():
+    # 4x4 by I2 and O4: at most 8 dominoes fit, so "at most 8" (or 20) binds nothing and is
+    # left out of the formula, while "at most 7" is kept; the tilings are the oracle's either way
+    board = Board.rectangle(4, 4)
+    sizes = {}
+    for hi in (7, 8, 20, INF):
+        inst = Instance(board, (PieceRule(builtin_piece("I2"), "free", 0, hi), PieceRule(builtin_piece("O4"), "free")))
+        sizes[hi] = compile_formula(generate_placements(inst)).nvars
+        assert {as_key(t) for t in iter_tilings(inst)} == oracle(inst, cap=10_000)
+    assert sizes[8] == sizes[20] == sizes[INF] < sizes[7]

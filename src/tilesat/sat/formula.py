@@ -289,13 +289,19 @@ def count_clauses(placements: Placements, top: int, card: str) -> tuple[list[lis
             wanted = [(CardEnc.equals, lo)]
         else:
             wanted = [(CardEnc.atleast, lo)] if lo > 0 else []
-            if hi < len(lits):
+            if hi < min(len(lits), most_tiles(placements, rule)):  # else no tiling can break it
                 wanted.append((CardEnc.atmost, int(hi)))
         for make, bound in wanted:
             cnf = make(lits=lits, bound=bound, top_id=top, encoding=enc)
             clauses.extend(cnf.clauses)
             top = max(top, cnf.nv)
     return clauses, top
+
+
+def most_tiles(placements: Placements, rule) -> int:
+    """How many tiles of this rule's piece fit on the board at most (tiles do not overlap): an upper
+    count at least this large holds in every tiling (2 x packed + 2 of a pentomino often does)."""
+    return placements.instance.board.area // max(1, rule.piece.size)
 
 
 def native_count_constraints(placements: Placements) -> tuple[list[list[int]], list[tuple[np.ndarray, int]]]:
@@ -313,7 +319,7 @@ def native_count_constraints(placements: Placements) -> tuple[list[list[int]], l
             clauses.append([])  # more copies required than there are places
             continue
         for side, bound in ((lits, hi), (-lits, n - lo)):
-            if bound >= n:
+            if bound >= n or (side is lits and bound >= most_tiles(placements, rule)):
                 continue
             if bound == 0:
                 clauses.extend([[-int(x)] for x in side.tolist()])
