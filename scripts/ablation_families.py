@@ -12,7 +12,8 @@ Variants, each from the placements (made before the clock starts):
   look-ahead (tilesat.engines.prune) finds in no tiling (its time included);
 * ``first sweep``: tilesat.engines.sweep.Sweep, the anti-diagonal sweep that undoes
   whole steps and widens (issue 15's), no look-ahead;
-* ``repairing sweep``: tilesat.engines.repair_sweep.RepairSweep without the look-ahead;
+* ``repairing sweep``: tilesat.engines.repair_sweep.RepairSweep without the look-ahead, its
+  tiling's piece counts mended box by box (tilesat.engines.local_change.mend_counts);
 * ``repairing sweep + look-ahead``: what ``--method sweep`` runs now.
 
     python scripts/ablation_families.py --families L4-random-60 L4-clusters-60 --boards 3 --timeout 60
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hard_families import FAMILIES, TUNING_SEEDS  # noqa: E402
 
 from tilesat.certify.verify import verify_tiling  # noqa: E402
+from tilesat.engines.local_change import mend_counts  # noqa: E402
 from tilesat.engines.prune import prune  # noqa: E402
 from tilesat.engines.repair_sweep import RepairSweep  # noqa: E402
 from tilesat.engines.sweep import Sweep, SweepStats, counts_hold, window_encoding  # noqa: E402
@@ -70,6 +72,8 @@ def first_tiling(variant: str, placements, timeout: float) -> tuple[float | None
                     chosen = Sweep(placements, window_encoding(encoding), stats=stats).run()
                 else:
                     chosen = RepairSweep(placements, window_encoding(encoding), stats=stats, alive=alive).run()
+                if chosen is not None and variant.startswith("repairing sweep"):  # as the search mends them
+                    chosen = mend_counts(placements, chosen, window_encoding(encoding), stats, alive=alive)
                 conflicts = stats.conflicts
                 if chosen is not None and not counts_hold(placements, chosen):
                     chosen = None
