@@ -173,3 +173,20 @@ def test_a_board_the_look_ahead_proves_untileable_is_none_on_every_path(board, p
             assert result.verdict == "none" and not result.tilings, (method, jobs)
             assert result.reason is None or "colouring" not in result.reason  # no board check answered
             assert solve(instance, method, jobs=jobs).verdict == "none", (method, jobs)
+
+
+def test_probing_stops_a_sweep_on_a_board_with_no_tiling():
+    # L-trominoes on 3x7 (no tiling; one step misses it, probing finds it): with the
+    # glance off, the sweep starts, and probing at its first step answers "none"
+    from tilesat import parse_pieces
+    from tilesat.engines.sat import TilingSearch
+
+    instance = Instance(Board.from_rows(["......."] * 3), parse_pieces("L3"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.sat.PROBE_AFTER", 0)
+        mp.setattr(TilingSearch, "_glance", lambda self: None)
+        result = check_unique(instance, "sweep")
+    assert result.verdict == "none" and "each placement on it" in result.reason
+    assert result.stats["look_ahead"]["probing"]["dead"] > 0
+    assert result.stats["sweep"]["windows"] == 0 and result.stats["sweep"]["found_by"] == []
