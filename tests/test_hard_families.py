@@ -126,6 +126,9 @@ def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(s
     assert result.verdict == "none" and "each placement on it" in result.reason
     assert not result.stats["certificate_check"]["ran"]
     assert ("probing" in result.stats["look_ahead"]) == (by == "probing")
+    if by == "one step":  # --jobs too: the look-ahead in the parent answers, no member races
+        raced = check_unique(instance, jobs=2)
+        assert raced.verdict == "none" and raced.reason == result.reason and "portfolio" not in raced.stats
     with TilingSearch(instance, certificates=False) as whole_board:
         assert whole_board.next() is None and whole_board.stats()["conflicts"] is not None
 

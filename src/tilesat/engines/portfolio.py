@@ -49,9 +49,10 @@ from ..sat.objectives import objective_for
 from ..sat.options import SatOptions
 from ..sat.solvers import EXTERNAL_PREFIX, OPEN_BOARD_OPTIONS, default_options, is_plugin_solver, make_solver
 from ..model.tiling import Tiling
+from ..certify.certificate import CertificateError
 from ..certify.verify import VerificationError, verify_tiling
 from .base import Engine, Job, Progress
-from .prune import forced_tiling, prune
+from .prune import forced_tiling, no_tiling_reason, prune
 from .local_change import mend_counts, other_tiling
 from .repair_sweep import ATTEMPTS, RepairSweep
 from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, window_encoding, window_solver
@@ -419,9 +420,9 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
                 configs, alive, blocked = configurations(job.jobs, options.encoding, options.solver), None, []
                 if job.sweep:
                     stats["sweep"] = {"found_by": []}
-                    alive, settled = _look_ahead(placements, found, stats)
-                    if settled:
-                        return reason  # the board's one candidate tiling: no other
+                    alive, settled, reason = _look_ahead(placements, found, stats)
+                    if settled or reason is not None:
+                        return reason  # the board's one candidate tiling, or none
                     racing = sweep_configurations(job.jobs, options.encoding, options.solver)
                     if _sweeps_race(racing, job.jobs):
                         configs = racing
@@ -449,22 +450,31 @@ def _sweeps_race(members: list[Config], jobs: int) -> bool:
     return sum(1 for m in members if m.sweep_attempts) >= 2 and jobs <= cores()
 
 
-def _look_ahead(placements, found: list, stats: dict) -> tuple[np.ndarray | None, bool]:
-    """The look-ahead before the sweep (boards of SWEEP_MIN_AREA cells or more): the placements
-    that may be in a tiling (the others are left out of every search), and whether it settled
-    the board (one placement left per cell: that candidate tiling, checked, goes into ``found``,
-    and there is no other; a count it breaks leaves it to the search)."""
-    if placements.instance.board.area < SWEEP_MIN_AREA:
-        return None, False
+def _look_ahead(placements, found: list, stats: dict) -> tuple[np.ndarray | None, bool, str | None]:
+    """The look-ahead before the sweep (exact boards of SWEEP_MIN_AREA cells or more): the
+    placements that may be in a tiling (the others are left out of every search); whether it
+    settled the board (one placement left per cell: that candidate tiling, checked, goes into
+    ``found``, and there is no other; a count it breaks leaves it to the search); and why there
+    is no tiling when it left a cell without a placement (its log replayed: .prune.no_tiling_reason)."""
+    board = placements.instance.board
+    if board.area < SWEEP_MIN_AREA or not board.exact:
+        return None, False, None
     pruned = prune(placements)
     stats["look_ahead"] = {**pruned.stats(), "settled": False}
+    try:
+        reason = no_tiling_reason(placements, pruned)
+    except CertificateError as e:  # never seen; the members decide without it then
+        stats["look_ahead"]["error"] = f"BUG: the look-ahead's deaths do not check: {e}"
+        reason = None
+    if reason is not None:
+        return pruned.alive, False, reason
     chosen = forced_tiling(placements, pruned)
     if chosen is None or not counts_hold(placements, chosen):
-        return pruned.alive, False
+        return pruned.alive, False, None
     found.append(verify_tiling(placements.instance, Tiling.from_placements(placements, chosen)))
     stats["sweep"]["found_by"].append("look-ahead")
     stats["look_ahead"]["settled"] = True
-    return pruned.alive, True
+    return pruned.alive, True, None
 
 
 def _sweep_first(placements, count, options, progress, alive, found: list, stats: dict) -> list:

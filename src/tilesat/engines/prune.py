@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..certify.certificate import CertificateError
+from ..certify.deaths import check_deaths
 from ..model.placements import Placements
 from ..running.control import deadline
 
@@ -71,6 +73,18 @@ class Pruned:
 
     def stats(self) -> dict:
         return {"dead": self.dead, "of": int(self.alive.size), "seconds": round(self.seconds, 6)}
+
+
+def no_tiling_reason(placements: Placements, pruned: Pruned) -> str | None:
+    """Why there is no tiling when the look-ahead left an open cell without a placement,
+    once the log of its deaths is replayed by code that did not write it (certify.deaths);
+    None when no cell was lost.  Raises CertificateError when the log does not check."""
+    if pruned.lost is None:
+        return None
+    check_deaths(placements, pruned.deaths, pruned.lost)
+    return (f"no piece can cover cell {placements.instance.board.cell(pruned.lost)}: each placement on it, "
+            f"put down with the placements it forces, leaves some cell uncovered "
+            f"({pruned.dead:,} placements ruled out, each one's reason checked)")
 
 
 def forced_tiling(placements: Placements, pruned: Pruned) -> list[int] | None:

@@ -21,7 +21,6 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ..certify.certificate import Certificate, CertificateError
-from ..certify.deaths import check_deaths
 from ..certify.checks import obstruction, placement_check
 from ..certify.schedule import LpBudget
 from ..certify.verify import verify_tiling
@@ -39,7 +38,7 @@ from ..sat.symbreak import symmetry_breaking
 from .base import Context, Engine, Job, Progress
 from .portfolio import PORTFOLIO
 from ..certify.colourings import colouring_certificate
-from .prune import Pruned, forced_tiling, probe, prune
+from .prune import Pruned, forced_tiling, no_tiling_reason, probe, prune
 from .local_change import mend_counts, other_tiling
 from .repair_sweep import RepairSweep
 from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_problem,
@@ -211,13 +210,10 @@ class TilingSearch:
         """The look-ahead left an open cell without a placement: no tiling, said once the
         log of its deaths is replayed by code that did not write it (certify.deaths)."""
         try:
-            check_deaths(self.placements, pruned.deaths, pruned.lost)
+            self.reason = no_tiling_reason(self.placements, pruned)
         except CertificateError as e:  # never seen; the search decides without it then
             self.look_ahead_error = f"BUG: the look-ahead's deaths do not check: {e}"
             return
-        self.reason = (f"no piece can cover cell {self.instance.board.cell(pruned.lost)}: each placement on it, "
-                       f"put down with the placements it forces, leaves some cell uncovered "
-                       f"({pruned.dead:,} placements ruled out, each one's reason checked)")
         if self._lp_plan is not None:
             self._lp_plan.done("the look-ahead answered first")
 
