@@ -114,7 +114,7 @@ def test_after_a_sweep_that_gave_up_the_whole_board_is_pairwise_with_the_sat_opt
 @pytest.mark.parametrize("seed, by", [(115, "one step"), pytest.param(208, "probing", marks=pytest.mark.slow)])
 def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(seed, by, monkeypatch):
     """L4-blocked-balanced-40 boards (tuning side) with no tiling: one step of look-ahead
-    leaves a cell without a placement (115), or probing does at the sweep's first repair
+    leaves a cell without a placement (115), or probing does once the search has run a while
     (208); check-unique says "none" with no whole-board solver and no LP, and one CDCL run
     over the whole board, without the look-ahead, agrees."""
     from tilesat.engines.sat import TilingSearch

@@ -80,9 +80,18 @@ def test_mending_trades_a_piece_used_too_often_for_one_missing():
     assert oracle_checker(instance)(as_key(Tiling.from_placements(placements, mended)))
 
 
-def test_mending_stops_at_the_time_limit():
-    # a 60x60 board of dominoes where the rules ask for 400 squares: many boxes to mend
-    # (half a second without the limit)
+def test_mending_stops_at_the_time_limit(monkeypatch):
+    # a 60x60 board of dominoes where the rules ask for 400 squares: many boxes to mend,
+    # each made slower than the limit's share so that the limit always comes first
+    from tilesat.engines import local_change
+
+    retile = local_change.Regions.retile
+
+    def slow_retile(self, *args, **kwargs):
+        time.sleep(0.02)
+        return retile(self, *args, **kwargs)
+
+    monkeypatch.setattr(local_change.Regions, "retile", slow_retile)
     instance = Instance(Board.rectangle(60, 60), (PieceRule(parse_pieces("I2")[0].piece, "free"),
                                                   PieceRule(parse_pieces("O4")[0].piece, "free", 400, INF)))
     placements = generate_placements(instance)

@@ -7,11 +7,12 @@
 
    Probing (probe_slice), after that fixpoint: put p down and propagate, cell by cell,
    what that forces (a cell left with one candidate gets it); p dies when some open cell
-   is left with none.  Rounds over every live placement until one kills nothing.
+   is left with none.  Rounds over every live placement, until one kills nothing or the
+   caller's cap on rounds (prune.ROUNDS).
 
    Each death is logged with its reason (the cell left with no candidate and the forced
    placements that led there), so that code other than this file can replay it
-   (tilesat.certify.kills) before "no tiling" is said on its strength.
+   (tilesat.certify.deaths) before "no tiling" is said on its strength.
 
    The loops run in slices of about `budget` steps and keep all their state in arrays the
    caller owns, so that the caller can check its deadline and Ctrl-C between slices. */

@@ -125,8 +125,8 @@ RULES = (
     Rule("find", "sweep", f"on flat boards of {SWEEP_MIN_AREA}+ open cells where pieces repeat, freely or within "
          "counts that can fill the board",
          lambda job: (f"a big flat board ({job.instance.board.area} open cells) and pieces that may repeat"
-                      + ("" if not any(r.bounded for r in job.instance.rules) else
-                         " within counts that can fill it (the sweep's tiling mended to them box by box)")
+                      + (" within counts that can fill it (the sweep's tiling mended to them box by box)"
+                         if any(r.bounded for r in job.instance.rules) else "")
                       + ": SAT windows swept across it, mended where one fails, find tilings; one SAT run proves "
                       "there are no (more)")
          if job.instance.board.area >= SWEEP_MIN_AREA and sweep_problem(job.instance) is None
@@ -134,9 +134,8 @@ RULES = (
          "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s; "
          "on 11 families of 40x40-100x100 boards made differently the sweep was faster on 9, one run on one "
          "(L3+P5 packed breadth-first: 16.5 s against 19.0 s); the 12 pentominoes on 40x40 packings with counts "
-         "(tuning boards; loose: 4.5-7 s; each as packed +-8 or +-2: 8-18 s) by the sweep and mended counts, one "
-         "SAT run past 60 s "
-         "(docs/benchmarks/hard-families.md)"),
+         "and loose counts: the sweep and mended counts 3.0-4.5 s to a first tiling, one SAT run past 30 s "
+         "(tuning boards, docs/benchmarks/hard-families.md)"),
     Rule("find", "sat", "otherwise", lambda job: "pieces that may repeat: SAT"),
     # --- count
     Rule("count", "blocking", "when --solver is given",

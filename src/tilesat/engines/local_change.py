@@ -10,8 +10,8 @@ covered exactly once: a small SAT formula), the rest of the tiling kept.
   a local change of the first.
 * :func:`mend_counts`: piece counts bind the whole board, which no window of
   the sweep sees, so the sweep's tiling may use a piece more often than its
-  rule allows, or not at all (on the 12 pentominoes with loose counts CDCL
-  favours the first piece: 81 F5 where 48 are allowed, and no X5).  Each box's
+  rule allows, or not at all (CDCL tends to favour the first piece and leave
+  others out).  Each box's
   region is tiled again with the counts as bounds on what it may hold, given
   what lies outside it: a piece the rest of the board has enough of is left out
   of it, a missing piece is asked for in a region where one fits, and no count
@@ -38,6 +38,8 @@ from .sweep import MIN_BUDGET, SweepStats, _Geometry, counts_hold
 
 #: other_tiling: the box's side in cells, and how many boxes it tries at most.
 BOX, MAX_BOXES = 8, 256
+#: Why a sweep's tiling is not kept when mend_counts could not bring its counts within their rules.
+BROKEN_COUNTS = "its tiling breaks the piece counts"
 #: mend_counts: the box's side (wider than other_tiling's: a region must hold
 #: other pieces than the ones it gives up), boxes every MEND_BOX // 2 cells, at
 #: most MEND_PASSES passes over the board; a box's conflicts at most MEND_BUDGET.
@@ -199,7 +201,8 @@ def mend_counts(placements: Placements, chosen: list[int], encoding: str = "ladd
                 alive: np.ndarray | None = None, progress: Callable | None = None) -> list[int] | None:
     """``chosen`` when its piece counts hold, else a tiling made from it by re-tiling
     boxes until they do (``stats.mend``: boxes tried, mended, conflicts, seconds), or
-    None when MEND_PASSES passes over the board leave a count broken."""
+    None when MEND_PASSES passes over the board leave a count broken (``stats.gave_up``
+    says so: the sweep's tiling is not kept)."""
     if counts_hold(placements, chosen):
         return chosen
     stats = stats if stats is not None else SweepStats()
@@ -242,7 +245,10 @@ def mend_counts(placements: Placements, chosen: list[int], encoding: str = "ladd
                         break
             if mended == before:
                 break
-        return regions.chosen.tolist() if counts_hold(placements, regions.chosen) else None
+        if counts_hold(placements, regions.chosen):
+            return regions.chosen.tolist()
+        stats.gave_up = BROKEN_COUNTS
+        return None
     finally:
         stats.mend = {"boxes": tried, "mended": mended, "conflicts": boxes.conflicts,
                       "seconds": round(time.perf_counter() - t0, 6)}

@@ -9,7 +9,9 @@ configurations at once and taking the first answer cuts the tail.
 Each member (:class:`Config`: an encoding, CaDiCaL options, initial
 phases) runs in a forked :class:`~tilesat.running.control.Child`, compiles its own
 formula from the placements the parent generated (inherited by the fork),
-and answers the same question over and over:
+and answers the same question over and over.  On boards the sweep takes, members
+may instead make some of the repairing sweep's attempts (:func:`sweep_configurations`):
+they report tilings, never "none".
 
 - ``solve``: the first member to answer wins (a tiling, checked here with
   the independent checker, or "none"); the others are killed at once;
@@ -148,9 +150,8 @@ def sweep_configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
     """The ``jobs`` members of a race on a board the sweep takes: members that each make
     some of the repairing sweep's attempts (each starts from another corner, with another
     encoding: a lottery per attempt), about half of the members and at most one per attempt,
-    then the CDCL members.  Why: made one after the other, failed attempts cost 6-19 s before
-    any CDCL run started on the boards where sweeps fail (docs/benchmarks/hard-families.md);
-    raced, the first through wins."""
+    then the CDCL members.  Why: one after the other, failed attempts delay every CDCL run
+    where sweeps fail (docs/benchmarks/hard-families.md); raced, the first through wins."""
     sweeps = max(1, min(ATTEMPTS, jobs // 2))
     members = [Config(f"sweep-{k + 1}", sweep_attempts=tuple(range(k, ATTEMPTS, sweeps))) for k in range(sweeps)]
     return members + configurations(jobs - sweeps, encoding, solver)
@@ -224,7 +225,8 @@ def _tiling_member(conn, config: Config, placements, encoding, solver_name, card
 def _sweep_member(conn, config: Config, placements, encoding, solver_name, card, blocked=(), alive=None) -> None:
     """The repairing sweep's attempts ``config.sweep_attempts``: ("tiling", chosen, conflicts)
     for its tiling and for one the local change finds near it, then ("gave up", why, conflicts).
-    A sweep proves nothing: "none" and "unique" stay with the CDCL members."""
+    A sweep proves nothing: "none" and "unique" stay with the CDCL members.  ``card`` and
+    ``blocked`` are the CDCL members' (the parent drops a tiling found before by its key)."""
     encoding = window_encoding(resolve_encoding(encoding, placements))
     solver = window_solver(solver_name)
     sweep_stats = SweepStats()
@@ -233,15 +235,16 @@ def _sweep_member(conn, config: Config, placements, encoding, solver_name, card,
     chosen = sweep.run()
     if chosen is not None:
         chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive)
-    why = sweep_stats.gave_up or "its tiling breaks the piece counts"
-    if chosen is not None:
-        conn.send(("tiling", chosen, sweep_stats.conflicts))
-        conn.recv()  # the tilings found so far: the local change looks near its own
-        chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver, alive)
-        if chosen is not None:
-            conn.send(("tiling", chosen, sweep_stats.conflicts))
-            conn.recv()
-        why = "no other tiling near its own (which proves nothing)"
+    if chosen is None:
+        conn.send(("gave up", sweep_stats.gave_up, sweep_stats.conflicts))
+        return
+    conn.send(("tiling", chosen, sweep_stats.conflicts))
+    conn.recv()  # the tilings found so far: the local change looks near its own
+    other = other_tiling(placements, chosen, encoding, sweep_stats, solver, alive)
+    if other is not None:
+        conn.send(("tiling", other, sweep_stats.conflicts))
+        conn.recv()
+    why = "nothing more to offer" if other is not None else "no other tiling near its own (which proves nothing)"
     conn.send(("gave up", why, sweep_stats.conflicts))
 
 
@@ -394,8 +397,9 @@ class PortfolioEngine(Engine):
 
     def find(self, job: Job, count: int, progress: Progress, found: list[Tiling], stats: dict) -> str | None:
         """The board checks, then ``job.jobs`` configurations racing (:func:`race_tilings`);
-        with ``job.sweep``, members that make the repairing sweep's attempts race from the
-        start (:func:`sweep_configurations`).
+        with ``job.sweep``, the look-ahead first, then the repairing sweep's attempts as
+        members of the race (:func:`sweep_configurations`) where :func:`_sweeps_race`, else
+        the whole sweep in the parent (:func:`_sweep_first`) and the race for what it leaves.
         No LP certificate here: the members are all SAT; --jobs 1 has it."""
         return _find(job, count, progress, found, stats)
 
@@ -487,8 +491,6 @@ def _sweep_first(placements, count, options, progress, alive, found: list, stats
     chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).run(progress)
     if chosen is not None:
         chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive, progress)
-        if chosen is None:
-            sweep_stats.gave_up = "its tiling breaks the piece counts"
     try:
         for how in ("sweep", "local change"):
             if chosen is None or len(found) >= count:

@@ -1,4 +1,4 @@
-"""Placements that are in no tiling, found by one step of look-ahead.
+"""Placements that are in no tiling, found by one step of look-ahead, and by probing.
 
 A placement p is *dead* when some open cell outside it can only be covered
 by placements that overlap p: put p down and that cell is lost.  Removing
@@ -19,6 +19,12 @@ Compiled (C, engines/_prune.c, built at install): 0.03-0.25 s on 40x40 to
 100x100 boards, where the same loop in Python takes 1-2 s.  It runs in slices
 of SLICE steps (milliseconds each), the deadline checked and Ctrl-C seen
 between them: on an open 300x300 board the whole loop takes seconds.
+
+Probing (:func:`probe`) goes further where a search asks for it: each live placement is
+put down and what it forces followed (a cell left with one candidate takes it); it dies
+when a cell is left with none.  Every death is logged with its reason (:class:`Deaths`),
+and when an open cell is left without a placement, :func:`no_tiling_reason` says "no
+tiling" only after certify.deaths has replayed that log.
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..certify.certificate import CertificateError
 from ..certify.deaths import check_deaths
 from ..model.placements import Placements
 from ..running.control import deadline
@@ -65,7 +70,7 @@ class Pruned:
     lost: int | None
     seconds: float
     deaths: Deaths | None = None
-    probing: dict | None = None  # what probing added (.probe): deaths, probes, rounds, seconds
+    probing: dict | None = None  # what probing added (.probe): dead, probes, rounds, seconds
 
     @property
     def dead(self) -> int:
@@ -78,7 +83,8 @@ class Pruned:
 def no_tiling_reason(placements: Placements, pruned: Pruned) -> str | None:
     """Why there is no tiling when the look-ahead left an open cell without a placement,
     once the log of its deaths is replayed by code that did not write it (certify.deaths);
-    None when no cell was lost.  Raises CertificateError when the log does not check."""
+    None when no cell was lost.  Raises certify.certificate.CertificateError when the log
+    does not check."""
     if pruned.lost is None:
         return None
     check_deaths(placements, pruned.deaths, pruned.lost)
@@ -144,9 +150,8 @@ def prune(placements: Placements) -> Pruned:
     return Pruned(state[0].astype(bool), None if lost < 0 else lost, time.perf_counter() - t0, log.deaths())
 
 
-#: Probing's rounds at most: one over every live placement, and one more where it killed
-#: some (on L4 40x40 boards with random blocked cells, rounds after the second found no
-#: other lost cell: docs/benchmarks/hard-families.md).
+#: Probing's rounds at most: one over every live placement, one more where it killed some
+#: (later rounds found little: docs/benchmarks/hard-families.md).
 ROUNDS = 2
 
 

@@ -35,7 +35,7 @@ from ..running.control import deadline, sigint_held
 from ..sat.encodings import get_encoding
 from ..model.placements import Placements
 from ..sat.solvers import DEFAULT_SOLVER, _conflicts, _raw_add_clause, solve_quietly
-from .sweep import BUDGET_PER_CELL, CORNERS, MIN_BUDGET, STEP, WINDOW, Stepping, SweepStats, _Geometry, counts_hold
+from .sweep import BUDGET_PER_CELL, CORNERS, MIN_BUDGET, STEP, WINDOW, Stepping, SweepStats, _Geometry
 
 #: The neighbourhood taken back around a failed window's cells, in cells
 #: (Chebyshev distance); it grows by GROW at each failure until the front moves.
@@ -119,7 +119,7 @@ class RepairSweep(Stepping):
     def keep_attempts(self, indices) -> RepairSweep:
         """Make only these of its attempts (their encodings and corners), in this order: a
         portfolio member's share (engines.portfolio); starts the first of them."""
-        self.attempts = [self.attempts[i % len(self.attempts)] for i in indices]
+        self.attempts = [self.attempts[i] for i in indices]
         self._start(0)
         return self
 

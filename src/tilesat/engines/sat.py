@@ -55,10 +55,9 @@ GLANCE_MAX_BLOCKED = 0.02
 #: (docs/benchmarks/hard-families.md).
 AFTER_SWEEP_PAIRWISE_UP_TO = 20.0
 #: Probing (.prune.probe) waits, during a sweep, until the search has taken this many times
-#: what the look-ahead took (probing takes one to three times that): boards the sweep
-#: tiles sooner, such as P5 40x40 packings in a tenth of a second, never pay for it.
+#: what the look-ahead took (probing takes one to three times that): boards the sweep tiles
+#: sooner never pay for it.
 PROBE_AFTER = 10
-
 
 
 class _Answered(Exception):
@@ -121,6 +120,7 @@ class TilingSearch:
         self.found = 0
         self.last_chosen: list[int] = []
         self._sweeper: RepairSweep | None = None
+        self._window_config: tuple[str, str] | None = None
         self.sweep_stats = SweepStats()
         self.found_by: list[str] = []  # how each tiling was found: "sweep", "local change" or "solver"
         self._local_tried = False
@@ -350,9 +350,8 @@ class TilingSearch:
             self._progress("looking for a second tiling near the first")
             t0 = time.perf_counter()
             try:
-                chosen = other_tiling(self.placements, self.last_chosen, window_encoding(self.encoding),
-                                      self.sweep_stats, window_solver(self.solver_name),
-                                      None if self.pruned is None else self.pruned.alive)
+                encoding, solver = self._windows()
+                chosen = other_tiling(self.placements, self.last_chosen, encoding, self.sweep_stats, solver, self._alive)
             finally:
                 self.solve_seconds += time.perf_counter() - t0
             if chosen is not None:
@@ -388,25 +387,35 @@ class TilingSearch:
         finally:
             self.solve_seconds += time.perf_counter() - t0
 
+    def _windows(self) -> tuple[str, str]:
+        """The encoding and solver of the sweep's windows and of the boxes that mend its counts
+        or look for a second tiling: set once, before a failed sweep changes the whole board's
+        encoding (_after_failed_sweep)."""
+        if self._window_config is None:
+            self._window_config = (window_encoding(self.encoding), window_solver(self.solver_name))
+        return self._window_config
+
+    @property
+    def _alive(self) -> np.ndarray | None:
+        """The placements the look-ahead left (None: it did not run)."""
+        return None if self.pruned is None else self.pruned.alive
+
     def _sweep(self, pause: bool = False) -> list[int] | None:
         """The sweep's tiling, or None: it gave up, or (``pause``) paused before a window
         wider than its trouble width (sweep.Stepping.trouble_width).
         It resumes where a pause or a time limit left it."""
         if self._sweeper is None:
-            self._sweeper = RepairSweep(self.placements, window_encoding(self.encoding),
-                                        window_solver(self.solver_name), self.sweep_stats,
-                                        None if self.pruned is None else self.pruned.alive)
+            encoding, solver = self._windows()
+            self._sweeper = RepairSweep(self.placements, encoding, solver, self.sweep_stats, self._alive)
         if self._sweeper.done:
             return None
         t0 = time.perf_counter()
         try:
             chosen = self._sweeper.run(self._probing_after_a_while, self._sweeper.trouble_width if pause else None)
             if chosen is not None:
-                chosen = mend_counts(self.placements, chosen, window_encoding(self.encoding), self.sweep_stats,
-                                     window_solver(self.solver_name), None if self.pruned is None else self.pruned.alive,
+                encoding, solver = self._windows()
+                chosen = mend_counts(self.placements, chosen, encoding, self.sweep_stats, solver, self._alive,
                                      self._progress)
-                if chosen is None:
-                    self.sweep_stats.gave_up = "its tiling breaks the piece counts"
         except _Answered:
             return None
         finally:
@@ -428,9 +437,10 @@ class TilingSearch:
                 raise _Answered
 
     def _after_failed_sweep(self) -> None:
-        """The whole-board solver takes over from a sweep that gave up: its formula, when not
-        built yet, is pairwise where ``--encoding auto`` would have picked commander
-        (AFTER_SWEEP_PAIRWISE_UP_TO), and it gets the --sat options (:meth:`_ensure_solver`)."""
+        """The whole-board solver takes over from a sweep that gave up: picks a pairwise formula,
+        when not built yet, where ``--encoding auto`` would have picked commander
+        (AFTER_SWEEP_PAIRWISE_UP_TO); :meth:`_ensure_solver` gives that solver the --sat options.
+        The windows keep their encoding (:meth:`_windows`)."""
         if (self._card_waiting is not None and self._auto_encoding
                 and self.placements.candidates_per_cell() <= AFTER_SWEEP_PAIRWISE_UP_TO):
             self.encoding = "pairwise"

@@ -300,7 +300,7 @@ def count_clauses(placements: Placements, top: int, card: str) -> tuple[list[lis
 
 def most_tiles(placements: Placements, rule) -> int:
     """How many tiles of this rule's piece fit on the board at most (tiles do not overlap): an upper
-    count at least this large holds in every tiling (2 x packed + 2 of a pentomino often does)."""
+    count at least this large holds in every tiling (loose upper counts often are)."""
     return placements.instance.board.area // max(1, rule.piece.size)
 
 
