@@ -197,3 +197,24 @@ def test_probing_stops_a_sweep_on_a_board_with_no_tiling():
     assert result.verdict == "none" and "each placement on it" in result.reason
     assert result.stats["look_ahead"]["probing"]["dead"] > 0
     assert result.stats["sweep"]["windows"] == 0 and result.stats["sweep"]["found_by"] == []
+
+
+def test_a_death_log_that_does_not_replay_says_no_none_and_the_search_decides():
+    # the replay refuses the log (as it would a wrong one): no "none" on its strength, the
+    # error in the stats, and the verdict from the search (the solver, or the portfolio's members)
+    from tilesat import parse_pieces
+    from tilesat.certify.certificate import CertificateError
+
+    def refuse(placements, deaths, lost):
+        raise CertificateError("a test: this log does not replay")
+
+    instance = Instance(Board.from_rows([".....", ".....", "#.##."]), parse_pieces("L3"))
+    with pytest.MonkeyPatch.context() as mp:
+        for where in ("sat", "portfolio"):
+            mp.setattr(f"tilesat.engines.{where}.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.prune.check_deaths", refuse)
+        for method, jobs in (("sat", 1), ("sweep", 2)):
+            result = check_unique(instance, method, jobs=jobs)
+            assert result.verdict == "none", (method, jobs)
+            assert result.reason is None or "each placement on it" not in result.reason, (method, jobs)
+            assert result.stats["look_ahead"]["error"].startswith("BUG: the look-ahead's deaths do not check"), (method, jobs)

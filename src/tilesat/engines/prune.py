@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..certify.certificate import CertificateError
 from ..certify.deaths import check_deaths
 from ..model.placements import Placements
 from ..running.control import deadline
@@ -80,17 +81,20 @@ class Pruned:
         return {"dead": self.dead, "of": int(self.alive.size), "seconds": round(self.seconds, 6)}
 
 
-def no_tiling_reason(placements: Placements, pruned: Pruned) -> str | None:
-    """Why there is no tiling when the look-ahead left an open cell without a placement,
-    once the log of its deaths is replayed by code that did not write it (certify.deaths);
-    None when no cell was lost.  Raises certify.certificate.CertificateError when the log
-    does not check."""
+def no_tiling_reason(placements: Placements, pruned: Pruned) -> tuple[str | None, str | None]:
+    """(why there is no tiling, what went wrong): the first when the look-ahead left an open
+    cell without a placement and the log of its deaths replays in code that did not write it
+    (certify.deaths); the second when that log does not replay (never seen: then no "none"
+    is said on its strength, and the caller's search decides).  (None, None): no cell lost."""
     if pruned.lost is None:
-        return None
-    check_deaths(placements, pruned.deaths, pruned.lost)
+        return None, None
+    try:
+        check_deaths(placements, pruned.deaths, pruned.lost)
+    except CertificateError as e:
+        return None, f"BUG: the look-ahead's deaths do not check: {e}"
     return (f"no piece can cover cell {placements.instance.board.cell(pruned.lost)}: each placement on it, "
             f"put down with the placements it forces, leaves some cell uncovered "
-            f"({pruned.dead:,} placements ruled out, each one's reason checked)")
+            f"({pruned.dead:,} placements ruled out, each one's reason checked)"), None
 
 
 def forced_tiling(placements: Placements, pruned: Pruned) -> list[int] | None:

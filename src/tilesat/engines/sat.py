@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..certify.certificate import Certificate, CertificateError
+from ..certify.certificate import Certificate
 from ..certify.checks import obstruction, placement_check
 from ..certify.schedule import LpBudget
 from ..certify.verify import verify_tiling
@@ -209,11 +209,11 @@ class TilingSearch:
     def _lost_cell(self, pruned: Pruned) -> None:
         """The look-ahead left an open cell without a placement: no tiling, said once the
         log of its deaths is replayed by code that did not write it (certify.deaths)."""
-        try:
-            self.reason = no_tiling_reason(self.placements, pruned)
-        except CertificateError as e:  # never seen; the search decides without it then
-            self.look_ahead_error = f"BUG: the look-ahead's deaths do not check: {e}"
+        reason, error = no_tiling_reason(self.placements, pruned)
+        if reason is None:  # its log did not replay: the search decides without it
+            self.look_ahead_error = error
             return
+        self.reason = reason
         if self._lp_plan is not None:
             self._lp_plan.done("the look-ahead answered first")
 
