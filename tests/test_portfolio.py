@@ -150,9 +150,9 @@ def test_sweep_attempts_race_as_members_when_each_has_a_core(monkeypatch):
         "sweep-1": "repairing sweep, attempt 1, 3", "sweep-2": "repairing sweep, attempt 2, 4"}
     assert set(result.stats["sweep"]["found_by"]) <= {"sweep", "local change", "solver"}
     # fewer than four members, or more members than cores: the whole sweep first, in the parent
-    assert not portfolio._sweeps_race(sweep_configurations(3, "auto", "cadical195"), 3)
+    assert not portfolio._sweeps_race(3)
     monkeypatch.setattr(portfolio, "cores", lambda: 2)
-    assert not portfolio._sweeps_race(sweep_configurations(4, "auto", "cadical195"), 4)
+    assert not portfolio._sweeps_race(4)
 
 
 def test_jobs_values():

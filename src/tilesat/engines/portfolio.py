@@ -151,9 +151,14 @@ def sweep_configurations(jobs: int, encoding: str, solver: str) -> list[Config]:
     encoding: a lottery per attempt), about half of the members and at most one per attempt,
     then the CDCL members.  Why: one after the other, failed attempts delay every CDCL run
     where sweeps fail (docs/benchmarks/hard-families.md); raced, the first through wins."""
-    sweeps = max(1, min(ATTEMPTS, jobs // 2))
+    sweeps = _sweep_members(jobs)
     members = [Config(f"sweep-{k + 1}", sweep_attempts=tuple(range(k, ATTEMPTS, sweeps))) for k in range(sweeps)]
     return members + configurations(jobs - sweeps, encoding, solver)
+
+
+def _sweep_members(jobs: int) -> int:
+    """How many of ``jobs`` members make the sweep's attempts: about half, at most one per attempt."""
+    return max(1, min(ATTEMPTS, jobs // 2))
 
 
 # --- the member's side (in the child) -------------------------------------
@@ -221,6 +226,23 @@ def _tiling_member(conn, config: Config, placements, encoding, solver_name, card
             solver.add_clause(clause)
 
 
+def _sweep_tilings(sweep: RepairSweep, placements, encoding: str, solver: str, alive, progress=None):
+    """The sweep's tiling (its counts mended), then one the local change finds near it: up to two
+    tilings, not verified here, each computed only when the caller asks for it; none when the
+    sweep gives up (``sweep.stats.gave_up`` says why)."""
+    chosen = sweep.run(progress)
+    if chosen is not None:
+        chosen = mend_counts(placements, chosen, encoding, sweep.stats, solver, alive, progress)
+    if chosen is None:
+        return
+    yield chosen
+    if progress is not None:
+        progress("looking for a second tiling near the first")
+    other = other_tiling(placements, chosen, encoding, sweep.stats, solver, alive)
+    if other is not None:
+        yield other
+
+
 def _sweep_member(conn, config: Config, placements, encoding, solver_name, card, blocked=(), alive=None) -> None:
     """The repairing sweep's attempts ``config.sweep_attempts``: ("tiling", chosen, conflicts)
     for its tiling and for one the local change finds near it, then ("gave up", why, conflicts).
@@ -231,19 +253,12 @@ def _sweep_member(conn, config: Config, placements, encoding, solver_name, card,
     sweep_stats = SweepStats()
     conn.send(("compiled", {"encoding": encoding}))
     sweep = RepairSweep(placements, encoding, solver, sweep_stats, alive).keep_attempts(config.sweep_attempts)
-    chosen = sweep.run()
-    if chosen is not None:
-        chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive)
-    if chosen is None:
-        conn.send(("gave up", sweep_stats.gave_up, sweep_stats.conflicts))
-        return
-    conn.send(("tiling", chosen, sweep_stats.conflicts))
-    conn.recv()  # the tilings found so far: the local change looks near its own
-    other = other_tiling(placements, chosen, encoding, sweep_stats, solver, alive)
-    if other is not None:
-        conn.send(("tiling", other, sweep_stats.conflicts))
-        conn.recv()
-    why = "nothing more to offer" if other is not None else "no other tiling near its own (which proves nothing)"
+    reported = 0
+    for chosen in _sweep_tilings(sweep, placements, encoding, solver, alive):
+        conn.send(("tiling", chosen, sweep_stats.conflicts))
+        conn.recv()  # the tilings found so far (a sweep blocks none: the parent drops repeats)
+        reported += 1
+    why = (sweep_stats.gave_up, "no other tiling near its own (which proves nothing)", "nothing more to offer")[reported]
     conn.send(("gave up", why, sweep_stats.conflicts))
 
 
@@ -426,9 +441,8 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
                     alive, settled, reason = _look_ahead(placements, found, stats)
                     if settled or reason is not None:
                         return reason  # the board's one candidate tiling, or none
-                    racing = sweep_configurations(job.jobs, options.encoding, options.solver)
-                    if _sweeps_race(racing, job.jobs):
-                        configs = racing
+                    if _sweeps_race(job.jobs):
+                        configs = sweep_configurations(job.jobs, options.encoding, options.solver)
                     else:
                         blocked = _sweep_first(placements, count, options, progress, alive, found, stats)
                 if len(found) < count:
@@ -445,12 +459,12 @@ def _find(job: Job, count: int, progress: Progress, found: list[Tiling], stats: 
     return reason
 
 
-def _sweeps_race(members: list[Config], jobs: int) -> bool:
+def _sweeps_race(jobs: int) -> bool:
     """Whether the sweep's attempts race as members: when several sweep members would race
     (the first through wins) and each member has a core.  Else the whole repairing sweep
     runs first, alone (:func:`_sweep_first`): its first attempt gets through on most boards,
     and a member beside it on a shared core slows it down (docs/benchmarks/hard-families.md)."""
-    return sum(1 for m in members if m.sweep_attempts) >= 2 and jobs <= cores()
+    return _sweep_members(jobs) >= 2 and jobs <= cores()
 
 
 def _look_ahead(placements, found: list, stats: dict) -> tuple[np.ndarray | None, bool, str | None]:
@@ -485,19 +499,15 @@ def _sweep_first(placements, count, options, progress, alive, found: list, stats
     encoding = window_encoding(resolve_encoding(options.encoding, placements))
     solver = window_solver(options.solver)
     sweep_stats, found_by, blocked = SweepStats(), stats["sweep"]["found_by"], []
-    chosen = RepairSweep(placements, encoding, solver, sweep_stats, alive).run(progress)
-    if chosen is not None:
-        chosen = mend_counts(placements, chosen, encoding, sweep_stats, solver, alive, progress)
+    sweep = RepairSweep(placements, encoding, solver, sweep_stats, alive)
     try:
-        for how in ("sweep", "local change"):
-            if chosen is None or len(found) >= count:
-                break
+        for how, chosen in zip(("sweep", "local change"), _sweep_tilings(sweep, placements, encoding, solver,
+                                                                          alive, progress)):
             found.append(verify_tiling(placements.instance, Tiling.from_placements(placements, chosen)))
             found_by.append(how)
             blocked.append(block_tiling(placements, chosen))
-            if len(found) < count:
-                progress("looking for a second tiling near the first")
-                chosen = other_tiling(placements, chosen, encoding, sweep_stats, solver, alive)
+            if len(found) >= count:
+                break  # before the local change is asked for
     finally:
         stats["sweep"].update({**sweep_stats.to_json(), "found_by": found_by})
     return blocked
