@@ -254,3 +254,20 @@ def test_a_packing_bound_starts_above_the_expansions_auxiliaries(solver):
     hypothesis test)."""
     instance = parse_instance("pieces: L3:0..2\n...\n...\n")
     assert pack(instance, "pieces", "incremental", encoding="native", solver=solver).optimum == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 6), low=st.integers(-1, 7), high=st.integers(-1, 7),
+       card=st.sampled_from(["seqcounter", "totalizer", "sortnetwrk", "cardnetwrk"]), bits=st.integers(0, 63))
+def test_between_holds_exactly_when_the_count_is_within_bounds(n, low, high, card, bits):
+    """formula.between (the piece counts of the whole board and of the local change's boxes):
+    an assignment of the literals extends to a model exactly when low <= count <= high."""
+    from tilesat.sat.formula import between
+
+    lits = list(range(1, n + 1))
+    clauses, top = between(lits, low, high, n, card)
+    assert top >= n and all(abs(v) <= top for clause in clauses for v in clause)
+    chosen = [v if bits >> (v - 1) & 1 else -v for v in lits]
+    with Solver(name="cadical195", bootstrap_with=[c for c in clauses if c]) as solver:
+        sat = [] not in clauses and solver.solve(assumptions=chosen)
+    assert sat == (low <= sum(v > 0 for v in chosen) <= high)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..model.placements import Placements
 from ..running.control import deadline, sigint_held
+from ..sat.formula import between
 from ..sat.solvers import DEFAULT_SOLVER
 from .repair_sweep import add_window, solve_sliced
 from .sweep import MIN_BUDGET, SweepStats, _Geometry, counts_hold
@@ -139,25 +140,14 @@ class Regions:
 def _count_clauses(rule_of: np.ndarray, bounds: tuple[np.ndarray, np.ndarray], top: int) -> tuple[list | None, int]:
     """(clauses, last variable): at least and at most so many of each piece among variables
     1..len(rule_of) (variable i + 1 is a placement of piece ``rule_of[i]``); auxiliaries after ``top``.
-    (None, top) when a piece is asked for more often than it has variables."""
-    from pysat.card import CardEnc, EncType
-
+    (None, top) when no region can meet them (a piece asked for more often than it has variables)."""
     at_least, at_most = bounds
     clauses: list = []
     for k in range(len(at_least)):
-        lits = (np.flatnonzero(rule_of == k) + 1).tolist()
-        low, high = int(at_least[k]), int(min(at_most[k], len(lits)))
-        if low > len(lits):
+        more, top = between((np.flatnonzero(rule_of == k) + 1).tolist(), int(at_least[k]), int(at_most[k]), top)
+        if [] in more:
             return None, top
-        if high == 0:
-            clauses.extend([-v] for v in lits)
-            continue
-        for bound, make in ((high, CardEnc.atmost), (low, CardEnc.atleast)):
-            if (make is CardEnc.atmost and bound >= len(lits)) or (make is CardEnc.atleast and bound <= 0):
-                continue  # holds whatever the region holds
-            enc = make(lits=lits, bound=bound, top_id=top, encoding=EncType.seqcounter)
-            clauses.extend(enc.clauses)
-            top = max(top, enc.nv)
+        clauses.extend(more)
     return clauses, top
 
 

@@ -273,28 +273,40 @@ def check_card_name(card: str) -> str:
 
 def count_clauses(placements: Placements, top: int, card: str) -> tuple[list[list[int]], int]:
     """Piece-count rules (``:N``, ``:A..B``) with a ``pysat.card`` encoding."""
-    from pysat.card import CardEnc, EncType
-
-    enc = getattr(EncType, check_card_name(card))
+    check_card_name(card)
     clauses: list[list[int]] = []
     for k, rule in enumerate(placements.instance.rules):
         if not rule.bounded:
             continue
         lits = (placements.of_rule(k) + 1).tolist()
-        lo, hi = rule.min, rule.max
-        if lo > len(lits):
-            clauses.append([])  # more copies required than there are places
-            continue
-        if lo == hi:
-            wanted = [(CardEnc.equals, lo)]
-        else:
-            wanted = [(CardEnc.atleast, lo)] if lo > 0 else []
-            if hi < min(len(lits), most_tiles(placements, rule)):  # else no tiling can break it
-                wanted.append((CardEnc.atmost, int(hi)))
-        for make, bound in wanted:
-            cnf = make(lits=lits, bound=bound, top_id=top, encoding=enc)
-            clauses.extend(cnf.clauses)
-            top = max(top, cnf.nv)
+        high = rule.max if rule.min == rule.max or rule.max < most_tiles(placements, rule) else len(lits)
+        more, top = between(lits, rule.min, high, top, card)  # an upper count no tiling can break: none
+        clauses.extend(more)
+    return clauses, top
+
+
+def between(lits: list[int], low: int, high: int, top: int, card: str = DEFAULT_CARD) -> tuple[list[list[int]], int]:
+    """(clauses, last variable): at least ``low`` and at most ``high`` of ``lits`` true, with the
+    ``pysat.card`` encoding ``card`` (auxiliaries after ``top``); bounds that hold whatever the
+    literals are get no clauses, and bounds nothing meets (``low`` above ``high`` or
+    ``len(lits)``) the empty clause."""
+    from pysat.card import CardEnc, EncType
+
+    n = len(lits)
+    high = min(high, n)
+    if low > high:
+        return [[]], top
+    if high == 0:
+        return [[-v] for v in lits], top
+    if low == high:
+        wanted = [(CardEnc.equals, low)]
+    else:
+        wanted = ([(CardEnc.atleast, low)] if low > 0 else []) + ([(CardEnc.atmost, high)] if high < n else [])
+    clauses: list[list[int]] = []
+    for make, bound in wanted:
+        cnf = make(lits=lits, bound=bound, top_id=top, encoding=getattr(EncType, card))
+        clauses.extend(cnf.clauses)
+        top = max(top, cnf.nv)
     return clauses, top
 
 
