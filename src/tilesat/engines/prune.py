@@ -15,8 +15,9 @@ random packings (tightly packed pieces leave many cells with few ways).
 Sound for tilings only (a packing may leave the lost cell empty): a search
 for tilings may add "not p" for each dead p and leave them out of its windows.
 
-Compiled (C, engines/_prune.c, built at install): 0.03-0.25 s on 40x40 to
-100x100 boards, where the same loop in Python takes 1-2 s.  It runs in slices
+Compiled (C, engines/_prune.c, built at install): 2-18 ms on the hard families'
+40x40 to 100x100 boards (0.3 s with the twelve pentominoes on 40x40), where the
+same loop in Python takes seconds.  It runs in slices
 of SLICE steps (milliseconds each), the deadline checked and Ctrl-C seen
 between them: on an open 300x300 board the whole loop takes seconds.
 
@@ -142,10 +143,13 @@ def prune(placements: Placements) -> Pruned:
         return Pruned(np.zeros(0, dtype=bool), None, 0.0)
     given = _given(placements)
     ncells = board.ncells
-    # the loop's state: alive, degree, seen_by, inside, count, touched, queued, queue, (head, tail, size, lost, examinations)
+    # the loop's state: alive, degree, seen_by, inside, touched, queue (every cell first, then
+    # the placements that die), (head, tail, size, lost, cell checks)
+    queue = np.zeros(count + ncells, np.int64)
+    queue[:ncells] = np.arange(ncells)
     state = (np.ones(count, np.int64), np.diff(given[2]), np.full(count, -1, np.int64),
-             np.full(ncells, -1, np.int64), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64),
-             np.ones(count, np.int64), np.arange(count, dtype=np.int64), np.array([0, 0, count, -1, 0], np.int64))
+             np.full(ncells, -1, np.int64), np.zeros(ncells, np.int64), queue,
+             np.array([0, ncells % (count + ncells), ncells, -1, 0], np.int64))
     log = _DeathLog(count)
     limit = deadline()
     while not dead_placements_slice(*given, *state, *log.arrays()[:4], SLICE):
