@@ -235,18 +235,14 @@ class RepairSweep(Stepping):
     def _solve(self, ids: np.ndarray, exact: np.ndarray, left: int) -> tuple[np.ndarray | None, np.ndarray | None]:
         """(the placements of a solution, None), (None, the cells that could not be
         covered together), or (None, None) when the budget ran out."""
-        geo = self.geo
-        cells, owner = geo.cells_of(ids)
-        order = np.lexsort((owner, cells))
-        cells, owner = cells[order], owner[order]
-        uniq, start, degree = np.unique(cells, return_index=True, return_counts=True)
-        must = np.flatnonzero(exact)
-        missing = np.setdiff1d(must, uniq)
-        if missing.size:
-            return None, missing
+        uniq, owner, start, degree = self.geo.by_cell(ids)
+        inside = exact[uniq]
+        if np.count_nonzero(inside) < np.count_nonzero(exact):
+            touched = np.zeros(exact.size, dtype=bool)
+            touched[uniq] = True
+            return None, np.flatnonzero(exact & ~touched)
         # every cell: exactly one of its placements or "left empty"; the window's cells assume not empty
         empty = np.arange(ids.size + 1, ids.size + 1 + uniq.size, dtype=np.int64)
-        inside = np.isin(uniq, must)
         assumptions = (-empty[inside]).tolist()
         budget = min(left, max(MIN_BUDGET, BUDGET_PER_CELL * len(assumptions)))
         from pysat.solvers import Solver
@@ -263,8 +259,8 @@ class RepairSweep(Stepping):
                 solver.solver.prev_assumps = assumptions  # what PySAT's get_core reads (solve_quietly bypasses it)
                 cell_of = dict(zip((-empty[inside]).tolist(), uniq[inside].tolist()))
                 failed = [cell_of[lit] for lit in (solver.get_core() or []) if lit in cell_of]
-                return None, np.array(sorted(failed) or must.tolist(), dtype=np.int64)
-            model = np.asarray(solver.get_model(), dtype=np.int64)
+                return None, np.array(sorted(failed), dtype=np.int64) if failed else np.flatnonzero(exact)
+            model = np.array(solver.get_model()[:ids.size], dtype=np.int64)  # the placements' variables come first
             true = model[(model > 0) & (model <= ids.size)]
             return ids[true - 1], None
         finally:
