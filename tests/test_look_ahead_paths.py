@@ -5,14 +5,18 @@ checked by the replay and means the oracle finds none; check-unique and solve by
 sweep with the look-ahead, probing during the sweep and mended counts, by the
 portfolio with the sweep (--jobs 2-4: the sweep first, or its attempts racing as
 members; a sweep that gives up), and with the LP's budget stopping the search
-anywhere, answer as the oracle does."""
+anywhere, answer as the oracle does; and so they do when the look-ahead's log is
+tampered with (a placement of a tiling marked dead): the replay refuses it and the
+search runs without its deaths."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_optional_colours import _key, instances as marked_instances, oracle_tilings
-from test_property import as_key, oracle, oracle_checker
+from test_property import as_key, instances, oracle, oracle_checker
 from test_sweep import open_boards
 
 from tilesat import Board, Instance, check_unique, solve
@@ -218,3 +222,91 @@ def test_a_death_log_that_does_not_replay_says_no_none_and_the_search_decides():
             assert result.verdict == "none", (method, jobs)
             assert result.reason is None or "each placement on it" not in result.reason, (method, jobs)
             assert result.stats["look_ahead"]["error"].startswith("BUG: the look-ahead's deaths do not check"), (method, jobs)
+
+
+def _tampered(kind: str, victim: int):
+    """engines.prune.prune, then ``victim`` (a placement of an oracle tiling) marked dead:
+    in the log too, blamed on an open cell outside it ("logged"), or also calling one of its
+    cells lost ("lost": a "none"), or in the placements left alive only ("unlogged")."""
+    from dataclasses import replace
+
+    from tilesat.engines import prune as prune_module
+
+    honest = prune_module.prune
+
+    def prune_tampered(placements):
+        pruned = honest(placements)
+        alive = pruned.alive.copy()
+        alive[victim] = False
+        if kind == "unlogged":
+            return replace(pruned, alive=alive)
+        own = set(placements.cells_of(victim).tolist())
+        blamed = next(c for c in placements.instance.board.open_cells.tolist() if c not in own)
+        d = pruned.deaths
+        deaths = type(d)(np.append(d.placement, victim), np.append(d.cell, blamed),
+                         np.append(d.ends, d.ends[-1] if len(d.ends) else 0), d.chain)
+        lost = int(min(own)) if kind == "lost" else None
+        return replace(pruned, alive=alive, deaths=deaths, lost=lost)
+
+    return prune_tampered
+
+
+def _victim(instance, tiling, spare) -> int:
+    """A placement of this oracle tiling that ``spare`` (another) does not use."""
+    placements = generate_placements(instance)
+    index = {as_key(Tiling.from_placements(placements, [p])): p for p in range(len(placements))}
+    return index[frozenset([next(tile for tile in tiling if tile not in spare)])]
+
+
+
+def _two_tilings():
+    from tilesat import parse_pieces
+    return Instance(Board.from_rows(["....", "...."]), parse_pieces("L4"))
+
+
+def _unique():
+    from tilesat import load_instance
+    return load_instance(Path(__file__).resolve().parent.parent / "instances" / "lpanel-10x10.txt")
+
+
+@pytest.mark.parametrize("board, tilings", [(_two_tilings, 2), (_unique, 1)])
+@pytest.mark.parametrize("kind", ["logged", "lost", "unlogged"])
+def test_a_tampered_death_log_never_gives_a_wrong_verdict(board, tilings, kind):
+    # a placement of a known tiling marked dead after the compiled look-ahead ran: trusted,
+    # it would turn "unique" into "none" (the solver's units) and "multiple" into "unique";
+    # the replay refuses the log and the search runs without its deaths
+    instance = board()
+    truth = list(oracle(instance))
+    assert len(truth) == tilings
+    victim = _victim(instance, truth[0], truth[1] if tilings > 1 else frozenset())
+    with pytest.MonkeyPatch.context() as mp:
+        for where in ("sat", "portfolio"):
+            mp.setattr(f"tilesat.engines.{where}.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.portfolio.cores", lambda: 64)
+        mp.setattr("tilesat.engines.prune.prune", _tampered(kind, victim))
+        for method, jobs in (("sat", 1), ("sweep", 1), ("sweep", 2), ("sweep", 4)):  # 4: sweep members race
+            result = _agrees(instance, truth, method, jobs=jobs)
+            look = result.stats["look_ahead"]
+            assert look["error"].startswith("BUG: the look-ahead's deaths do not check"), (method, jobs)
+            assert look["dead"] == 0 and not look["settled"], (method, jobs)  # its deaths dropped
+
+
+@settings(max_examples=150, deadline=None)  # a quarter of the boards drawn have a tiling of two tiles or more
+@given(st.one_of(open_boards(side=6), open_boards(counts=True, side=6), instances()),
+       st.sampled_from(["logged", "lost", "unlogged"]), st.data())
+def test_a_placement_of_a_tiling_marked_dead_changes_no_verdict(instance, kind, data):
+    # any placement of any oracle tiling, marked dead after the look-ahead: sat and sweep
+    # still answer as the oracle does, with the log's error in the stats
+    truth = list(oracle(instance))
+    if not truth or len(truth[0]) < 2:  # a tile and some cell outside it, to blame
+        return
+    tiling = data.draw(st.sampled_from(truth))
+    others = [t for t in truth if t != tiling]
+    victim = _victim(instance, tiling, data.draw(st.sampled_from(others)) if others else frozenset())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        mp.setattr("tilesat.engines.prune.prune", _tampered(kind, victim))
+        for method in ("sat", "sweep") if instance.board.wrap == "none" else ("sat",):  # no sweep around a torus
+            result = _agrees(instance, truth, method)
+            assert result.stats["look_ahead"]["error"].startswith("BUG: the look-ahead's deaths do not check")
+    event(f"{min(len(truth), 2)} tilings, {kind}")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 from hypothesis import event, given, settings
+from hypothesis import strategies as st
 import pytest
 from test_property import as_key, instances, oracle, oracle_checker
 from test_sweep import open_boards
@@ -279,6 +280,156 @@ def test_a_wrong_log_of_deaths_does_not_check():
                   Deaths(deaths.placement, deaths.cell, deaths.ends, chain)):
         with pytest.raises(CertificateError):
             check_deaths(placements, wrong, lost)
+
+
+def _replay_by_definition(placements, deaths) -> np.ndarray:
+    """certify.deaths' replay the slow way: one death after the other, sets of cells, the
+    placements alive kept as the log goes; raises CertificateError where a step fails."""
+    cells = [frozenset(placements.cells_of(p).tolist()) for p in range(len(placements))]
+    open_cells = placements.instance.board.open.ravel()
+    alive = np.ones(len(placements), dtype=bool)
+
+    def others_on(c, down, but=None):  # live candidates of cell c that do not overlap down
+        return [r for r in range(len(cells)) if alive[r] and c in cells[r] and r != but and not cells[r] & down]
+
+    for k, (p, empty, chain) in enumerate(_as_list(deaths)):
+        if not 0 <= p < len(cells) or not alive[p]:
+            raise CertificateError(f"death {k}")
+        down = set(cells[p])
+        for q, x in chain:
+            if not 0 <= q < len(cells) or x in down or not alive[q] or x not in cells[q] or cells[q] & down:
+                raise CertificateError(f"death {k}: forced {q}")
+            if others_on(x, down, but=q):
+                raise CertificateError(f"death {k}: forced {q}, other candidates")
+            down |= cells[q]
+        if not 0 <= empty < open_cells.size or empty in down or not open_cells[empty] or others_on(empty, down):
+            raise CertificateError(f"death {k}: cell {empty}")
+        alive[p] = False
+    return alive
+
+
+def _as_list(deaths: Deaths) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    return [(int(p), int(c), deaths.forced(k)) for k, (p, c) in enumerate(zip(deaths.placement, deaths.cell))]
+
+
+def _on(placements, cell: int) -> np.ndarray:
+    """The placements on this cell."""
+    owners = np.repeat(np.arange(len(placements)), np.diff(placements.indptr))
+    return owners[placements.cells == cell]
+
+
+def _as_deaths(steps) -> Deaths:
+    chains = [pair for _, _, chain in steps for pair in chain]
+    return Deaths(np.array([p for p, _, _ in steps], dtype=np.int64), np.array([c for _, c, _ in steps], dtype=np.int64),
+                  np.cumsum([len(chain) for _, _, chain in steps], dtype=np.int64),
+                  np.array(chains, dtype=np.int64).reshape(-1))
+
+
+@st.composite
+def _mutated(draw, deaths: Deaths, placements) -> Deaths:
+    """The log, or the log changed in one place: a death added, dropped, moved, blamed on
+    another cell or given to another placement; a forced placement or its cell changed,
+    one dropped or one added.  A placement drawn is as often one on a cell of the step
+    changed (the near misses a replay could let through) as any."""
+    steps = _as_list(deaths)
+    how = draw(st.sampled_from(["none", "add", "repeat", "drop", "swap", "cell", "placement", "forced", "onto",
+                                "drop forced", "add forced"]))
+    count, ncells = len(placements), placements.instance.board.ncells
+    near = [int(p) for p in np.unique(np.concatenate([_on(placements, c) for _, c, chain in steps
+                                                      for c in [c, *(x for _, x in chain)]] or [[]]))]
+    placement = st.one_of(st.integers(0, count - 1), *([st.sampled_from(near)] if near else []))
+    cell = st.integers(0, ncells - 1)
+    if how == "add":
+        steps.insert(draw(st.integers(0, len(steps))), (draw(placement), draw(cell), []))
+    elif how in ("repeat", "drop", "swap", "cell", "placement") and steps:
+        k = draw(st.integers(0, len(steps) - 1))
+        p, c, chain = steps[k]
+        if how == "repeat":
+            steps.insert(draw(st.integers(k + 1, len(steps))), steps[k])
+        elif how == "drop":
+            del steps[k]
+        elif how == "swap" and k + 1 < len(steps):
+            steps[k], steps[k + 1] = steps[k + 1], steps[k]
+        elif how == "cell":
+            steps[k] = (p, draw(cell), chain)
+        elif how == "placement":
+            steps[k] = (draw(placement), c, chain)
+    elif how != "none":
+        chained = [k for k, (_, _, chain) in enumerate(steps) if chain] if how != "add forced" else list(range(len(steps)))
+        if chained:
+            k = draw(st.sampled_from(chained))
+            p, c, chain = steps[k]
+            chain = list(chain)
+            i = draw(st.integers(0, max(len(chain) - 1, 0)))
+            if how == "forced":  # often another candidate of the same cell
+                x = chain[i][1]
+                chain[i] = (draw(st.one_of(placement, st.sampled_from(_on(placements, x).tolist()))), x)
+            elif how == "onto":
+                chain[i] = (chain[i][0], draw(cell))
+            elif how == "drop forced":
+                del chain[i]
+            else:  # onto one of its own cells
+                q = draw(placement)
+                chain.insert(i, (q, draw(st.sampled_from(placements.cells_of(q).tolist()))))
+            steps[k] = (p, c, chain)
+    event(f"log: {how}")
+    return _as_deaths(steps)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(instances(), open_boards(side=6)), st.data())
+def test_the_replay_accepts_the_logs_its_definition_accepts_and_kills_no_tiles_placement(instance, data):
+    # certify.deaths checks every step at once with arrays: it must accept exactly the logs,
+    # real or changed, that the death-by-death definition accepts, end where it ends, and
+    # never let a placement of an oracle tiling die
+    placements = generate_placements(instance)
+    if not len(placements) or not instance.board.exact:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(prune_module, "ROUNDS", 10**6)
+        pruned = probe(placements, prune(placements))
+    event(f"deaths: {min(len(pruned.deaths.placement), 3)}, chains: {len(pruned.deaths.chain) > 0}")
+    log = data.draw(_mutated(pruned.deaths, placements))
+    try:
+        expected = _replay_by_definition(placements, log)
+    except CertificateError:
+        expected = None
+    try:
+        alive = replay_deaths(placements, log)
+    except CertificateError:
+        alive = None
+    event("accepted" if alive is not None else "refused")
+    assert (alive is None) == (expected is None)
+    if alive is not None:
+        assert np.array_equal(alive, expected)
+        truth = oracle(instance)
+        assert all(alive[p] for p in _used(instance, placements, truth))
+
+
+def test_every_log_one_forced_placement_away_is_judged_as_its_definition_judges_it():
+    # L3 on a board one step proves untileable: each death's chain given one more forced
+    # placement (any, onto any of its cells, anywhere in the chain): the near misses (a
+    # forced placement that died before, or that overlaps what is down) random changes rarely hit
+    placements = generate_placements(Instance(Board.from_rows([".....", ".....", "#.##."]), parse_pieces("L3")))
+    steps = _as_list(probe(placements, prune(placements)).deaths)
+    verdicts = set()
+    for k, (p, c, chain) in enumerate(steps):
+        for i in range(len(chain) + 1):
+            for q in range(len(placements)):
+                for x in placements.cells_of(q).tolist():
+                    log = _as_deaths(steps[:k] + [(p, c, chain[:i] + [(q, x)] + chain[i:])] + steps[k + 1:])
+                    verdict = [_accepts(replay, placements, log) for replay in (replay_deaths, _replay_by_definition)]
+                    assert verdict[0] == verdict[1], (k, i, q, x)
+                    verdicts.add(verdict[0])
+    assert verdicts == {True, False}
+
+
+def _accepts(replay, placements, log) -> bool:
+    try:
+        replay(placements, log)
+    except CertificateError:
+        return False
+    return True
 
 
 def test_probing_finds_a_lost_cell_the_one_step_look_ahead_misses():

@@ -165,7 +165,7 @@ def test_a_unique_big_board_is_proved_unique_after_the_sweep(monkeypatch):
     assert result.stats["look_ahead"]["settled"]
     result = check_unique(instance, jobs=2)  # the portfolio's look-ahead settles it too
     assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["look-ahead"]
-    monkeypatch.setattr("tilesat.engines.sat.forced_tiling", lambda placements, pruned: None)
+    monkeypatch.setattr("tilesat.engines.prune.forced_tiling", lambda placements, pruned: None)
     result = check_unique(instance)
     assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["solver"]
     monkeypatch.setattr(TilingSearch, "_glance", lambda self: None)

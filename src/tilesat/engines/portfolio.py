@@ -53,7 +53,7 @@ from ..sat.solvers import EXTERNAL_PREFIX, OPEN_BOARD_OPTIONS, default_options, 
 from ..model.tiling import Tiling
 from ..certify.verify import VerificationError, verify_tiling
 from .base import Engine, Job, Progress
-from .prune import forced_tiling, no_tiling_reason, prune
+from .prune import look_ahead
 from .local_change import mend_counts, other_tiling
 from .repair_sweep import ATTEMPTS, RepairSweep
 from .sweep import SWEEP_MIN_AREA, SweepStats, counts_hold, window_encoding, window_solver
@@ -472,24 +472,23 @@ def _look_ahead(placements, found: list, stats: dict) -> tuple[np.ndarray | None
     placements that may be in a tiling (the others are left out of every search); whether it
     settled the board (one placement left per cell: that candidate tiling, checked, goes into
     ``found``, and there is no other; a count it breaks leaves it to the search); and why there
-    is no tiling when it left a cell without a placement (its log replayed: .prune.no_tiling_reason)."""
+    is no tiling when it left a cell without a placement.  All of it rests on the log of its
+    deaths, replayed first (.prune.look_ahead); a log that does not replay is dropped (the
+    members decide without it, the error in the stats)."""
     board = placements.instance.board
     if board.area < SWEEP_MIN_AREA or not board.exact:
         return None, False, None
-    pruned = prune(placements)
-    stats["look_ahead"] = {**pruned.stats(), "settled": False}
-    reason, error = no_tiling_reason(placements, pruned)
-    if error is not None:  # the members decide without it
-        stats["look_ahead"]["error"] = error
-    if reason is not None:
-        return pruned.alive, False, reason
-    chosen = forced_tiling(placements, pruned)
-    if chosen is None or not counts_hold(placements, chosen):
-        return pruned.alive, False, None
+    look = look_ahead(placements)
+    stats["look_ahead"] = {**look.stats(), "settled": False}
+    if look.error is not None:
+        return None, False, None
+    chosen = look.forced
+    if look.reason is not None or chosen is None or not counts_hold(placements, chosen):
+        return look.pruned.alive, False, look.reason
     found.append(verify_tiling(placements.instance, Tiling.from_placements(placements, chosen)))
     stats["sweep"]["found_by"].append("look-ahead")
     stats["look_ahead"]["settled"] = True
-    return pruned.alive, True, None
+    return look.pruned.alive, True, None
 
 
 def _sweep_first(placements, count, options, progress, alive, found: list, stats: dict) -> list:

@@ -25,12 +25,16 @@ Probing (:func:`probe`) goes further where a search asks for it: each live place
 put down and what it forces followed (a cell left with one candidate takes it); it dies
 when a cell is left with none.  Every death is logged with its reason (:class:`Deaths`),
 and when an open cell is left without a placement, :func:`no_tiling_reason` says "no
-tiling" only after certify.deaths has replayed that log.
+tiling" only after certify.deaths has replayed that log.  The one-step look-ahead's deaths
+are replayed too before anything rests on them (:func:`look_ahead`): the solvers' "not p",
+the sweep's windows and the board it settles all come from a replayed log, and a log that
+does not replay is dropped.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -73,13 +77,50 @@ class Pruned:
     seconds: float
     deaths: Deaths | None = None
     probing: dict | None = None  # what probing added (.probe): dead, probes, rounds, seconds
+    replay_seconds: float | None = None  # the replay of its deaths (:func:`look_ahead`), when it ran
 
     @property
     def dead(self) -> int:
         return int(self.alive.size - self.alive.sum())
 
     def stats(self) -> dict:
-        return {"dead": self.dead, "of": int(self.alive.size), "seconds": round(self.seconds, 6)}
+        return {"dead": self.dead, "of": int(self.alive.size), "seconds": round(self.seconds, 6),
+                **({"replay_seconds": round(self.replay_seconds, 6)} if self.replay_seconds is not None else {})}
+
+
+@dataclass(frozen=True)
+class LookAhead:
+    """The one-step look-ahead once its deaths have replayed (:func:`look_ahead`): ``pruned``
+    (every placement alive when the log did not replay), the board's only candidate tiling
+    when it settles the board (:func:`forced_tiling`), why there is no tiling when it left an
+    open cell without a placement, and ``error`` when its log did not replay (never seen)."""
+
+    pruned: Pruned
+    forced: list[int] | None
+    reason: str | None
+    error: str | None
+
+    def stats(self) -> dict:
+        return {**self.pruned.stats(), **({"error": self.error} if self.error else {})}
+
+
+def look_ahead(placements: Placements) -> LookAhead:
+    """The look-ahead (:func:`prune`), its log of deaths replayed by code that did not write it
+    (certify.deaths) before anything rests on them: a "none", the one candidate tiling of a
+    settled board, and the placements left out of every search (solvers' units, the sweep's
+    windows), whose wrong death could turn a "unique" into "none" or "multiple" into "unique".
+    A log that does not replay is dropped: the search runs with every placement."""
+    pruned = prune(placements)
+    t0 = time.perf_counter()
+    alive, error = _replayed(placements, pruned)
+    if error is not None:
+        empty = Pruned(np.ones(len(placements), dtype=bool), None, pruned.seconds,
+                       replay_seconds=time.perf_counter() - t0)
+        return LookAhead(empty, None, None, error)
+    pruned = replace(pruned, alive=alive, replay_seconds=time.perf_counter() - t0)
+    if pruned.lost is not None:
+        return LookAhead(pruned, None, _no_tiling(placements, pruned), None)
+    return LookAhead(pruned, forced_tiling(placements, pruned), None, None)
 
 
 def no_tiling_reason(placements: Placements, pruned: Pruned) -> tuple[str | None, str | None]:
@@ -89,13 +130,29 @@ def no_tiling_reason(placements: Placements, pruned: Pruned) -> tuple[str | None
     is said on its strength, and the caller's search decides).  (None, None): no cell lost."""
     if pruned.lost is None:
         return None, None
+    _, error = _replayed(placements, pruned)
+    return (None, error) if error is not None else (_no_tiling(placements, pruned), None)
+
+
+def _replayed(placements: Placements, pruned: Pruned) -> tuple[np.ndarray | None, str | None]:
+    """(the placements alive by the replay of ``pruned``'s deaths, what went wrong): the log
+    must prove each death, end where the loop ended, and leave its lost cell (if any) bare."""
+    if len(placements) == 0:
+        return pruned.alive, None
     try:
-        check_deaths(placements, pruned.deaths, pruned.lost)
+        alive = check_deaths(placements, pruned.deaths, pruned.lost)
+        if not np.array_equal(alive, pruned.alive):
+            raise CertificateError(f"the loop left {int(pruned.alive.sum()):,} placements alive, "
+                                   f"its log {int(alive.sum()):,}")
     except CertificateError as e:
         return None, f"BUG: the look-ahead's deaths do not check: {e}"
+    return alive, None
+
+
+def _no_tiling(placements: Placements, pruned: Pruned) -> str:
     return (f"no piece can cover cell {placements.instance.board.cell(pruned.lost)}: each placement on it, "
             f"put down with the placements it forces, leaves some cell uncovered "
-            f"({pruned.dead:,} placements ruled out, each one's reason checked)"), None
+            f"({pruned.dead:,} placements ruled out, each one's reason checked)")
 
 
 def forced_tiling(placements: Placements, pruned: Pruned) -> list[int] | None:
@@ -132,8 +189,6 @@ def _given(placements: Placements) -> tuple[np.ndarray, ...]:
 
 def prune(placements: Placements) -> Pruned:
     """The placements left after removing the dead ones, to a fixpoint."""
-    import time
-
     from ._prune import dead_placements_slice
 
     t0 = time.perf_counter()
@@ -168,8 +223,6 @@ def probe(placements: Placements, pruned: Pruned) -> Pruned:
     placement p put down and what it forces propagated (a cell left with one candidate
     takes it); p dies when that leaves an open cell without a candidate.  Up to ROUNDS
     rounds; stops at a lost cell.  Returns ``pruned`` with these deaths added."""
-    import time
-
     from ._prune import probe_slice
 
     t0 = time.perf_counter()

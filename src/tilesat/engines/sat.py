@@ -38,7 +38,7 @@ from ..sat.symbreak import symmetry_breaking
 from .base import Context, Engine, Job, Progress
 from .portfolio import PORTFOLIO
 from ..certify.colourings import colouring_certificate
-from .prune import Pruned, forced_tiling, no_tiling_reason, probe, prune
+from .prune import Pruned, look_ahead, no_tiling_reason, probe
 from .local_change import mend_counts, other_tiling
 from .repair_sweep import RepairSweep
 from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_problem,
@@ -179,14 +179,14 @@ class TilingSearch:
         return self._formula
 
     def _look_ahead(self) -> None:
-        """Prune the placements in no tiling (.prune): the solver gets "not p" for each, the
-        sweep leaves them out, a board it settles has one candidate tiling, and an open
-        cell it leaves without a placement means no tiling."""
+        """Prune the placements in no tiling (.prune.look_ahead, its deaths replayed): the
+        solver gets "not p" for each, the sweep leaves them out, a board it settles has one
+        candidate tiling, and an open cell it leaves without a placement means no tiling."""
         self._progress("looking ahead: placements in no tiling")
-        self.pruned = prune(self.placements)
-        self._forced = forced_tiling(self.placements, self.pruned)
-        if self.pruned.lost is not None:
-            self._lost_cell(self.pruned)
+        look = look_ahead(self.placements)
+        self.pruned, self._forced, self.look_ahead_error = look.pruned, look.forced, look.error
+        if look.reason is not None:
+            self._no_tiling(look.reason)
 
     def _probe(self) -> bool:
         """Probing (.prune.probe), once, for a fast "none" once the search has taken a while
@@ -200,19 +200,18 @@ class TilingSearch:
         self.probing = probed.probing
         if probed.lost is None:
             return False
-        self._lost_cell(probed)
-        if self.reason is None:  # its log did not check
+        # an open cell left without a placement: no tiling, once the log of every death
+        # (one step's and probing's) has replayed (certify.deaths)
+        reason, error = no_tiling_reason(self.placements, probed)
+        if reason is None:  # its log did not replay: the search decides without it
+            self.look_ahead_error = error
             return False
+        self._no_tiling(reason)
         self.exhausted = True
         return True
 
-    def _lost_cell(self, pruned: Pruned) -> None:
-        """The look-ahead left an open cell without a placement: no tiling, said once the
-        log of its deaths is replayed by code that did not write it (certify.deaths)."""
-        reason, error = no_tiling_reason(self.placements, pruned)
-        if reason is None:  # its log did not replay: the search decides without it
-            self.look_ahead_error = error
-            return
+    def _no_tiling(self, reason: str) -> None:
+        """The look-ahead's or probing's replayed "none"."""
         self.reason = reason
         if self._lp_plan is not None:
             self._lp_plan.done("the look-ahead answered first")
