@@ -9,18 +9,21 @@ the end, an open cell has none left.  Nothing of the look-ahead is trusted but t
 order of its log: the placements' cells come from the placements themselves.
 
 The steps are checked all at once with array operations (a step's live candidates are
-those the log kills later), not one by one: 1-6 ms on 40x40 to 100x100 boards, where a
-loop over the deaths took 10-60 ms.
+those the log kills later; whether one overlaps what a death put down, by comparing their
+cells), not one by one: a few milliseconds for one step's log on 40x40 to 100x100 boards,
+where a loop over the deaths took 10-60 ms (docs/benchmarks/hard-families.md).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..model.placements import Placements
 from .certificate import CertificateError
 
-#: Checks at a time (memory: each checks its cell's candidates, each of their cells).
+#: Checks at a time (memory: each compares its cell's candidates with what its death put down).
 CHUNK = 1 << 15
 
 
@@ -85,13 +88,17 @@ def replay_deaths(placements: Placements, deaths) -> np.ndarray:
         k = int(np.flatnonzero(bad)[0])
         raise CertificateError(f"death {k}: cell {int(empty[k])} is not an open cell left to cover")
     # every other live candidate of each cell checked overlaps what is down before it
-    cell_indptr, on_cell = _by_cell(cells, indptr, ncells)
     chain_len = np.bincount(owner, minlength=n)
+    first_part = np.arange(n) + np.cumsum(chain_len) - chain_len  # each death's parts side by side
+    grouped = np.empty(parts.size, dtype=np.int64)
+    grouped[first_part], grouped[owner + np.arange(forced.size) + 1] = dead, forced
+    steps = _Steps(*_by_cell(cells, indptr, ncells), died, _rows(indptr, cells, -1), _rows(indptr, cells, -2),
+                   grouped, first_part)
     checked = (np.concatenate([owner, np.arange(n, dtype=np.int64)]), np.concatenate([onto, empty]),
                np.concatenate([forced, np.full(n, -1, dtype=np.int64)]), np.concatenate([level - 1, chain_len]))
     for start in range(0, checked[0].size, CHUNK):
         death, cell, other_than, upto = (a[start:start + CHUNK] for a in checked)
-        keeps = _keeps_a_candidate(death, cell, other_than, upto, cell_indptr, on_cell, died, indptr, cells, down)
+        keeps = steps.keep_a_candidate(death, cell, other_than, upto)
         if keeps.size:
             j = int(keeps[np.argmin(death[keeps])])
             k, x = int(death[j]), int(cell[j])
@@ -130,20 +137,48 @@ class _Down:
         return np.where(self.keys[at] == key, self.levels[at], _NEVER)
 
 
-def _keeps_a_candidate(death, cell, other_than, upto, cell_indptr, on_cell, died, indptr, cells, down) -> np.ndarray:
-    """Which checks (indices) find a candidate of their cell, alive at their death's step and
-    not ``other_than``, that nothing down at levels <= ``upto`` overlaps."""
-    degree = cell_indptr[cell + 1] - cell_indptr[cell]
-    check = np.repeat(np.arange(cell.size), degree)
-    candidate = on_cell[_positions(cell_indptr, cell)]
-    live = (died[candidate] >= death[check]) & (candidate != other_than[check])
-    check, candidate = check[live], candidate[live]
-    if not check.size:
-        return check
-    lens = np.diff(indptr)[candidate]
-    covered = down.level(np.repeat(death[check], lens), cells[_positions(indptr, candidate)])
-    first = np.minimum.reduceat(covered, np.cumsum(lens) - lens)  # the earliest level it overlaps
-    return np.unique(check[first > upto[check]])
+@dataclass(frozen=True)
+class _Steps:
+    """What the checks of the log's steps look up: the cells' placements (CSR), the step that
+    kills each placement, each placement's cells as a row (padded with -1, and with -2 to
+    compare with those), and each death's parts (its placement, then its chain's) side by side."""
+
+    cell_indptr: np.ndarray
+    on_cell: np.ndarray
+    died: np.ndarray
+    rows: np.ndarray
+    part_rows: np.ndarray
+    parts: np.ndarray
+    first_part: np.ndarray
+
+    def keep_a_candidate(self, death, cell, other_than, upto) -> np.ndarray:
+        """Which checks (indices) find a candidate of their cell, alive at their death's step and
+        not ``other_than``, that none of the death's parts 0 .. ``upto`` overlaps."""
+        degree = self.cell_indptr[cell + 1] - self.cell_indptr[cell]
+        check = np.repeat(np.arange(cell.size), degree)
+        candidate = self.on_cell[_positions(self.cell_indptr, cell)]
+        live = (self.died[candidate] >= death[check]) & (candidate != other_than[check])
+        check, candidate = check[live], candidate[live]
+        # each (check, candidate) against each part down before the check: do they share a cell?
+        many = upto[check] + 1
+        pair = np.repeat(np.arange(check.size), many)
+        part = self.parts[np.repeat(self.first_part[death[check]], many) + np.arange(pair.size)
+                          - np.repeat(np.cumsum(many) - many, many)]
+        meets = (self.rows[candidate[pair]][:, :, None] == self.part_rows[part][:, None, :]).any(axis=(1, 2))
+        overlapped = np.zeros(check.size, dtype=bool)
+        overlapped[pair[meets]] = True
+        return np.unique(check[~overlapped])
+
+
+def _rows(indptr: np.ndarray, cells: np.ndarray, pad: int) -> np.ndarray:
+    """Each placement's cells as a row, padded with ``pad`` to the longest."""
+    lens = np.diff(indptr)
+    width = int(lens.max()) if lens.size else 0
+    if (lens == width).all():
+        return cells.reshape(-1, width)
+    rows = np.full((lens.size, width), pad, dtype=np.int64)
+    rows[np.repeat(np.arange(lens.size), lens), np.arange(cells.size) - np.repeat(indptr[:-1], lens)] = cells
+    return rows
 
 
 def _positions(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -156,7 +191,7 @@ def _positions(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
 def _by_cell(cells: np.ndarray, indptr: np.ndarray, ncells: int) -> tuple[np.ndarray, np.ndarray]:
     """Cells to placements (CSR), from the placements' cells."""
     owner = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
-    order = np.argsort(cells, kind="stable")
+    order = np.argsort(cells)
     cell_indptr = np.zeros(ncells + 1, dtype=np.int64)
     np.cumsum(np.bincount(cells, minlength=ncells), out=cell_indptr[1:])
     return cell_indptr, owner[order]
