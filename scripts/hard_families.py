@@ -104,6 +104,31 @@ FAMILIES = {f.name: f for f in (
 )}
 
 
+#: Families no method, threshold or option was ever chosen on (other pieces, sizes and
+#: orders than FAMILIES'): a check that what was tuned on FAMILIES holds elsewhere.  Measure
+#: them on the report seeds, never tune on them (scripts/bench_families.py --held-out).
+HELD_OUT = {f.name: f for f in (
+    Family("designed-L4-40", "L4", 40, "designed", what="tilesat generate L4 40x40 (unique)"),
+    Family("tetrominoes-random-50", "tetrominoes", 50, "random", what="the 5 tetrominoes 50x50, packing in random order"),
+    Family("I4-random-50", "I4", 50, "random", what="I4 50x50, packing in random order"),
+    Family("S4-random-50", "S4", 50, "random", what="S4 50x50, packing in random order"),
+    Family("S4-bfs-50", "S4", 50, "bfs", what="S4 50x50, packing in breadth-first order"),
+    Family("L4+S4-random-50", "L4,S4", 50, "random", what="L4+S4 50x50, packing in random order"),
+    Family("T4-spiral-60", "T4", 60, "spiral", what="T4 60x60, packing in spiral order"),
+    Family("T4-blocked-balanced-30", "T4", 30, "blocked-balanced", share=0.04,
+           what="T4 30x30, 4% of the cells blocked at random, no classic colouring against a tiling"),
+    Family("Y5-random-40", "Y5", 40, "random", what="Y5 40x40, packing in random order"),
+    Family("W5-random-40", "W5", 40, "random", what="W5 40x40, packing in random order"),
+    Family("P5-spiral-60", "P5", 60, "spiral", what="P5 60x60, packing in spiral order"),
+    Family("pentominoes-bfs-50", "pentominoes", 50, "bfs",
+           what="the 12 pentominoes 50x50, packing in breadth-first order, no counts"),
+    Family("L3+T4-clusters-70", "L3,T4", 70, "clusters", share=0.06,
+           what="L3+T4 70x70, random-order packing with holes"),
+    Family("L4-clusters-80", "L4", 80, "clusters", share=0.08,
+           what="L4 80x80, random-order packing, clusters of tiles removed"),
+    Family("L4-random-90", "L4", 90, "random", what="L4 90x90, packing in random order"),
+)}
+
 def count_range(spec: str, used: int) -> tuple[int, int]:
     """A piece's count rule from how often the packing used it: "+-D" or "loose"."""
     if spec == "loose":
