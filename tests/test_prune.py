@@ -406,12 +406,15 @@ def test_the_replay_accepts_the_logs_its_definition_accepts_and_kills_no_tiles_p
         assert all(alive[p] for p in _used(instance, placements, truth))
 
 
-def test_every_log_one_forced_placement_away_is_judged_as_its_definition_judges_it():
-    # L3 on a board one step proves untileable: each death's chain given one more forced
-    # placement (any, onto any of its cells, anywhere in the chain): the near misses (a
-    # forced placement that died before, or that overlaps what is down) random changes rarely hit
-    placements = generate_placements(Instance(Board.from_rows([".....", ".....", "#.##."]), parse_pieces("L3")))
-    steps = _as_list(probe(placements, prune(placements)).deaths)
+@pytest.mark.parametrize("rows, pieces", [([".....", ".....", "#.##."], "L3"), (["....."] * 3, "I3,L4")])
+def test_every_log_one_forced_placement_away_is_judged_as_its_definition_judges_it(rows, pieces):
+    # each death's chain given one more forced placement (any, onto any of its cells, anywhere
+    # in the chain): the near misses random changes rarely hit (a forced placement that died
+    # before, or that overlaps what is down; pieces of two sizes, whose cell rows are padded)
+    placements = generate_placements(Instance(Board.from_rows(rows), parse_pieces(pieces)))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(prune_module, "ROUNDS", 10**6)
+        steps = _as_list(probe(placements, prune(placements)).deaths)
     verdicts = set()
     for k, (p, c, chain) in enumerate(steps):
         for i in range(len(chain) + 1):
