@@ -313,3 +313,16 @@ def test_the_readme_carries_each_familys_newest_run():
     for family, (path, _, row) in newest.items():
         line = next(line for line in table.splitlines() if line.startswith(f"| {family} |"))
         assert path.name in line and f"| {row[1]} |" in line, (family, line)
+
+
+def test_the_readme_names_each_held_out_family_tilesat_loses_on():
+    bench_pages = import_script("bench_pages")
+    tables = bench_pages.load_all()
+    held = [t for p, t in tables if t["title"].startswith("held-out families")]
+    assert held, "no run of scripts/bench_families.py --held-out on the hard-families page"
+    newest = held[-1]
+    assert not set(bench_pages.family_runs(tables)) & {row[0] for row in newest["rows"]}  # apart from the 15
+    block = (ROOT / "README.md").read_text().split(bench_pages.FAMILIES_BEGIN)[1].split(bench_pages.FAMILIES_END)[0]
+    worst = newest["columns"].index("worst ratio")
+    for row in newest["rows"]:
+        assert (f"{row[0]} (median" in block) == (float(row[worst]) > bench_pages.TARGET_WORST), row
