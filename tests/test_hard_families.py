@@ -135,20 +135,35 @@ def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(s
     with TilingSearch(instance, certificates=False) as whole_board:
         assert whole_board.next() is None and whole_board.stats()["conflicts"] is not None
 
-def test_a_sweep_that_ran_as_long_as_the_lp_is_expected_to_is_followed_by_the_lp_then_one_solver(monkeypatch):
-    # the search had its turn before the LP in the sweep: no whole-board solver is started
-    # before the LP only to be stopped at its budget and started again after it
+@pytest.mark.parametrize("per_sweep_conflict, lp_runs", [(100.0, False), (0.001, True), (0.0, True)])
+def test_after_a_sweep_that_gave_up_the_whole_board_solver_goes_first_then_the_lp_then_the_same_solver(
+        per_sweep_conflict, lp_runs, monkeypatch):
+    # after a sweep that gave up, the whole-board solver runs for its share of the sweep's
+    # conflicts before the LP's turn: a board it tiles within them never pays for the LP;
+    # else the LP, then the same solver goes on (one solver made, none stopped and loaded again)
     import tilesat.engines.sat as sat_engine
 
     instance, _, _ = _families.packing("L4", 24, "clusters", 1, 0.08)
     by_solver = check_unique(instance, method="sat")
-    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)  # every attempt gives up at once
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 1)  # every attempt gives up soon
     monkeypatch.setattr("tilesat.certify.schedule.lp_estimate", lambda placements: 1e-9)  # the sweep ran longer
-    made = []
+    monkeypatch.setattr(sat_engine, "BEFORE_LP_PER_SWEEP_CONFLICT", per_sweep_conflict)
+    made, solves = [], []
     monkeypatch.setattr(sat_engine, "make_solver", lambda *a, **k: made.append(a) or make_solver(*a, **k))
+    whole_board = sat_engine.TilingSearch._solve_whole_board
+    monkeypatch.setattr(sat_engine.TilingSearch, "_solve_whole_board",
+                        lambda self, conflicts=None: solves.append((conflicts, self._lp_plan.pending))
+                        or whole_board(self, conflicts))
     result = check_unique(instance, method="sweep")
-    assert result.stats["sweep"]["gave_up"] and result.stats["certificate_check"]["ran"]
-    assert not result.stats["certificate_check"]["found"] and len(made) == 1
+    sweep, check = result.stats["sweep"], result.stats["certificate_check"]
+    assert sweep["gave_up"] and sweep["found_by"] == ["solver", "solver"] and len(made) == 1
+    budget = int(per_sweep_conflict * sweep["conflicts"])
+    assert sweep["conflicts"] > 0 and solves[0] == (budget, True)
+    assert check["ran"] == lp_runs and not check.get("found")
+    if lp_runs:  # the solver's work before the LP went on after it
+        assert result.stats["conflicts"] > budget and all(conflicts is None for conflicts, _ in solves[1:])
+    else:
+        assert check["why"] == "the whole-board solver finished first" and result.stats["conflicts"] <= budget
     assert result.verdict == by_solver.verdict == "multiple"
     accepts = oracle_checker(instance)
     assert all(accepts(as_key(t)) for t in result.tilings)

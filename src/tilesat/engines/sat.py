@@ -58,6 +58,9 @@ AFTER_SWEEP_PAIRWISE_UP_TO = 20.0
 #: what the look-ahead took (probing takes one to three times that): boards the sweep tiles
 #: sooner never pay for it.
 PROBE_AFTER = 10
+# After a sweep that gave up, the whole-board solver runs for this many times the sweep's
+# conflicts before the LP's turn: on a tileable board the LP finds nothing and runs to its cap.
+BEFORE_LP_PER_SWEEP_CONFLICT = 2.0
 
 
 class _Answered(Exception):
@@ -275,7 +278,18 @@ class TilingSearch:
                 if plan.pending:  # not when probing answered (it said so)
                     plan.done("the search finished first")
                 return None if found is None else self._accept(*found)
-        if plan is not None and plan.pending and plan.budget > 0 and self.sweep_stats.seconds < plan.budget:
+        kept = False  # a whole-board solver paused before the LP, to go on after it
+        if plan is not None and plan.pending and self._sweeper is not None and self._sweeper.done:
+            # a sweep that gave up: the whole-board solver first, for as long as the sweep
+            # searched (on a tileable board the LP finds nothing and runs to its cap), then the LP
+            if self._probe():
+                return None
+            status = self._solve_whole_board(int(BEFORE_LP_PER_SWEEP_CONFLICT * self.sweep_stats.conflicts))
+            if status is not None:
+                plan.done("the whole-board solver finished first")
+                return self._solved(status)
+            kept = True
+        elif plan is not None and plan.pending and plan.budget > 0 and self.sweep_stats.seconds < plan.budget:
             # the search first, for as long as the LP would take (a sweep that ran that long
             # has had the search's turn: a solver started now would be stopped and lost); then the LP
             finished, tiling = plan.attempt(self._solve_next)
@@ -291,8 +305,9 @@ class TilingSearch:
                 self.exhausted = True
                 self.close()
                 return None
-            self.close()  # the budgeted solver was stopped: a new one, same formula
-            self.exhausted = False
+            if not kept:  # the budgeted solver was stopped: a new one, same formula
+                self.close()
+                self.exhausted = False
         return self._solve_next()
 
     def _solve_next(self) -> Tiling | None:
@@ -303,23 +318,35 @@ class TilingSearch:
                 return None
         if self._probe():
             return None
+        return self._solved(self._solve_whole_board())
+
+    def _solve_whole_board(self, conflicts: int | None = None) -> bool | None:
+        """The solver over the whole board: satisfiable or not; with ``conflicts``, None when it
+        gave up after that many (or cannot count them), the solver kept to go on later."""
+        if conflicts is not None and conflicts <= 0:
+            return None
         solver = self._ensure_solver()
+        if conflicts is not None and not getattr(solver, "can_budget", False):
+            return None
         stage = f"solving for tiling {self.found + 1}"
         self._progress(stage)
         solver.on_conflicts = lambda n: self._progress(f"{stage} · {n:,} conflicts")
         t0 = time.perf_counter()
         try:
-            sat = solver.solve()
+            return solver.solve() if conflicts is None else solver.solve(conflicts=conflicts)
         except (TimedOut, KeyboardInterrupt):
             self.exhausted = True  # the solver is spent
             raise
         finally:
             self.solve_seconds += time.perf_counter() - t0
+
+    def _solved(self, sat: bool) -> Tiling | None:
+        """The whole-board solver's tiling, or None (no more: the search is exhausted)."""
         if not sat:
             self.exhausted = True
             return None
         self.found_by.append("solver")
-        return self._accept(*reversed(tiling_from_model(self.placements, solver.model())))
+        return self._accept(*reversed(tiling_from_model(self.placements, self._solver.model())))
 
     def _without_solver(self, pause: bool = False) -> tuple[list[int], Tiling | None] | None:
         """(placements, tiling or None) of the first tiling by the sweep or of the second by a
