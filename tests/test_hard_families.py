@@ -123,6 +123,8 @@ def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(s
     from tilesat.engines.sat import TilingSearch
 
     instance, _ = FAMILIES["L4-blocked-balanced-40"].board(seed)
+    if by == "probing":  # the corner windows answer 208 before probing's turn: here they do not run
+        monkeypatch.setattr("tilesat.engines.sat.SCATTERED", 1.1)
     with monkeypatch.context() as mp:
         mp.setattr(TilingSearch, "_ensure_solver", lambda self: pytest.fail("a whole-board solver started"))
         result = check_unique(instance)
@@ -134,6 +136,39 @@ def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(s
         assert raced.verdict == "none" and raced.reason == result.reason and "portfolio" not in raced.stats
     with TilingSearch(instance, certificates=False) as whole_board:
         assert whole_board.next() is None and whole_board.stats()["conflicts"] is not None
+
+def test_a_board_with_an_obstruction_by_a_corner_is_answered_by_the_corner_windows(monkeypatch):
+    """An L4-blocked-balanced-40 board (tuning side) with no tiling that neither the look-ahead
+    nor probing sees: its blocked cells lie scattered, so auto says so and the sweep solves each
+    corner's first windows before sweeping; one of them cannot be covered, checked by a formula
+    of its own: "none" with no whole-board solver and no LP; one CDCL run over the whole board,
+    without the look-ahead, agrees."""
+    from tilesat.engines.sat import TilingSearch
+
+    instance, _ = FAMILIES["L4-blocked-balanced-40"].board(148)
+    with monkeypatch.context() as mp:
+        mp.setattr(TilingSearch, "_ensure_solver", lambda self: pytest.fail("a whole-board solver started"))
+        result = check_unique(instance)
+    assert result.verdict == "none" and "a sweep window could not cover" in result.reason
+    assert "no blocked neighbour" in result.stats["method_reason"]
+    assert result.stats["sweep"]["refuted"] == "a window's cells, confirmed" and "repairs" not in result.stats["sweep"]
+    assert not result.stats["certificate_check"]["ran"] and "probing" not in result.stats["look_ahead"]
+    with TilingSearch(instance, certificates=False) as whole_board:
+        assert whole_board.next() is None
+
+
+def test_corner_windows_run_only_where_the_blocked_cells_lie_scattered(monkeypatch):
+    from tilesat.engines.repair_sweep import RepairSweep
+
+    calls = []
+    monkeypatch.setattr(RepairSweep, "refute_at_corners", lambda self: calls.append(1))
+    packed, _, _ = _families.packing("L4", 24, "random", 1)
+    assert check_unique(packed).verdict == "multiple" and not calls
+    assert "no blocked neighbour" not in check_unique(packed).stats["method_reason"]
+    blocked = _families.random_blocked("L4", 24, 0.04, 1, balanced=True)
+    check_unique(blocked)
+    assert calls == [1]
+
 
 @pytest.mark.parametrize("per_sweep_conflict, lp_runs", [(100.0, False), (0.001, True), (0.0, True)])
 def test_after_a_sweep_that_gave_up_the_whole_board_solver_goes_first_then_the_lp_then_the_same_solver(

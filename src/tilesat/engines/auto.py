@@ -22,6 +22,7 @@ from ..model.instance import INF
 from .base import Engine, Job
 from .dlx import dlx_problem
 from .registry import get_engine, plugins, summaries
+from .repair_sweep import SCATTERED, scattered_blocked
 from .sweep import SWEEP_MIN_AREA, sweep_problem
 
 #: count: the frontier engine up to this window (its states grow as 2^width).
@@ -104,6 +105,16 @@ def _frontier(job: Job) -> str | None:
     return f"a frontier of {width + 1} cells: dynamic programming over it counts without listing" + quotients
 
 
+def _scattered(job: Job) -> str:
+    """The words for a board whose blocked cells lie scattered (repair_sweep.SCATTERED), else ""."""
+    share = scattered_blocked(job.instance.board)
+    if share < SCATTERED:
+        return ""
+    return (f"; {share:.0%} of its blocked cells have no blocked neighbour, as cells blocked at random (a "
+            "packing's leftovers cluster): each corner's first windows are solved first, with nothing kept, "
+            "for an obstruction there that proves no tiling")
+
+
 def _if(test: Callable[[Job], bool], reason: str) -> Callable[[Job], str | None]:
     return lambda job: reason if test(job) else None
 
@@ -128,7 +139,7 @@ RULES = (
                       + (" within counts that can fill it (the sweep's tiling mended to them box by box)"
                          if any(r.bounded for r in job.instance.rules) else "")
                       + ": SAT windows swept across it, mended where one fails, find tilings; one SAT run proves "
-                      "there are no (more)")
+                      "there are no (more)" + _scattered(job))
          if job.instance.board.area >= SWEEP_MIN_AREA and sweep_problem(job.instance) is None
          and _counts_can_fill(job) else None,
          "first tiling of 60x60 L4 boards: 2-5 s by the sweep, 10-120 s by one SAT run; at 30x30 one run takes under 1 s; "

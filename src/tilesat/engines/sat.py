@@ -40,7 +40,8 @@ from .portfolio import PORTFOLIO
 from ..certify.colourings import colouring_certificate
 from .prune import Pruned, look_ahead, no_tiling_reason, probe
 from .local_change import mend_counts, other_tiling
-from .repair_sweep import RepairSweep
+from .relaxation import uncoverable
+from .repair_sweep import SCATTERED, RepairSweep, scattered_blocked
 from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_problem,
                     window_encoding, window_solver)
 
@@ -433,6 +434,8 @@ class TilingSearch:
         if self._sweeper is None:
             encoding, solver = self._windows()
             self._sweeper = RepairSweep(self.placements, encoding, solver, self.sweep_stats, self._alive)
+            if scattered_blocked(self.instance.board) >= SCATTERED and self._refuted(self._sweeper.refute_at_corners()):
+                return None
         if self._sweeper.done:
             return None
         t0 = time.perf_counter()
@@ -448,9 +451,29 @@ class TilingSearch:
             self.solve_seconds += time.perf_counter() - t0
         if chosen is not None:
             self.found_by.append("sweep")
-        elif self._sweeper.done:
+        elif self._sweeper.done and not self._refuted(self._sweeper.refuted):
             self._after_failed_sweep()
         return chosen
+
+    def _refuted(self, cells: np.ndarray | None) -> bool:
+        """Whether these cells, which a sweep window with nothing kept could not cover, prove
+        that there is no tiling: said once a formula of their own (.relaxation) agrees; the
+        search is then exhausted."""
+        if cells is None:
+            return False
+        self._progress("checking cells a sweep window could not cover")
+        if not uncoverable(self.placements, cells, self._alive):
+            self.sweep_stats.refuted = "a window's cells, not confirmed: the search goes on"
+            return False
+        rows, cols = np.divmod(cells, self.instance.board.open.shape[1])
+        self.reason = (f"no tiling: the {cells.size} open cells of rows {rows.min()}-{rows.max()}, columns "
+                       f"{cols.min()}-{cols.max()} that a sweep window could not cover cannot all be covered "
+                       f"(checked by a formula of those cells alone)")
+        self.sweep_stats.refuted = "a window's cells, confirmed"
+        self.exhausted = True
+        if self._lp_plan is not None:
+            self._lp_plan.done("a sweep window answered first")
+        return True
 
     def _probing_after_a_while(self, message: str, done=None, total=None) -> None:
         """The sweep's progress; once the search has taken PROBE_AFTER times what the

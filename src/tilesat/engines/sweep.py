@@ -125,6 +125,7 @@ class SweepStats:
     restarts: list = field(default_factory=list)  # RepairSweep: why each attempt before the last stopped
     local: dict = field(default_factory=dict)  # other_tiling's: boxes tried, their conflicts, seconds
     mend: dict = field(default_factory=dict)  # mend_counts': boxes tried, mended, their conflicts, seconds
+    refuted: str | None = None  # RepairSweep: a window with nothing kept failed; whether that was confirmed
 
     def to_json(self) -> dict:
         out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
@@ -139,6 +140,8 @@ class SweepStats:
             out["other_tiling"] = self.local
         if self.mend:
             out["mend_counts"] = self.mend
+        if self.refuted:
+            out["refuted"] = self.refuted
         return out
 
 

@@ -1,0 +1,77 @@
+"""Cells no set of pieces covers (engines/relaxation.py), the sweep's corner windows that find
+them (RepairSweep.refute_at_corners) and the board feature that turns those on
+(repair_sweep.scattered_blocked): a "none" on this path is the oracle's."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_optional_colours import oracle_tilings
+from test_property import oracle
+from test_sweep import open_boards
+
+from tilesat import Instance, parse_pieces
+from tilesat.certify.oracle import TooHard
+from tilesat.engines.relaxation import relaxed, uncoverable
+from tilesat.engines.repair_sweep import SCATTERED, RepairSweep, scattered_blocked
+from tilesat.model.board import Board
+from tilesat.model.placements import generate_placements
+
+
+@settings(max_examples=120, deadline=None)
+@given(open_boards(), st.data())
+def test_cells_called_uncoverable_are_by_the_oracle_and_the_board_has_no_tiling(instance, data):
+    open_cells = instance.board.open_cells
+    cells = np.array(sorted(data.draw(st.sets(st.sampled_from(open_cells.tolist()), min_size=1, max_size=8))))
+    part = relaxed(instance, cells)
+    must = part.board.open & ~(part.board.optional if part.board.optional is not None else False)
+    assert np.array_equal(np.flatnonzero(must.ravel()), cells)  # the cells to cover, and only they
+    try:
+        none_of_part = not oracle_tilings(part)
+    except TooHard:
+        return
+    placements = generate_placements(instance)
+    assert uncoverable(placements, cells) == none_of_part
+    if none_of_part:  # a part no pieces cover: the whole board has no tiling
+        assert not oracle(instance, cap=1)
+
+
+def test_uncoverable_leaves_out_the_dead_placements_it_is_given():
+    # a 1x4 strip, one cell blocked at the end: the I2 on cells 0-1 is the only way to cover 0
+    instance = Instance(Board(np.array([[True, True, True, False]])), parse_pieces("I2"))
+    placements = generate_placements(instance)
+    assert not uncoverable(placements, np.array([0]))
+    alive = np.array([not (placements.cells_of(p).tolist() == [0, 1]) for p in range(len(placements))])
+    assert uncoverable(placements, np.array([0]), alive)
+
+
+def _board(rows: list[str]) -> Board:
+    return Board(np.array([[ch == "." for ch in row] for row in rows]))
+
+
+def test_scattered_blocked_is_the_share_of_blocked_cells_without_a_blocked_neighbour():
+    assert scattered_blocked(_board(["....", "...."])) == 0.0  # no blocked cell
+    assert scattered_blocked(_board(["#..#", "....", ".#.."])) == 1.0  # all alone (the edge is no neighbour)
+    assert scattered_blocked(_board(["##..", "##..", "...#"])) == 0.2  # a 2x2 block and one alone
+    assert scattered_blocked(_board(["#.#.", ".#.#"])) == 1.0  # diagonal neighbours do not count
+
+
+def test_random_blocked_cells_are_scattered_and_a_packings_leftovers_are_not():
+    from repo_scripts import import_script
+
+    families = import_script("hard_families")
+    blocked = families.random_blocked("L4", 40, 0.04, 1, balanced=True)
+    instance, _, _ = families.packing("L4", 40, "random", 1)
+    assert scattered_blocked(blocked.board) >= SCATTERED > scattered_blocked(instance.board)
+
+
+def test_a_corner_with_an_obstruction_is_refuted_and_the_sweep_stops_there():
+    # 24x24, cell (0, 0) cut off by its two blocked neighbours (and the area a multiple of 3)
+    grid = np.ones((24, 24), dtype=bool)
+    grid[0, 1] = grid[1, 0] = False
+    grid[23, 23] = grid[23, 22] = grid[22, 23] = grid[5, 5] = False
+    instance = Instance(Board(grid), parse_pieces("L3"))
+    placements = generate_placements(instance)
+    sweep = RepairSweep(placements)
+    cells = sweep.refute_at_corners()
+    assert cells is not None and 0 in cells.tolist() and sweep.refuted is cells
+    assert uncoverable(placements, cells)
