@@ -137,6 +137,7 @@ def test_a_board_the_look_ahead_proves_untileable_is_answered_without_a_solver(s
     with TilingSearch(instance, certificates=False) as whole_board:
         assert whole_board.next() is None and whole_board.stats()["conflicts"] is not None
 
+
 def test_a_board_with_an_obstruction_by_a_corner_is_answered_by_the_corner_windows(monkeypatch):
     """An L4-blocked-balanced-40 board (tuning side) with no tiling that neither the look-ahead
     nor probing sees: its blocked cells lie scattered, so auto says so and the sweep solves each
