@@ -75,3 +75,12 @@ def test_a_corner_with_an_obstruction_is_refuted_and_the_sweep_stops_there():
     cells = sweep.refute_at_corners()
     assert cells is not None and 0 in cells.tolist() and sweep.refuted is cells
     assert uncoverable(placements, cells)
+
+
+def test_on_a_board_that_wraps_nothing_is_called_uncoverable():
+    # cells 0 and 3 of a row that wraps are neighbours: the I2 across the edge covers both,
+    # which a relaxed board without the wrap would not see
+    instance = Instance(Board(np.array([[True, False, False, True]]), wrap="rows"), parse_pieces("I2"))
+    placements = generate_placements(instance)
+    assert oracle(instance, cap=1)
+    assert not uncoverable(placements, np.array([0]))
