@@ -84,3 +84,12 @@ def test_on_a_board_that_wraps_nothing_is_called_uncoverable():
     placements = generate_placements(instance)
     assert oracle(instance, cap=1)
     assert not uncoverable(placements, np.array([0]))
+
+
+def test_on_a_board_with_cells_that_may_stay_empty_nothing_is_called_uncoverable():
+    # one cell, optional, that no I2 fits on: the board's tiling leaves it empty
+    open_ = np.array([[True, False]])
+    instance = Instance(Board(open_, optional=open_.copy()), parse_pieces("I2"))
+    placements = generate_placements(instance)
+    assert oracle(instance, cap=1)
+    assert not uncoverable(placements, np.array([0]))

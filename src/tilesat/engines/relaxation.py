@@ -57,10 +57,11 @@ def uncoverable(placements: Placements, cells: np.ndarray, alive: np.ndarray | N
     """Whether no set of non-overlapping placements covers all these cells of the placements'
     board, with only the ``alive`` ones (the look-ahead's, replayed: .prune.look_ahead) where
     given; False also when the solver did not decide within ``conflicts``, on grids other than
-    the square one (where :func:`relaxed` does not know how far a piece reaches) and on boards that
-    wrap (a piece may reach the cells across an edge, which the relaxed board cuts off)."""
+    the square one (where :func:`relaxed` does not know how far a piece reaches), on boards that
+    wrap (a piece may reach the cells across an edge, which the relaxed board cuts off) and on
+    boards with cells that may stay empty (the cells must be covered here)."""
     board = placements.instance.board
-    if board.grid != "square" or board.open.ndim != 2 or board.wrap != "none":
+    if board.grid != "square" or board.open.ndim != 2 or board.wrap != "none" or not board.exact:
         return False
     part = relaxed(placements.instance, cells)
     mine = generate_placements(part)
