@@ -278,8 +278,12 @@ done:
     return list;
 }
 
-/* CaDiCaL 1.9.5's Solver::add(int), as PySAT's library exports it (NULL: not found). */
+/* CaDiCaL 1.9.5's Solver::add(int), as PySAT's library exports it (NULL: not found), and its
+   Solver::reserve(int), which sizes the variables' tables once instead of doubling them as the
+   clauses name new variables (NULL where not exported: then the tables grow as before). */
 typedef void (*cadical_add_fn)(void *solver, int lit);
+typedef void (*cadical_reserve_fn)(void *solver, int max_var);
+static cadical_reserve_fn cadical_reserve = NULL;
 static cadical_add_fn cadical_add(void) {
     static int looked = 0;
     static cadical_add_fn found = NULL;
@@ -295,8 +299,10 @@ static cadical_add_fn cadical_add(void) {
     Py_DECREF(module);
     const char *path = file ? PyUnicode_AsUTF8(file) : NULL;
     void *lib = path ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-    if (lib)
+    if (lib) {
         found = (cadical_add_fn)dlsym(lib, "_ZN10CaDiCaL1956Solver3addEi");
+        cadical_reserve = (cadical_reserve_fn)dlsym(lib, "_ZN10CaDiCaL1956Solver7reserveEi");
+    }
     Py_XDECREF(file);
     PyErr_Clear();
     return found;
@@ -325,6 +331,8 @@ static PyObject *add_window_clauses(PyObject *self, PyObject *args) {
     i64 top = 0;
     PyObject *result = NULL;
     if (parse_and_build(args, 1, &out, &top)) {
+        if (cadical_reserve && top > 0 && top <= INT32_MAX)
+            cadical_reserve(solver, (int)top);
         Py_ssize_t at = 0;
         for (Py_ssize_t c = 0; c < out.nclauses; c++) {
             for (; at < out.ends[c]; at++)
