@@ -188,7 +188,7 @@ def _covers(rows: np.ndarray, cell: np.ndarray) -> np.ndarray:
 def _rows(indptr: np.ndarray, cells: np.ndarray, pad: int) -> np.ndarray:
     """Each placement's cells as a row, padded with ``pad`` to the longest."""
     lens = np.diff(indptr)
-    width = int(lens.max()) if lens.size else 0
+    width = int(lens.max()) if lens.size else 1
     if (lens == width).all():
         return cells.reshape(-1, width)
     rows = np.full((lens.size, width), pad, dtype=np.int64)
