@@ -159,7 +159,7 @@ def test_a_designed_puzzle_is_answered_by_the_look_ahead_without_a_solver(monkey
 
 def test_the_look_ahead_resumes_between_slices_and_stops_at_its_deadline(monkeypatch):
     """The compiled loop runs in slices, the deadline checked between them (an open 300x300
-    board takes seconds whole): cut into small slices it ends where one slice ends, and
+    board takes a third of a second whole): cut into small slices it ends where one slice ends, and
     past its deadline it stops after the first slice."""
     import tilesat.engines._prune as compiled
     from tilesat.engines import prune as prune_module

@@ -19,7 +19,7 @@ Compiled (C, engines/_prune.c, built at install): 2-18 ms on the hard families'
 40x40 to 100x100 boards (0.3 s with the twelve pentominoes on 40x40), where the
 same loop in Python takes seconds.  It runs in slices
 of SLICE steps (milliseconds each), the deadline checked and Ctrl-C seen
-between them: on an open 300x300 board the whole loop takes seconds.
+between them: on an open 300x300 board the whole loop takes a third of a second.
 
 Probing (:func:`probe`) goes further where a search asks for it: each live placement is
 put down and what it forces followed (a cell left with one candidate takes it); it dies
