@@ -14,6 +14,8 @@ from tilesat.certify.oracle import TooHard
 from tilesat.engines.relaxation import relaxed, uncoverable
 from tilesat.engines.repair_sweep import SCATTERED, RepairSweep, scattered_blocked
 from tilesat.model.board import Board
+from tilesat.model.instance import INF, PieceRule
+from tilesat.model.pieces import Piece, builtin_piece
 from tilesat.model.placements import generate_placements
 
 
@@ -93,3 +95,18 @@ def test_on_a_board_with_cells_that_may_stay_empty_nothing_is_called_uncoverable
     placements = generate_placements(instance)
     assert oracle(instance, cap=1)
     assert not uncoverable(placements, np.array([0]))
+
+
+def test_the_relaxed_board_keeps_which_colours_may_meet():
+    # every cell colour 2, the I2 painted colour 1, and colour 1 allowed on colour 2: the board is
+    # tileable, so no cell of it is uncoverable (a relaxed board that forgot the pairs said cell 1 was)
+    two = builtin_piece("I2")
+    painted = Piece("C", two.cells, "square", (1, 1))
+    open_ = np.ones((8, 8), bool)
+    open_[0, 0] = open_[3, 4] = False
+    board = Board(open_, colour=np.full((8, 8), 2, np.uint8))
+    instance = Instance(board, (PieceRule(painted, "free", 0, INF),), {"C": painted}, pairs=frozenset({(1, 2)}))
+    placements = generate_placements(instance)
+    assert relaxed(instance, np.array([1])).pairs == instance.pairs
+    assert oracle(instance, cap=1)
+    assert not any(uncoverable(placements, np.array([c])) for c in instance.board.open_cells[:8].tolist())

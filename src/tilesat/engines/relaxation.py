@@ -10,6 +10,8 @@ its placements made, compiled and solved as every whole board is, with no look-a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..certify.checks import obstruction
@@ -49,7 +51,8 @@ def relaxed(instance: Instance, cells: np.ndarray) -> Instance:
         near = grown
     open_ = near & board.open
     sub = Board(open_, grid=board.grid, optional=open_ & ~must, colour=board.colour)
-    return Instance(sub, tuple(PieceRule(r.piece, r.orient, 0, INF) for r in instance.rules))
+    # everything else of the instance kept (which colours may meet, its shapes)
+    return replace(instance, board=sub, rules=tuple(PieceRule(r.piece, r.orient, 0, INF) for r in instance.rules))
 
 
 def uncoverable(placements: Placements, cells: np.ndarray, alive: np.ndarray | None = None,
