@@ -2,10 +2,13 @@
 them (RepairSweep.refute_at_corners) and the board feature that turns those on
 (repair_sweep.scattered_blocked): a "none" on this path is the oracle's."""
 
+from dataclasses import replace
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_optional_colours import oracle_tilings
+from test_optional_colours import instances as marked_instances, oracle_tilings
 from test_property import oracle
 from test_sweep import open_boards
 
@@ -110,3 +113,55 @@ def test_the_relaxed_board_keeps_which_colours_may_meet():
     assert relaxed(instance, np.array([1])).pairs == instance.pairs
     assert oracle(instance, cap=1)
     assert not any(uncoverable(placements, np.array([c])) for c in instance.board.open_cells[:8].tolist())
+
+
+def _scattered_boards() -> list[Instance]:
+    """Tileable boards whose blocked cells lie scattered (the corner windows' boards): a plain
+    one, and one whose only piece fits its cells by a colour pair."""
+    plain = np.ones((6, 6), dtype=bool)
+    plain[0, 2] = plain[3, 3] = plain[5, 0] = False  # 33 cells for the L3
+    painted = Piece("C", builtin_piece("I2").cells, "square", (1, 1))
+    paired = np.ones((4, 4), dtype=bool)
+    paired[0, 0] = paired[2, 1] = False  # opposite checkerboard colours
+    return [Instance(Board(plain), parse_pieces("L3")),
+            Instance(Board(paired, colour=np.full((4, 4), 2, np.uint8)), (PieceRule(painted, "free", 0, INF),),
+                     {"C": painted}, pairs=frozenset({(1, 2)}))]
+
+
+@pytest.mark.parametrize("board", [0, 1])
+def test_a_corner_window_that_fails_wrongly_is_not_confirmed(board, monkeypatch):
+    # the corner windows' "none" rests on relaxation.uncoverable alone: a window that failed
+    # where it should not (made so here) leaves the search going on, to the verdict one CDCL run gives
+    from tilesat import check_unique
+
+    instance = _scattered_boards()[board]
+    assert oracle_tilings(instance) and scattered_blocked(instance.board) >= SCATTERED
+    monkeypatch.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+    monkeypatch.setattr("tilesat.engines.auto.SWEEP_MIN_AREA", 0)
+
+    def wrongly_refuted(self, budget=None):
+        self.refuted = np.flatnonzero(instance.board.open.ravel())[:2]
+        return self.refuted
+
+    monkeypatch.setattr(RepairSweep, "refute_at_corners", wrongly_refuted)
+    result = check_unique(instance, method="sweep")
+    assert result.stats["sweep"]["refuted"] == "a window's cells, not confirmed: the search goes on"
+    assert result.verdict == check_unique(instance, method="sat").verdict == "multiple"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["square", "hex", "triangle"]).flatmap(marked_instances), st.data())
+def test_cells_called_uncoverable_on_coloured_boards_leave_the_board_without_a_tiling(instance, data):
+    # colours, colour pairs, piece counts, every flat grid (optional cells made plain: the
+    # sweep's boards are exact): uncoverable says True only where the board has no tiling
+    b = instance.board
+    instance = replace(instance, board=Board(b.open, b.wrap, b.grid, None, b.colour))
+    cells = np.array(sorted(data.draw(st.sets(st.sampled_from(instance.board.open_cells.tolist()),
+                                              min_size=1, max_size=6))))
+    placements = generate_placements(instance)
+    if not len(placements) or not uncoverable(placements, cells):
+        return
+    try:
+        assert not oracle_tilings(instance)
+    except TooHard:
+        pass
