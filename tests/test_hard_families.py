@@ -158,6 +158,26 @@ def test_a_board_with_an_obstruction_by_a_corner_is_answered_by_the_corner_windo
         assert whole_board.next() is None
 
 
+def test_a_window_that_fails_with_nothing_kept_mid_sweep_answers_once_its_cells_are_checked(monkeypatch):
+    """The same board with the corner windows off: the first attempt fails and gives up; the
+    next, from the opposite corner, fails in its first window with nothing kept, a relaxation
+    of the board: "none" once relaxation.uncoverable agrees, no whole-board solver and no LP;
+    one CDCL run over the whole board, without the look-ahead, agrees."""
+    from tilesat.engines.sat import TilingSearch
+
+    instance, _ = FAMILIES["L4-blocked-balanced-40"].board(148)
+    monkeypatch.setattr("tilesat.engines.sat.SCATTERED", 1.1)  # no corner windows before the sweep
+    with monkeypatch.context() as mp:
+        mp.setattr(TilingSearch, "_ensure_solver", lambda self: pytest.fail("a whole-board solver started"))
+        result = check_unique(instance)
+    sweep = result.stats["sweep"]
+    assert result.verdict == "none" and "a sweep window could not cover" in result.reason
+    assert sweep["restarts"] and sweep["refuted"] == "a window's cells, confirmed"  # mid-sweep, not before it
+    assert not result.stats["certificate_check"]["ran"]
+    with TilingSearch(instance, certificates=False) as whole_board:
+        assert whole_board.next() is None
+
+
 def test_corner_windows_run_only_where_the_blocked_cells_lie_scattered(monkeypatch):
     from tilesat.engines.repair_sweep import RepairSweep
 
