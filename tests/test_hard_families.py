@@ -223,3 +223,26 @@ def test_after_a_sweep_that_gave_up_the_whole_board_solver_goes_first_then_the_l
     assert result.verdict == by_solver.verdict == "multiple"
     accepts = oracle_checker(instance)
     assert all(accepts(as_key(t)) for t in result.tilings)
+
+
+def test_after_a_sweep_that_gave_up_the_whole_board_solver_may_say_none_before_the_lp(monkeypatch):
+    # an untileable L4 12x12 board (4% blocked at random) where each attempt fails soon and the
+    # windows' cells are not confirmed: the whole-board solver, within its share of the sweep's
+    # conflicts, proves there is no tiling before the LP's turn; the oracle agrees
+    import tilesat.engines.sat as sat_engine
+
+    instance = _families.random_blocked("L4", 12, 0.04, 2, balanced=True)
+    monkeypatch.setattr(sat_engine, "SWEEP_MIN_AREA", 0)
+    monkeypatch.setattr(sat_engine, "uncoverable", lambda *args, **keywords: False)
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 2)
+    monkeypatch.setattr("tilesat.certify.schedule.lp_estimate", lambda placements: 1e-9)
+    monkeypatch.setattr(sat_engine, "BEFORE_LP_PER_SWEEP_CONFLICT", 50.0)
+    solves = []
+    whole_board = sat_engine.TilingSearch._solve_whole_board
+    monkeypatch.setattr(sat_engine.TilingSearch, "_solve_whole_board",
+                        lambda self, conflicts=None: solves.append(conflicts) or whole_board(self, conflicts))
+    result = check_unique(instance, method="sweep")
+    assert result.verdict == "none" and not result.tilings
+    assert result.stats["sweep"]["gave_up"] and len(solves) == 1 and solves[0] is not None
+    assert result.stats["certificate_check"]["why"] == "the whole-board solver finished first"
+    assert not brute_force_tilings(*_args(instance), cap=1)
