@@ -165,3 +165,33 @@ def test_cells_called_uncoverable_on_coloured_boards_leave_the_board_without_a_t
         assert not oracle_tilings(instance)
     except TooHard:
         pass
+
+
+def test_corner_cells_not_confirmed_are_not_checked_again_when_the_sweep_gives_up(monkeypatch):
+    from tilesat import check_unique
+    import tilesat.engines.sat as sat
+
+    instance = _scattered_boards()[0]
+    monkeypatch.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+    monkeypatch.setattr("tilesat.engines.auto.SWEEP_MIN_AREA", 0)
+
+    def wrongly_refuted(self, budget=None):
+        self.refuted = np.flatnonzero(instance.board.open.ravel())[:2]
+        return self.refuted
+
+    def gives_up(self, progress=None, pause_wider_than=None):
+        self.done = True
+        return None
+
+    checked = []
+
+    def counted(placements, cells, alive=None, conflicts=None):
+        checked.append(cells.tolist())
+        return uncoverable(placements, cells, alive)
+
+    monkeypatch.setattr(RepairSweep, "refute_at_corners", wrongly_refuted)
+    monkeypatch.setattr(RepairSweep, "run", gives_up)
+    monkeypatch.setattr(sat, "uncoverable", counted)
+    result = check_unique(instance, method="sweep")
+    assert checked == [np.flatnonzero(instance.board.open.ravel())[:2].tolist()]  # once, at the corners
+    assert result.verdict == check_unique(instance, method="sat").verdict == "multiple"

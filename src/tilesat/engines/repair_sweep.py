@@ -251,7 +251,8 @@ class RepairSweep(Stepping):
             radius += max(1, self.grow)  # nothing kept near: look further out
             if radius > max(self.shape):  # nothing kept at all: the window was a relaxation of the board
                 self.refuted = failed
-                self.stats.gave_up = "a window failed with nothing kept: its cells cannot all be covered"
+                # no other attempt can do better: the whole board, unless its own formula confirms it
+                self.stats.gave_up = "a window failed with nothing kept (stats.refuted: whether that was confirmed)"
                 self.done = True
                 return
         self.radius = min(self.max_radius, self.radius + self.grow)

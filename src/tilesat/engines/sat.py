@@ -434,8 +434,10 @@ class TilingSearch:
         if self._sweeper is None:
             encoding, solver = self._windows()
             self._sweeper = RepairSweep(self.placements, encoding, solver, self.sweep_stats, self._alive)
-            if scattered_blocked(self.instance.board) >= SCATTERED and self._refuted(self._sweeper.refute_at_corners()):
-                return None
+            if scattered_blocked(self.instance.board) >= SCATTERED:
+                if self._refuted(self._sweeper.refute_at_corners()):
+                    return None
+                self._sweeper.refuted = None  # not confirmed: not checked again when the sweep gives up
         if self._sweeper.done:
             return None
         t0 = time.perf_counter()
