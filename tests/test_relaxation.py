@@ -1,6 +1,6 @@
 """Cells no set of pieces covers (engines/relaxation.py), the sweep's corner windows that find
 them (RepairSweep.refute_at_corners) and the board feature that turns those on
-(repair_sweep.scattered_blocked): a "none" on this path is the oracle's."""
+(sweep.scattered_blocked): a "none" on this path is the oracle's."""
 
 from dataclasses import replace
 
@@ -15,7 +15,8 @@ from test_sweep import open_boards
 from tilesat import Instance, parse_pieces
 from tilesat.certify.oracle import TooHard
 from tilesat.engines.relaxation import relaxed, uncoverable
-from tilesat.engines.repair_sweep import SCATTERED, RepairSweep, scattered_blocked
+from tilesat.engines.repair_sweep import RepairSweep
+from tilesat.engines.sweep import SCATTERED, scattered_blocked
 from tilesat.model.board import Board
 from tilesat.model.instance import INF, PieceRule
 from tilesat.model.pieces import Piece, builtin_piece

@@ -22,8 +22,7 @@ from ..model.instance import INF
 from .base import Engine, Job
 from .dlx import dlx_problem
 from .registry import get_engine, plugins, summaries
-from .repair_sweep import SCATTERED, scattered_blocked
-from .sweep import SWEEP_MIN_AREA, sweep_problem
+from .sweep import SCATTERED, SWEEP_MIN_AREA, scattered_blocked, sweep_problem
 
 #: count: the frontier engine up to this window (its states grow as 2^width).
 FRONTIER_WIDTH = 24
@@ -106,7 +105,7 @@ def _frontier(job: Job) -> str | None:
 
 
 def _scattered(job: Job) -> str:
-    """The words for a board whose blocked cells lie scattered (repair_sweep.SCATTERED), else ""."""
+    """The words for a board whose blocked cells lie scattered (sweep.SCATTERED), else ""."""
     share = scattered_blocked(job.instance.board)
     if share < SCATTERED:
         return ""

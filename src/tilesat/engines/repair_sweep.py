@@ -86,28 +86,6 @@ SMALL_BOARD = 1600
 SMALL_REACH = Reach(step=8, window=16, radius=5, grow=5, max_radius=10)
 
 
-#: Boards whose blocked cells lie scattered (at least this share of them without a blocked
-#: neighbour: cells blocked at random, not a packing's leftovers) get the corners' first
-#: windows solved before any attempt sweeps (RepairSweep.refute_at_corners): on such boards
-#: a local obstruction is what a tiling most often lacks.  Tuning boards: 0.78-0.97 on
-#: L4 40x40 with 4% blocked at random (0.72-0.97), at most 0.68 on the packing families and
-#: 0.01 on designed puzzles (docs/benchmarks/hard-families.md).
-SCATTERED = 0.70
-
-
-def scattered_blocked(board) -> float:
-    """The share of a flat square board's blocked cells with no blocked cell beside them
-    (0 without blocked cells, or on other grids)."""
-    if board.grid != "square" or board.open.ndim != 2:
-        return 0.0
-    blocked = np.pad(~board.open, 1)
-    inner = blocked[1:-1, 1:-1]
-    if not inner.any():
-        return 0.0
-    beside = blocked[:-2, 1:-1] | blocked[2:, 1:-1] | blocked[1:-1, :-2] | blocked[1:-1, 2:]
-    return float(np.count_nonzero(inner & ~beside) / np.count_nonzero(inner))
-
-
 def reach_for(placements: Placements) -> Reach:
     """The sweep's window and step for this board: SMALL_REACH on small boards, else the default."""
     return SMALL_REACH if placements.instance.board.ncells <= SMALL_BOARD else Reach()

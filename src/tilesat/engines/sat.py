@@ -41,9 +41,9 @@ from ..certify.colourings import colouring_certificate
 from .prune import Pruned, look_ahead, no_tiling_reason, probe
 from .local_change import mend_counts, other_tiling
 from .relaxation import uncoverable
-from .repair_sweep import SCATTERED, RepairSweep, scattered_blocked
-from .sweep import (GLANCE, SWEEP_MIN_AREA, SweepStats, counts_hold, sweep_problem,
-                    window_encoding, window_solver)
+from .repair_sweep import RepairSweep
+from .sweep import (GLANCE, SCATTERED, SWEEP_MIN_AREA, SweepStats, counts_hold, scattered_blocked,
+                    sweep_problem, window_encoding, window_solver)
 
 
 #: The share of blocked cells up to which the solver glances before a sweep even after the

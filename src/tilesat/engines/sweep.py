@@ -90,6 +90,27 @@ def sweep_problem(instance: Instance) -> str | None:
     return None
 
 
+#: Boards whose blocked cells lie scattered (at least this share of them without a blocked
+#: neighbour: cells blocked at random, not a packing's leftovers) get the corners' first windows
+#: solved before any attempt sweeps (repair_sweep.RepairSweep.refute_at_corners): on such boards a
+#: local obstruction is what a tiling most often lacks (the shares measured on each family:
+#: docs/benchmarks/hard-families.md).
+SCATTERED = 0.70
+
+
+def scattered_blocked(board) -> float:
+    """The share of a flat square board's blocked cells with no blocked cell beside them
+    (0 without blocked cells, or on other grids)."""
+    if board.grid != "square" or board.open.ndim != 2:
+        return 0.0
+    blocked = np.pad(~board.open, 1)
+    inner = blocked[1:-1, 1:-1]
+    if not inner.any():
+        return 0.0
+    beside = blocked[:-2, 1:-1] | blocked[2:, 1:-1] | blocked[1:-1, :-2] | blocked[1:-1, 2:]
+    return float(np.count_nonzero(inner & ~beside) / np.count_nonzero(inner))
+
+
 def counts_hold(placements: Placements, chosen) -> bool:
     """Whether these placements use every piece within its rule's counts.  A window
     does not see counts (they bind the whole board): a tiling the sweep or the local
