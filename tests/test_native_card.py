@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
@@ -257,6 +257,7 @@ def test_a_packing_bound_starts_above_the_expansions_auxiliaries(solver):
 
 
 @settings(max_examples=60, deadline=None)
+@example(n=0, low=-1, high=-1, card="seqcounter", bits=0)  # a negative upper bound: nothing meets it
 @given(n=st.integers(0, 6), low=st.integers(-1, 7), high=st.integers(-1, 7),
        card=st.sampled_from(["seqcounter", "totalizer", "sortnetwrk", "cardnetwrk"]), bits=st.integers(0, 63))
 def test_between_holds_exactly_when_the_count_is_within_bounds(n, low, high, card, bits):

@@ -293,8 +293,8 @@ def between(lits: list[int], low: int, high: int, top: int, card: str = DEFAULT_
     from pysat.card import CardEnc, EncType
 
     n = len(lits)
-    high = min(high, n)
-    if low > high:
+    low, high = max(low, 0), min(high, n)
+    if low > high:  # also a negative high: no count is below 0
         return [[]], top
     if high == 0:
         return [[-v] for v in lits], top
