@@ -214,11 +214,11 @@ class TilingSearch:
         self.exhausted = True
         return True
 
-    def _no_tiling(self, reason: str) -> None:
-        """The look-ahead's or probing's replayed "none"."""
+    def _no_tiling(self, reason: str, by: str = "the look-ahead") -> None:
+        """A checked "none" (the look-ahead's or probing's replayed, a sweep window's confirmed)."""
         self.reason = reason
         if self._lp_plan is not None:
-            self._lp_plan.done("the look-ahead answered first")
+            self._lp_plan.done(f"{by} answered first")
 
     def _colourings(self) -> None:
         """The classic colourings' certificates (certify.colourings): milliseconds, where the LP takes seconds."""
@@ -281,8 +281,8 @@ class TilingSearch:
                 return None if found is None else self._accept(*found)
         kept = False  # a whole-board solver paused before the LP, to go on after it
         if plan is not None and plan.pending and self._sweeper is not None and self._sweeper.done:
-            # a sweep that gave up: the whole-board solver first, for as long as the sweep
-            # searched (on a tileable board the LP finds nothing and runs to its cap), then the LP
+            # a sweep that gave up: the whole-board solver first, for twice the sweep's conflicts
+            # (on a tileable board the LP finds nothing and runs to its cap), then the LP
             if self._probe():
                 return None
             status = self._solve_whole_board(int(BEFORE_LP_PER_SWEEP_CONFLICT * self.sweep_stats.conflicts))
@@ -468,13 +468,11 @@ class TilingSearch:
             self.sweep_stats.refuted = "a window's cells, not confirmed: the search goes on"
             return False
         rows, cols = np.divmod(cells, self.instance.board.open.shape[1])
-        self.reason = (f"no tiling: the {cells.size} open cells of rows {rows.min()}-{rows.max()}, columns "
-                       f"{cols.min()}-{cols.max()} that a sweep window could not cover cannot all be covered "
-                       f"(checked by a formula of those cells alone)")
+        self._no_tiling(f"no tiling: the {cells.size} open cells of rows {rows.min()}-{rows.max()}, columns "
+                        f"{cols.min()}-{cols.max()} that a sweep window could not cover cannot all be covered "
+                        f"(checked by a formula of those cells alone)", "a sweep window")
         self.sweep_stats.refuted = "a window's cells, confirmed"
         self.exhausted = True
-        if self._lp_plan is not None:
-            self._lp_plan.done("a sweep window answered first")
         return True
 
     def _probing_after_a_while(self, message: str, done=None, total=None) -> None:
