@@ -40,7 +40,7 @@ def main() -> int:
         return 2
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,860",
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,1040",
                      "--hide-scrollbars"):
         options.add_argument(argument)
     with running() as url:

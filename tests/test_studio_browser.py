@@ -6,6 +6,8 @@ verdict change, download the SVG.  Skipped only where no chromium exists."""
 from __future__ import annotations
 
 import base64
+import collections
+import contextlib
 import shutil
 import time
 import zlib
@@ -52,6 +54,71 @@ def instance_text(driver) -> str:
     return driver.find_element(By.ID, "instance-text").get_attribute("value")
 
 
+class RequestLog:
+    """The requests a studio served, as it saw them (method, path, status, time): a failing wait
+    says what the page asked for and got, beside the studio's queue."""
+
+    def __init__(self):
+        self.lines: collections.deque[str] = collections.deque(maxlen=30)
+        self.queue = None
+        self.t0 = time.monotonic()
+
+    def wrap(self, app):
+        self.queue = app.queue
+
+        async def logged(scope, receive, send):
+            if scope["type"] != "http":
+                return await app(scope, receive, send)
+            start, status = time.monotonic(), []
+
+            async def sending(message):
+                if message["type"] == "http.response.start":
+                    status.append(message["status"])
+                await send(message)
+
+            try:
+                await app(scope, receive, sending)
+            finally:
+                self.lines.append(f"+{start - self.t0:.2f} s {scope['method']} {scope['path']} -> "
+                                  f"{status[0] if status else 'no answer'} ({time.monotonic() - start:.2f} s)")
+
+        return logged
+
+    def __str__(self):
+        q = self.queue
+        queue = f"running {q.now}, waiting {q.waiting}, finished {q.done}, refused {q.refused}" if q else "?"
+        return f"studio queue: {queue}; its last requests:\n  " + "\n  ".join(self.lines)
+
+
+LOGS: dict[str, RequestLog] = {}  # by the studio's address
+
+
+@contextlib.contextmanager
+def served(wrap=None):
+    """A studio (its requests logged for :func:`page_state`), as :func:`running` serves it."""
+    log = RequestLog()
+    with running(time_limit=20.0, wrap=lambda app: (wrap or (lambda a: a))(log.wrap(app))) as address:
+        LOGS[address] = log
+        try:
+            yield address
+        finally:
+            LOGS.pop(address, None)
+
+
+def page_state(driver) -> str:
+    """What the page shows and what its studio was asked: for a failing wait's message."""
+    def shown(element_id):
+        found = driver.find_elements(By.ID, element_id)
+        return found[0].get_attribute("textContent") if found else None
+
+    verdict = driver.find_element(By.ID, "verdict")
+    fields = "; ".join(f"#{k} {shown(k)!r}" for k in ("verdict-detail", "explain-summary", "count-result", "gen-result",
+                                                      "apply-error"))
+    origin = "/".join(driver.current_url.split("/")[:3])
+    return (f"\npage: #verdict {verdict.text!r} (class {verdict.get_attribute('class')!r}); {fields}\n"
+            f"board:\n{instance_text(driver)}\n{LOGS.get(origin, 'no request log for ' + origin)}")
+
+
 def text_within(driver, element_id: str, wanted: str, seconds: float) -> str:
     """The element's text once it contains ``wanted``; failing, says what the page showed instead."""
     deadline = time.monotonic() + seconds
@@ -59,7 +126,9 @@ def text_within(driver, element_id: str, wanted: str, seconds: float) -> str:
         text = driver.find_element(By.ID, element_id).text
         if wanted in text:
             return text
-        assert time.monotonic() < deadline, f"#{element_id} still shows {text!r} after {seconds:g} s, not {wanted!r}"
+        if time.monotonic() > deadline:
+            raise AssertionError(f"#{element_id} still shows {text!r} after {seconds:g} s, not {wanted!r}"
+                                 + page_state(driver))
         time.sleep(0.05)
 
 
@@ -74,7 +143,7 @@ def downloaded(path: Path, seconds: float = 20) -> bytes:
 
 @pytest.fixture(scope="module")
 def url():
-    with running(time_limit=20.0) as address:
+    with served() as address:
         yield address
 
 
@@ -110,10 +179,7 @@ def settled_verdict(driver, timeout=30) -> str:
     try:
         return WebDriverWait(driver, timeout, poll_frequency=0.05).until(done)
     except TimeoutException:
-        element = driver.find_element(By.ID, "verdict")
-        raise AssertionError(f"no settled verdict after {timeout} s: #verdict shows {element.text!r} "
-                             f"(class {element.get_attribute('class')!r}), #verdict-detail "
-                             f"{driver.find_element(By.ID, 'verdict-detail').text!r}") from None
+        raise AssertionError(f"no settled verdict after {timeout} s" + page_state(driver)) from None
 
 
 def test_draw_an_lpanel_see_unique_then_change_it(url, browser, tmp_path):
@@ -240,7 +306,7 @@ def _slow_checks(app):
 
 
 def test_an_edit_aborts_the_check_in_flight(browser):
-    with running(time_limit=20.0, wrap=_slow_checks) as address:
+    with served(wrap=_slow_checks) as address:
         browser.get(address + "/" + pack(OPEN_6X6))
         settled_verdict(browser)
         browser.execute_script("""
@@ -266,8 +332,11 @@ def _load_text(driver, text):
 
 def explained(driver, timeout=30) -> str:
     """The verdict explain's answer was shown for (once it is)."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
-        lambda d: d.find_element(By.ID, "explain-list").get_attribute("data-verdict") or False)
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+            lambda d: d.find_element(By.ID, "explain-list").get_attribute("data-verdict") or False)
+    except TimeoutException:
+        raise AssertionError(f"explain's answer not shown after {timeout} s" + page_state(driver)) from None
 
 
 def test_explain_shades_the_regions_and_a_repair_is_one_click(url, browser):
@@ -295,6 +364,73 @@ def test_explain_shades_the_regions_and_a_repair_is_one_click(url, browser):
            for el in browser.find_elements(By.CSS_SELECTOR, "#board .cell.failing")}
     assert (0, 1) in red and (1, 0) in red
     assert "cannot all be covered" in browser.find_element(By.ID, "explain-summary").text
+
+
+# explain's next answer comes, but is not shown until window.showHeldExplanation() (the page's own
+# showExplanation then): the moment it lands is the test's, as it is a loaded machine's
+HOLD_EXPLANATION = """
+const show = window.showExplanation;
+window.showExplanation = (data) => {
+  window.showExplanation = show;
+  window.showHeldExplanation = () => { window.showHeldExplanation = null; show(data); };
+};
+"""
+
+
+def _explanation_held(driver, text: str) -> None:
+    """``text``'s board on the page opened, checked, its explanation held (:data:`HOLD_EXPLANATION`)."""
+    settled_verdict(driver)
+    explained(driver)  # the first board's explanation shown: the next one held is the new board's
+    driver.execute_script(HOLD_EXPLANATION)
+    _load_text(driver, text)
+    settled_verdict(driver)
+    WebDriverWait(driver, 30, poll_frequency=0.05).until(lambda d: d.execute_script("return !!window.showHeldExplanation"))
+
+
+def control_positions(driver) -> dict:
+    """Where each control on the page is (those explain's answer brings excepted)."""
+    return driver.execute_script("""
+        const at = {};
+        [...document.querySelectorAll("button, input, select, textarea, summary, label.button")]
+          .filter((el) => !el.closest("#explain-list") && el.getClientRects().length).forEach((el, k) => {
+            const r = el.getBoundingClientRect();
+            at[(el.id || el.tagName + "." + el.className) + "#" + k] = [r.left + scrollX, r.top + scrollY, r.width, r.height];
+          });
+        return at;""")
+
+
+def test_explains_answer_moves_no_control(url, browser):
+    """Explain answers after the verdict, up to its 10 s later: what it shows moves no control, so
+    a click aimed at one as the answer lands hits it (Count, Generate and Apply were below it)."""
+    browser.get(url + "/")
+    _explanation_held(browser, (ROOT / "instances" / "lpanel-4x8-multiple.txt").read_text())
+    before = control_positions(browser)
+    browser.execute_script("window.showHeldExplanation()")
+    assert explained(browser) == "multiple"
+    assert browser.find_elements(By.CSS_SELECTOR, "#explain-list li button.apply")  # it brought repairs
+    after = control_positions(browser)
+    assert {k: (before[k], v) for k, v in after.items() if before.get(k) != v} == {}
+    assert "count" in "".join(after) and "generate" in "".join(after) and "apply-text" in "".join(after)
+
+
+def test_count_clicked_as_explains_answer_lands_counts(url, browser):
+    """Was (CI, a loaded 2-core machine): explain's answer landed while chromedriver clicked Count;
+    the repairs it lists pushed Count down and the click blacked out a repair's cells instead
+    (no count asked for, #count-result empty for good)."""
+    browser.get(url + "/")
+    text = (ROOT / "instances" / "lpanel-4x8-multiple.txt").read_text()
+    _explanation_held(browser, text)
+    board = instance_text(browser)
+    # the click's first mouse event shows the answer: between where the click aims and where it lands
+    browser.execute_script("document.addEventListener('mousemove', () => window.showHeldExplanation(),"
+                           " { once: true, capture: true });")
+    browser.find_element(By.ID, "count").click()
+    shown = text_within(browser, "count-result", "tilings (", 60)
+    assert explained(browser) == "multiple"  # the answer did land during the click
+    assert instance_text(browser) == board, "the click edited the board"
+    from tilesat.questions.count import count_tilings
+
+    assert shown.startswith(f"{count_tilings(parse_instance(text), 'dlx').count:,} tilings"), shown
 
 
 def test_the_first_board_has_exactly_one_tiling(url, browser):
