@@ -310,12 +310,16 @@ def test_an_edit_aborts_the_check_in_flight(browser):
         browser.get(address + "/" + pack(OPEN_6X6))
         settled_verdict(browser)
         browser.execute_script("""
-            window.aborted = 0;
+            window.aborted = window.checks = 0;
             const fetch0 = window.fetch;
-            window.fetch = (...args) => fetch0(...args).catch((e) => { if (e.name === "AbortError") window.aborted++; throw e; });
+            window.fetch = (...args) => {
+              if (String(args[0]).endsWith("/api/check-unique")) window.checks++;
+              return fetch0(...args).catch((e) => { if (e.name === "AbortError") window.aborted++; throw e; });
+            };
         """)
         cell(browser, 0, 0).click()
-        time.sleep(0.6)  # past the 300 ms debounce: that board's check is in flight
+        # past the debounce: that board's check in flight (a second or more, _slow_checks)
+        WebDriverWait(browser, 30, poll_frequency=0.02).until(lambda d: d.execute_script("return window.checks") == 1)
         cell(browser, 0, 1).click()
         assert settled_verdict(browser) == "none"
         assert browser.execute_script("return window.aborted") == 1
