@@ -426,9 +426,12 @@ def test_count_clicked_as_explains_answer_lands_counts(url, browser):
     _explanation_held(browser, text)
     board = instance_text(browser)
     # the click's first mouse event shows the answer: between where the click aims and where it lands
-    browser.execute_script("document.addEventListener('mousemove', () => window.showHeldExplanation(),"
-                           " { once: true, capture: true });")
+    browser.execute_script("""
+        const land = () => { if (window.showHeldExplanation) window.showHeldExplanation(); };
+        for (const kind of ["mousemove", "mousedown"]) document.addEventListener(kind, land, { once: true, capture: true });
+        document.addEventListener("click", (e) => { window.clicked = e.target.id || e.target.textContent; }, { once: true });""")
     browser.find_element(By.ID, "count").click()
+    assert browser.execute_script("return window.clicked") == "count", "the click landed elsewhere" + page_state(browser)
     shown = text_within(browser, "count-result", "tilings (", 60)
     assert explained(browser) == "multiple"  # the answer did land during the click
     assert instance_text(browser) == board, "the click edited the board"
