@@ -41,6 +41,8 @@ def test_overrides_and_round_trip():
         ("pieces: Q9\n....\n", "unknown piece 'Q9'"),
         ("pieces: L4:x\n....\n", "bad count 'x'"),
         ("pieces: L4:3..1\n....\n", "the range is empty"),
+        ("pieces: L4:0..99999999999999999999\n....\n", "counts go up to 1,000,000,000"),
+        ("pieces: L4:1000000001..\n....\n", "counts go up to 1,000,000,000"),
         ("pieces: L4/sideways\n....\n", "bad orientation 'sideways'"),
         ("pieces: L4, L4\n....\n", "listed twice"),
         ("....\n", "no pieces given: add a header line such as 'pieces: L4'"),
@@ -156,3 +158,12 @@ def test_parse_pieces_counts():
     rules = parse_pieces("pentominoes:1")
     assert len(rules) == 12 and all(r.min == r.max == 1 for r in rules)
     assert parse_pieces("domino:*")[0].name == "I2"
+
+
+
+@pytest.mark.parametrize("method", ["auto", "xcc", "blocking", "frontier", "native", "ganak"])
+def test_the_largest_count_is_kept_in_machine_integers(method):
+    # 0..1000000000 counts as 'no upper bound' on a 2x4 board (5 domino tilings), 10**9.. as 'none'
+    from tilesat.questions.count import count_tilings
+    many, too_many = (parse_instance(f"pieces: I2:{count}\n....\n....\n") for count in ("0..1000000000", "1000000000.."))
+    assert (count_tilings(many, method).count, count_tilings(too_many, method).count) == (5, 0)

@@ -13,6 +13,7 @@ FILES = {
     "ragged.txt": "pieces: L4\n....\n...\n",
     "unknown-piece.txt": "pieces: Q7\n....\n",
     "bad-count.txt": "pieces: T5:x\n.....\n",
+    "huge-count.txt": "pieces: L4:0..99999999999999999999\n......\n.....#\n.....#\n",
     "not-a-model.txt": "hello\n",
 }
 
@@ -63,6 +64,7 @@ ERROR_CASES = {
     "binary-file": (["info", "{bad}/binary.txt"], "not a text file"),
     "a-directory": (["solve", str(INSTANCES)], "is a directory"),
     "bad-count": (["pack", "{bad}/bad-count.txt", "--json"], "bad count 'x'"),
+    "huge-count": (["count", "{bad}/huge-count.txt"], "counts go up to 1,000,000,000"),
     "count-method": (["count", L6, "--method", "nope", "--json"], "unknown count method 'nope'"),
     "option-the-method-cannot-use": (["count", L6, "--method", "dlx", "--solver", "glucose4"],
                                      "--method dlx does not use it"),

@@ -43,6 +43,9 @@ from .pieces import (
 _HEADER = re.compile(r"^[A-Za-z]+\s*:")
 
 INF = math.inf
+#: the largest count a piece list may give: far beyond what any board holds, and a bound
+#: every engine can keep in a machine integer (``A..`` says "no upper bound")
+MOST_PIECES = 10**9
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,8 @@ def parse_count(text: str) -> tuple[int, float]:
     m = re.fullmatch(r"(\d+)(?:\.\.(\d*))?", text)
     if not m:
         raise TilesatError(f"bad count {text!r}: use N, A..B, A.. or *")
+    if any(n and int(n) > MOST_PIECES for n in m.groups()):
+        raise TilesatError(f"bad count {text!r}: counts go up to {MOST_PIECES:,} (A.. has no upper bound)")
     lo = int(m.group(1))
     if m.group(2) is None:
         return lo, lo
