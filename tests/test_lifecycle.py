@@ -176,8 +176,11 @@ def test_an_ext_solver_and_its_folder_go_with_tilesat(tmp_path, slow_solver, sig
 def test_timeout_2_around_an_ext_solver_leaves_nothing(tmp_path, slow_solver):
     # issue 33: `timeout 2 tilesat solve ok.txt --solver ext:./slow.sh` left the solver and its folder
     run = Run(tmp_path, "solve", INSTANCES / "lpanel-6x6.txt", "--solver", f"ext:{slow_solver}",
-              wrapper=("timeout", "25"))
+              wrapper=("timeout", "300"))
     run.wait_for_children(4)  # tilesat, the script and its two sleeps, before timeout's SIGTERM
+    # SIGALRM is timeout's own timer running out (coreutils: the same path, exit 124): the time is up
+    # now that everything runs, rather than after a fixed wait long enough for a loaded machine
+    run.process.send_signal(signal.SIGALRM)
     out, err = run.process.communicate(timeout=60)
     assert run.process.returncode == 124 and "Traceback" not in err, err
     _nothing_left(run)
