@@ -3,6 +3,7 @@ import signal
 import sys
 
 import pytest
+import typer.testing
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # for the oracle module
@@ -12,6 +13,22 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+# typer's CliRunner builds the click command from the app on every invoke, every command's
+# signature read again (30-60 ms, a third of an in-process CLI test's time): build it once per
+# app and set of registered commands (a command module imported later registers more).
+_build_command = typer.testing._get_command
+_built: dict = {}
+
+
+def _command_of(app):
+    key = (id(app), len(app.registered_commands), len(app.registered_groups), id(app.registered_callback))
+    if key not in _built or _built[key][0] is not app:
+        _built[key] = (app, _build_command(app))
+    return _built[key][1]
+
+
+typer.testing._get_command = _command_of
 
 
 @pytest.fixture(autouse=True)
