@@ -71,8 +71,9 @@ def test_a_solver_wrong_on_one_cnf_in_50_is_found_shrunk_and_written(tmp_path):
     script.write_text(BAD_SOLVER)
     script.chmod(0o755)
     out = tmp_path / "found"
+    # seed 3: found on the 24th example, shrunk in 23 tries (seed 7: 40 examples and 131 tries, 4x the time)
     res = invoke("fuzz", "--solvers", f"ext:{script}", "--encodings", "pairwise", "--examples", 300,
-                 "--seed", 7, "--out", out)
+                 "--seed", 3, "--out", out)
     assert res.exit_code == 1, res.output
     report = check_finding(out, res.output, f"pairwise + ext:{script}")
     assert "the oracle" in report
