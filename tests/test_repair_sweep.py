@@ -3,24 +3,28 @@ the oracle accepts, it never makes one up where there is none, a failed window
 takes back kept pieces near the cells it could not cover (not a whole band),
 and a time limit stops it and it resumes from what it kept."""
 
+from collections import deque
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import event, given, reject, settings, strategies as st
+from test_optional_colours import _key, oracle_tilings
 from test_property import as_key, oracle, oracle_checker
 from test_search_methods import check_unique_agrees_with_the_oracle
 from test_sweep import open_boards
 
 from tilesat import Instance, PieceRule, check_unique, load_instance, parse_pieces, solve, verify_tiling
+from tilesat.certify.oracle import TooHard
 from tilesat.model.instance import INF
+from tilesat.model.pieces import grid_piece_set
 from tilesat.model.board import Board
 from tilesat.running.control import TimedOut, time_limit
 from tilesat.model.placements import generate_placements
 from tilesat.engines.prune import prune
 from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, Reach, RepairSweep, add_window, repair_sweep_tiling,
                                          window_clauses)
-from tilesat.engines.sweep import CORNERS, SweepStats, _Geometry
+from tilesat.engines.sweep import CORNERS, ORDERS, SweepStats, _Geometry, diagonal_order
 from tilesat.model.tiling import Tiling
 from tilesat.sat.solvers import DEFAULT_SOLVER, OPEN_BOARD_OPTIONS, default_options
 
@@ -30,14 +34,15 @@ HARD = INSTANCES / "hard-60x60" / "hard-L4-60x60-s1.txt"
 
 @settings(max_examples=60, deadline=None)
 @given(open_boards(), st.sampled_from([(1, 2), (1, 3), (2, 3), (2, 5)]), st.sampled_from([1, 2, 5]),
-       st.booleans(), st.sampled_from(range(len(CORNERS))))
-def test_a_repairing_sweep_finds_only_tilings_the_oracle_accepts(instance, sizes, radius, pruned, corner):
+       st.booleans(), st.sampled_from(range(len(CORNERS))), st.sampled_from(sorted(ORDERS)))
+def test_a_repairing_sweep_finds_only_tilings_the_oracle_accepts(instance, sizes, radius, pruned, corner, order):
     truth = oracle(instance)
     placements = generate_placements(instance)
     step, window = sizes
     alive = prune(placements).alive if pruned else None
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("tilesat.engines.repair_sweep.CORNER_ORDER", (corner,))  # every attempt from this corner
+        mp.setattr("tilesat.engines.repair_sweep.ATTEMPT_ORDERS", (order,))  # in this order of the cells
         chosen = repair_sweep_tiling(placements, alive=alive, reach=Reach(step, window, radius, radius))
     if not truth:
         assert chosen is None  # nothing to find: it cannot make one up
@@ -81,14 +86,91 @@ def test_each_corner_numbers_the_diagonals_from_itself():
         assert all(geo.first[p] == key.ravel()[placements.cells_of(p)].min() for p in range(len(placements)))
 
 
-def test_restarts_change_the_corner_and_the_encoding(monkeypatch):
-    # every attempt out of conflicts at once: each restarts from the next (encoding, corner)
+def _distances_over_open_cells(board, corner):
+    """Breadth-first, one region at a time from its cell first on the corner's diagonals (the
+    definition of the open-distance order, written plainly)."""
+    diagonal = diagonal_order(board, corner)
+    key = {}
+    for region in board.regions():
+        seed = min(region, key=lambda cell: (int(diagonal[board.index(cell)]), board.index(cell)))
+        key[seed] = int(diagonal[board.index(seed)])
+        queue = deque([seed])
+        while queue:
+            cell = queue.popleft()
+            for n in board.neighbours(*cell):
+                if board.is_open(*n) and n not in key:
+                    key[n] = key[cell] + 1
+                    queue.append(n)
+    return key
+
+
+@st.composite
+def flat_boards(draw, grids=("square", "hex", "triangle"), blocked: int = 4):
+    """A board of one of these grids, up to 6 x 7 cells, about one in ``blocked`` blocked."""
+    grid = draw(st.sampled_from(grids))
+    rows, cols = draw(st.integers(1, 6)), draw(st.integers(1, 7))
+    open_mask = np.array(draw(st.lists(st.sampled_from([True] * (blocked - 1) + [False]), min_size=rows * cols,
+                                       max_size=rows * cols))).reshape(rows, cols)
+    open_mask[draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))] = True
+    return Board(open_mask, "none", grid)
+
+
+@settings(max_examples=50, deadline=None)
+@given(flat_boards(), st.sampled_from(range(len(CORNERS))))
+def test_the_open_distance_order_is_the_distance_over_open_cells_and_the_diagonals_on_an_open_board(board, corner):
+    key = ORDERS["open-distance"](board, corner)
+    for cell, distance in _distances_over_open_cells(board, corner).items():
+        assert key[board.index(cell)] == distance
+        assert all(abs(int(key[board.index(n)]) - distance) <= 1 for n in board.neighbours(*cell) if board.is_open(*n))
+    if board.is_square:
+        whole = Board(np.ones(board.open.shape, dtype=bool))
+        assert np.array_equal(ORDERS["open-distance"](whole, corner), diagonal_order(whole, corner))
+
+
+def test_the_open_distance_order_bends_around_a_wall():
+    board = Board.from_rows(["....", "###.", "....", ".###", "...."])  # a serpentine from the top left
+    assert ORDERS["diagonal"](board, 0).reshape(5, 4)[4, 0] == 4
+    assert ORDERS["open-distance"](board, 0).reshape(5, 4)[4].tolist() == [10, 11, 12, 13]
+    assert ORDERS["open-distance"](board, 1).reshape(5, 4)[0, 0] == 13  # and back from the bottom right
+
+
+@st.composite
+def hex_and_triangle_instances(draw):
+    """flat_boards on the hex and triangle grids, tiled by their two- and three-cell pieces."""
+    board = draw(flat_boards(("hex", "triangle"), blocked=10))
+    sets = {"hex": ["dihex", "trihexes"], "triangle": ["diamond", "triamond"]}[board.grid]
+    pieces = [p for name in sets[:draw(st.integers(1, 2))] for p in grid_piece_set(board.grid, name)]
+    return Instance(board, tuple(PieceRule(p, "free", 0, INF) for p in pieces))
+
+
+@settings(max_examples=40, deadline=None)
+@given(hex_and_triangle_instances(), st.sampled_from(range(len(CORNERS))), st.sampled_from(sorted(ORDERS)),
+       st.sampled_from([(1, 2), (2, 4)]))
+def test_a_repairing_sweep_on_hex_and_triangle_boards_finds_only_tilings_the_oracle_accepts(instance, corner, order,
+                                                                                         sizes):
+    try:
+        truth = oracle_tilings(instance)  # their keys (_key)
+    except TooHard:
+        reject()
+    placements = generate_placements(instance)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tilesat.engines.repair_sweep.CORNER_ORDER", (corner,))
+        mp.setattr("tilesat.engines.repair_sweep.ATTEMPT_ORDERS", (order,))
+        chosen = repair_sweep_tiling(placements, reach=Reach(*sizes, 1, 1))
+    if chosen is not None:  # None: gave up, which proves nothing (but there is nothing to find on an untileable board)
+        assert _key(Tiling.from_placements(placements, chosen)) in truth
+    event(f"{instance.board.grid}: {'tiled' if chosen is not None else 'gave up' if truth else 'no tiling'}")
+
+
+def test_restarts_change_the_corner_the_encoding_and_the_order(monkeypatch):
+    # every attempt out of conflicts at once: each restarts from the next (encoding, corner, order)
     monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)
     placements = generate_placements(Instance(Board.rectangle(8, 8), parse_pieces("L4")))
     stats = SweepStats()
     assert RepairSweep(placements, "commander", stats=stats, attempts=5).run() is None
     tried = [why.split(":")[0] for why in stats.restarts]
-    assert tried == ["commander, corner 0", "ladder, corner 1", "pairwise, corner 2", "commander, corner 3"]
+    assert tried == ["commander, corner 0, diagonal order", "ladder, corner 1, diagonal order",
+                     "pairwise, corner 2, open-distance order", "commander, corner 3, open-distance order"]
     assert stats.gave_up
     # one attempt: no restart
     stats = SweepStats()

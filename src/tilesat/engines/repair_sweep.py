@@ -59,6 +59,11 @@ CONFLICTS_PER_CELL = 15
 RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
 #: The corners the attempts start from in turn: sweep.CORNERS' order (the opposite corner second).
 CORNER_ORDER = tuple(range(len(CORNERS)))
+#: The order of the cells (sweep.ORDERS) each attempt sweeps in, in turn: two along the
+#: diagonals, then two whose front bends around blocked regions.  A board where the diagonals'
+#: attempts fail is most often one where the open-distance ones get through and the other
+#: way round, while open-distance alone fails more boards (docs/benchmarks/hard-families.md).
+ATTEMPT_ORDERS = ("diagonal", "diagonal", "open-distance", "open-distance")
 ATTEMPTS = 4
 #: The conflicts of each corner window of :meth:`RepairSweep.refute_at_corners`: most end
 #: within 1,500 on L4 40x40 boards with 4% blocked at random; one without a solution took 8,000.
@@ -106,9 +111,10 @@ class RepairSweep(Stepping):
         self.step, self.window, self.radius0, self.grow, self.max_radius = (step, window, reach.radius, reach.grow,
                                                                             reach.max_radius)
         encodings = [encoding] + [e for e in RESTART_ENCODINGS if e != encoding]
-        # (encoding, corner) of each attempt: both change from one attempt to the next
-        self.attempts = [(encodings[i % len(encodings)], CORNER_ORDER[i % len(CORNER_ORDER)]) for i in range(attempts)]
-        self._geometries: dict[int, _Geometry] = {}
+        # (encoding, corner, order of the cells) of each attempt: they change from one attempt to the next
+        self.attempts = [(encodings[i % len(encodings)], CORNER_ORDER[i % len(CORNER_ORDER)],
+                          ATTEMPT_ORDERS[i % len(ATTEMPT_ORDERS)]) for i in range(attempts)]
+        self._geometries: dict[tuple[int, str], _Geometry] = {}
         self.stats = stats if stats is not None else SweepStats()
         board = placements.instance.board
         self.shape = board.open.shape
@@ -133,9 +139,9 @@ class RepairSweep(Stepping):
     def _start(self, attempt: int) -> None:
         """Start (again) from nothing, with the attempt's encoding."""
         self.attempt = attempt
-        self.encoding, self.corner = self.attempts[attempt]
+        self.encoding, self.corner, self.order = self.attempts[attempt]
         get_encoding(self.encoding)  # an unknown name fails here, not in a window
-        self.geo = self._geometry(self.corner)
+        self.geo = self._geometry(self.corner, self.order)
         self.covered = np.zeros(self.placements.instance.board.ncells, dtype=bool)
         self.kept = np.zeros(len(self.placements), dtype=bool)
         self.f = int(self.geo.open_keys[0]) if self.geo.open_keys.size else 0
@@ -143,18 +149,18 @@ class RepairSweep(Stepping):
         self.attempt_repairs = 0
         self.conflicts_at_start = self.stats.conflicts
 
-    def _geometry(self, corner: int) -> _Geometry:
-        if corner not in self._geometries:
-            self._geometries[corner] = _Geometry(self.placements, corner)
-        return self._geometries[corner]
+    def _geometry(self, corner: int, order: str) -> _Geometry:
+        if (corner, order) not in self._geometries:
+            self._geometries[corner, order] = _Geometry(self.placements, corner, order)
+        return self._geometries[corner, order]
 
     def refute_at_corners(self, budget: int = CORNER_BUDGET) -> np.ndarray | None:
         """Each attempt's corner, before any attempt sweeps: its first window and one a step
         wider, solved with nothing kept (within ``budget`` conflicts each).  The cells of the
         first that has no solution (also :attr:`refuted`), or None.  (A sweep meets such an
         obstruction only when an attempt gets there, after the attempts before have failed.)"""
-        for corner in dict.fromkeys(c for _, c in self.attempts):
-            geo = self._geometry(corner)
+        for corner in dict.fromkeys(c for _, c, _ in self.attempts):
+            geo = self._geometry(corner, "diagonal")  # the corner's triangle, whatever order its attempt sweeps in
             for width in (self.window, self.window + self.step):
                 if not geo.open_keys.size:
                     break
@@ -245,7 +251,7 @@ class RepairSweep(Stepping):
     def _give_up(self, why: str) -> None:
         """Start again with the next encoding, or give up after the last."""
         if self.attempt + 1 < len(self.attempts):
-            self.stats.restarts.append(f"{self.encoding}, corner {self.corner}: {why}")
+            self.stats.restarts.append(f"{self.encoding}, corner {self.corner}, {self.order} order: {why}")
             self._start(self.attempt + 1)
             return
         self.stats.gave_up = why

@@ -170,18 +170,78 @@ class SweepStats:
 CORNERS = ((False, False), (True, True), (True, False), (False, True))
 
 
-class _Geometry:
-    """Each placement's cells and first/last diagonal, sorted by first diagonal;
-    the diagonals counted from ``CORNERS[corner]`` (0: the top left)."""
+def diagonal_order(board, corner: int) -> np.ndarray:
+    """Each flat cell's anti-diagonal (row + column) counted from ``CORNERS[corner]``."""
+    rows, cols = board.open.shape
+    flat = np.arange(rows * cols, dtype=np.int64)
+    row, col = flat // cols, flat % cols
+    flip_rows, flip_cols = CORNERS[corner]
+    return (rows - 1 - row if flip_rows else row) + (cols - 1 - col if flip_cols else col)
 
-    def __init__(self, placements: Placements, corner: int = 0):
+
+def open_distance_order(board, corner: int) -> np.ndarray:
+    """Each open cell's distance in steps over open cells from the open cell of its region
+    nearest the corner (by diagonal), plus that cell's diagonal: the diagonals on an open
+    board, a front that bends around blocked regions elsewhere (blocked cells: 0)."""
+    diagonal = diagonal_order(board, corner)
+    cells = board.open_cells
+    region = board.region_labels()[cells]
+    by_region = np.lexsort((cells, diagonal[cells], region))  # each region's cell nearest the corner first
+    seeds = cells[by_region][np.flatnonzero(np.diff(region[by_region], prepend=-1))]
+    return _breadth_first(board, seeds, diagonal[seeds])
+
+
+def _breadth_first(board, seeds: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Each open cell's least ``level of a seed + steps over open cells from it``, where every
+    seed starts its own search at its level (blocked cells and cells no seed reaches: 0)."""
+    key = np.full(board.ncells, -1, dtype=np.int64)
+    if not seeds.size:
+        return np.zeros(board.ncells, dtype=np.int64)
+    open_ = board.open.ravel()
+    u, v = board.lattice.edges(board.open.shape)
+    both = open_[u] & open_[v]
+    u, v = np.concatenate([u[both], v[both]]), np.concatenate([v[both], u[both]])
+    by_u = np.argsort(u, kind="stable")
+    neighbour = v[by_u]
+    indptr = np.searchsorted(u[by_u], np.arange(board.ncells + 1))
+    by_level = np.argsort(levels, kind="stable")
+    seeds, levels = seeds[by_level], np.asarray(levels, dtype=np.int64)[by_level]
+    level, s = int(levels[0]), 0
+    front = np.zeros(0, dtype=np.int64)
+    while front.size or s < seeds.size:
+        if not front.size:
+            level = max(level, int(levels[s]))
+        t = s + int(np.searchsorted(levels[s:], level, side="right"))
+        if t > s:  # seeds whose level the search reaches now start here
+            new = seeds[s:t][key[seeds[s:t]] < 0]
+            key[new] = level
+            front = np.concatenate([front, new])
+            s = t
+        lens = indptr[front + 1] - indptr[front]
+        at = np.repeat(indptr[front] - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        step = np.unique(neighbour[at])
+        front = step[key[step] < 0]
+        level += 1
+        key[front] = level
+    key[key < 0] = 0
+    return key
+
+
+#: How a sweep orders the cells (each a function of the board and a corner, giving each flat
+#: cell a small integer, neighbours at most one apart): the sweep's front is a key range.
+ORDERS = {"diagonal": diagonal_order, "open-distance": open_distance_order}
+
+
+class _Geometry:
+    """Each placement's cells and first/last key, sorted by first key; the keys those of
+    ``ORDERS[order]`` from ``CORNERS[corner]`` (0: the top left; the diagonals by default)."""
+
+    def __init__(self, placements: Placements, corner: int = 0, order: str = "diagonal"):
         board = placements.instance.board
-        rows, cols = board.open.shape
-        flat = np.arange(rows * cols, dtype=np.int64)
+        cols = board.open.shape[1]
+        flat = np.arange(board.ncells, dtype=np.int64)
         self.row, self.col = flat // cols, flat % cols
-        flip_rows, flip_cols = CORNERS[corner]
-        self.cell_key = ((rows - 1 - self.row if flip_rows else self.row)
-                         + (cols - 1 - self.col if flip_cols else self.col)).astype(np.int64)
+        self.cell_key = ORDERS[order](board, corner).astype(np.int64)
         self.placements = placements
         self.indptr, self.cells = placements.indptr, placements.cells
         starts = self.indptr[:-1]
