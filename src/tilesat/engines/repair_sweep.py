@@ -50,8 +50,9 @@ MAX_REPAIRS = 300
 SLICE = 2_000
 #: One sweep's conflicts, at most this many per open cell; past them, or when a mended
 #: window runs out of its budget, the sweep starts again from nothing with the next
-#: encoding of its list (RESTART_ENCODINGS after its own) and from the next corner of
-#: the board (CORNER_ORDER), and gives up after ATTEMPTS attempts.
+#: encoding of its list (RESTART_ENCODINGS after its own), from the next corner of
+#: the board (CORNER_ORDER) and in the next order of the cells (ATTEMPT_ORDERS), and gives
+#: up after ATTEMPTS attempts.
 #: Why: whether a sweep gets through a tight board is a lottery per board, encoding and
 #: corner, while a sweep that goes well needs a few conflicts a cell; another corner is
 #: another draw where another encoding alone is not (docs/benchmarks/hard-families.md).
@@ -60,9 +61,9 @@ RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
 #: The corners the attempts start from in turn: sweep.CORNERS' order (the opposite corner second).
 CORNER_ORDER = tuple(range(len(CORNERS)))
 #: The order of the cells (sweep.ORDERS) each attempt sweeps in, in turn: two along the
-#: diagonals, then two whose front bends around blocked regions.  A board where the diagonals'
-#: attempts fail is most often one where the open-distance ones get through and the other
-#: way round, while open-distance alone fails more boards (docs/benchmarks/hard-families.md).
+#: diagonals, then two whose front bends around blocked regions: another draw where the
+#: diagonals' draws fail, though alone it fails more boards than they do (its front closes
+#: behind blocked regions; docs/benchmarks/hard-families.md).
 ATTEMPT_ORDERS = ("diagonal", "diagonal", "open-distance", "open-distance")
 ATTEMPTS = 4
 #: The conflicts of each corner window of :meth:`RepairSweep.refute_at_corners`: most end

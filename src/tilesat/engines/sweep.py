@@ -5,7 +5,8 @@ tiling, and which of those is a lottery (issue 15, docs/benchmarks/hard-boards.m
 The Polyomino Tiler fills a board in a fixed order instead, most constrained
 cells first, and backtracks.  A sweep does that with a SAT solve as its step:
 
-* The cells are ordered by anti-diagonal (row + column).  The window is the
+* The cells are ordered by anti-diagonal (row + column), or by another of
+  :data:`ORDERS` (small integers, neighbours at most one apart).  The window is the
   next WINDOW diagonals the tiling has not reached: each open cell in it must
   be covered exactly once, each cell past it at most once (placements may
   stick out of it), and the cells before it are taken.
