@@ -247,14 +247,20 @@ def test_bad_block_tilings_are_one_line(tmp_path, tiling, says):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("split", ["x", 10**9, True, 0, None, [64]])
-def test_a_forged_checkpoint_header_is_one_line(tmp_path, split):
-    # issue 33: a header with "split": "x" (its CRC made right) was a TypeError
-    book = tmp_path / "c.jsonl"
+@pytest.fixture(scope="module")
+def checkpoint_header(tmp_path_factory):
+    """The header of a real count's checkpoint (made once: each forgery below starts from it)."""
+    book = tmp_path_factory.mktemp("checkpoint") / "c.jsonl"
     first = run_tilesat("count", LPANEL, "--method", "dlx", "--checkpoint", book)
     assert first.returncode == 0, first.stderr
-    header = json.loads(book.read_text().splitlines()[0])["data"]
-    book.write_text(_checkpoint_line({**header, "split": split}))
+    return json.loads(book.read_text().splitlines()[0])["data"]
+
+
+@pytest.mark.parametrize("split", ["x", 10**9, True, 0, None, [64]])
+def test_a_forged_checkpoint_header_is_one_line(tmp_path, checkpoint_header, split):
+    # issue 33: a header with "split": "x" (its CRC made right) was a TypeError
+    book = tmp_path / "c.jsonl"
+    book.write_text(_checkpoint_line({**checkpoint_header, "split": split}))
     line = _refused_in_one_line(run_tilesat("count", LPANEL, "--method", "dlx", "--checkpoint", book), "checkpoint")
     assert "'split' is not a number of units" in line
 
