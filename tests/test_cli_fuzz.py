@@ -71,12 +71,13 @@ SAFE_TIMEOUT = "3"  # seconds: put before the drawn options, so a drawn --timeou
 
 PIECE_ITEMS = [  # valid
     "L4", "I2", "domino", "monomino", "L3:1..2", "trominoes", "tetrominoes/one-sided:1", "T4:*", "L4/fixed",
-    "I2:2..", "X5:0..3", "I1:0", "P5:0..1", "Q", "Q:1", "L4:99999999999999999999", "L4:99999999999999999999..",
-    "L4:0..99999999999999999999", "I2:4294967297", "heptominoes:0..1", "pentominoes:1",
+    "I2:2..", "X5:0..3", "I1:0", "P5:0..1", "Q", "Q:1", "L4:1000000000", "L4:1000000000..",
+    "L4:0..1000000000", "heptominoes:0..1", "pentominoes:1",
 ]
 BAD_PIECE_ITEMS = [
     "L4:3..1", "Q9", "L4/sideways", "L4:-1", "L4:abc", "I2:1e3", ":", "", "H6_35", "H7_107:1", "é", "L4 L4",
     "L4:", "/free", "L4/one-sided/fixed", "L4:1..2..3", "L4:*..", "tetrominoes:1.5",
+    "L4:99999999999999999999", "L4:0..99999999999999999999", "I2:4294967297",  # past 10**9
 ]
 WRAP_VALUES = ["none", "rows", "columns", "both"]
 BAD_WRAP_VALUES = ["diagonal", "", "Rows", "none none", "both\t", "torus"]
@@ -196,9 +197,9 @@ COMMON = {
                    "ext:echo s UNSATISFIABLE", "ext:echo s SATISFIABLE", "ext:printf '\\377\\376'", "ext:", "ext:{out}"]),
     "-s": V(["glucose4"], ["nosuch"]),
     "--card": V(["seqcounter", "totalizer", "kmtotalizer", "cardnetwrk", "sortnetwrk", "mtotalizer"], ["nosuch", ""]),
-    "--pieces": V(["L4", "I2", "L3", "pentominoes:1", "trominoes", "L4:99999999999999999999", "X5:0..3, I2", "L3:1..",
+    "--pieces": V(["L4", "I2", "L3", "pentominoes:1", "trominoes", "L4:1000000000", "X5:0..3, I2", "L3:1..",
                    "monomino:0", "I2:1..3, L4"],
-                  ["Q9", "", "L4/sideways", "L4:3..1", "I2,I2", "Q"]),
+                  ["Q9", "", "L4/sideways", "L4:3..1", "I2,I2", "Q", "L4:99999999999999999999"]),
     "--wrap": V(["none", "rows", "columns", "both"], ["diagonal", "", "ROWS"]),
     "--timeout": TIMEOUTS,
     "--json": FLAG,

@@ -1,3 +1,4 @@
+import dataclasses
 import os
 import threading
 import time
@@ -167,3 +168,7 @@ def test_the_largest_count_is_kept_in_machine_integers(method):
     from tilesat.questions.count import count_tilings
     many, too_many = (parse_instance(f"pieces: I2:{count}\n....\n....\n") for count in ("0..1000000000", "1000000000.."))
     assert (count_tilings(many, method).count, count_tilings(too_many, method).count) == (5, 0)
+    # the library's rules may hold any number: the engines clamp it
+    huge = dataclasses.replace(many.rules[0], max=10**20)
+    assert count_tilings(many.with_rules([huge]), method).count == 5
+    assert count_tilings(many.with_rules([dataclasses.replace(huge, min=10**20)]), method).count == 0

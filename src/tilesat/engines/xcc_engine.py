@@ -36,8 +36,9 @@ def placements_cover(placements, forced: tuple[int, ...] = (),
             return None
         taken[cells] = True
         used[int(placements.rule[p])] += 1
-    lo = np.array([r.min for r in instance.rules], np.int64) - used
-    hi = np.array([r.max if r.max != float("inf") else len(placements) + 1 for r in instance.rules], np.int64) - used
+    most = len(placements) + 1  # any bound past it means the same (and fits an int64)
+    lo = np.array([min(r.min, most) for r in instance.rules], np.int64) - used
+    hi = np.array([min(r.max, most) for r in instance.rules], np.int64) - used
     if (hi < 0).any():
         return None
     sizes = np.diff(placements.indptr)
