@@ -208,8 +208,8 @@ def test_after_a_sweep_that_gave_up_the_whole_board_solver_goes_first_then_the_l
     monkeypatch.setattr(sat_engine, "make_solver", lambda *a, **k: made.append(a) or make_solver(*a, **k))
     whole_board = sat_engine.TilingSearch._solve_whole_board
     monkeypatch.setattr(sat_engine.TilingSearch, "_solve_whole_board",
-                        lambda self, conflicts=None: solves.append((conflicts, self._lp_plan.pending))
-                        or whole_board(self, conflicts))
+                        lambda self, conflicts=None, *disc: solves.append((conflicts, self._lp_plan.pending))
+                        or whole_board(self, conflicts, *disc))
     result = check_unique(instance, method="sweep")
     sweep, check = result.stats["sweep"], result.stats["certificate_check"]
     assert sweep["gave_up"] and sweep["found_by"] == ["solver", "solver"] and len(made) == 1
@@ -240,9 +240,129 @@ def test_after_a_sweep_that_gave_up_the_whole_board_solver_may_say_none_before_t
     solves = []
     whole_board = sat_engine.TilingSearch._solve_whole_board
     monkeypatch.setattr(sat_engine.TilingSearch, "_solve_whole_board",
-                        lambda self, conflicts=None: solves.append(conflicts) or whole_board(self, conflicts))
+                        lambda self, conflicts=None, *disc: solves.append(conflicts) or whole_board(self, conflicts, *disc))
     result = check_unique(instance, method="sweep")
     assert result.verdict == "none" and not result.tilings
     assert result.stats["sweep"]["gave_up"] and len(solves) == 1 and solves[0] is not None
     assert result.stats["certificate_check"]["why"] == "the whole-board solver finished first"
     assert not brute_force_tilings(*_args(instance), cap=1)
+
+
+def _sweep_gives_up_with(monkeypatch, furthest, failed):
+    """Every sweep gives up at once, its furthest attempt having kept ``furthest`` and its last
+    failed window not covering ``failed``."""
+    from tilesat.engines.repair_sweep import RepairSweep
+
+    def run(self, progress=None, width=None):
+        self.done, self.stats.gave_up = True, "given up by the test"
+        self.stats.conflicts += 100_000  # the discs' conflicts, all of them, are at most the sweep's
+        self.furthest, self.furthest_failed = np.asarray(furthest, dtype=np.int64), np.asarray(failed, dtype=np.int64)
+        return None
+
+    monkeypatch.setattr(RepairSweep, "run", run)
+    monkeypatch.setattr("tilesat.engines.sat.TilingSearch._worth_a_glance", lambda self: False)  # the sweep first
+
+
+def _whole_board_solves(monkeypatch) -> list:
+    """(conflicts, assumptions, answer) of each whole-board solve of TilingSearch."""
+    import tilesat.engines.sat as sat_engine
+
+    solves, whole_board = [], sat_engine.TilingSearch._solve_whole_board
+
+    def solve(self, conflicts=None, assumptions=(), what=""):
+        answer = whole_board(self, conflicts, assumptions, what)
+        solves.append((conflicts, list(assumptions), answer))
+        return answer
+
+    monkeypatch.setattr(sat_engine.TilingSearch, "_solve_whole_board", solve)
+    return solves
+
+
+def test_after_a_sweep_that_gave_up_a_disc_around_where_it_failed_is_solved_first(monkeypatch):
+    # the furthest attempt kept a tiling's placements but those in the top left corner: the disc
+    # around that corner is solved with every kept placement outside it assumed, and its tiling
+    # (the first, before the whole board's) keeps them
+    import tilesat.engines.sat as sat_engine
+
+    instance, _, _ = _families.packing("L4", 24, "random", 1)
+    placements = generate_placements(instance)
+    with sat_engine.TilingSearch(instance) as search:
+        search.next()
+        tiling = np.array(search.last_chosen)
+    cols = instance.board.open.shape[1]
+    corner = np.array([any(c // cols < 4 and c % cols < 4 for c in placements.cells_of(p)) for p in tiling])
+    failed = np.unique(np.concatenate([placements.cells_of(p) for p in tiling[corner]]))
+    _sweep_gives_up_with(monkeypatch, tiling[~corner], failed)
+    solves = _whole_board_solves(monkeypatch)
+    result = check_unique(instance, method="sweep")
+    sweep = result.stats["sweep"]
+    assert result.verdict == "multiple" and sweep["found_by"][0] == "solver"
+    assert sweep["discs"] == [sat_engine.DISC_RADIUS] and 0 <= sweep["disc_conflicts"] <= result.stats["conflicts"]
+    conflicts, assumed, answer = solves[0]
+    assert answer is True and conflicts <= sat_engine.DISC_CONFLICTS
+    # the kept placements outside the disc were assumed: every one of them is far from the corner
+    assumed = np.array(assumed) - 1
+    assert 0 < assumed.size < (~corner).sum() and set(assumed) <= set(tiling[~corner].tolist())
+    first = {frozenset(map(tuple, tile.cells)) for tile in result.tilings[0]}
+    assert {frozenset(map(tuple, placements.coords_of(p))) for p in assumed} <= first
+
+
+@pytest.mark.parametrize("tileable", [True, False])
+def test_a_disc_without_a_solution_is_no_answer_for_the_board(tileable, monkeypatch):
+    # the furthest attempt "kept" two placements that overlap: no disc that assumes both has a
+    # solution, which says nothing of the board: the whole-board solver answers, as the oracle
+    import tilesat.engines.sat as sat_engine
+
+    if tileable:
+        instance, _, _ = _families.packing("L4", 24, "random", 2)
+    else:  # L4 12x12 with 4% blocked, no tiling; the sweep and the LP left to the solver
+        instance = _families.random_blocked("L4", 12, 0.04, 2, balanced=True)
+        monkeypatch.setattr(sat_engine, "SWEEP_MIN_AREA", 0)
+        monkeypatch.setattr(sat_engine, "uncoverable", lambda *args, **keywords: False)
+        monkeypatch.setattr("tilesat.certify.schedule.lp_estimate", lambda placements: 1e-9)
+        monkeypatch.setattr(sat_engine, "DISC_RADIUS", 1)
+        monkeypatch.setattr(sat_engine, "DISC_GROW", 1)
+    placements = generate_placements(instance)
+    first = placements.cells_of(0)
+    other = next(p for p in range(1, len(placements)) if np.intersect1d(placements.cells_of(p), first).size)
+    cols = instance.board.open.shape[1]
+    far = max(np.flatnonzero(instance.board.open.ravel()),
+              key=lambda c: min(abs(c // cols - x // cols) + abs(c % cols - x % cols) for x in first))
+    _sweep_gives_up_with(monkeypatch, [0, other], [far])
+    solves = _whole_board_solves(monkeypatch)
+    result = check_unique(instance, method="sweep")
+    discs = [answer for _, assumed, answer in solves if assumed]
+    assert result.stats["sweep"]["discs"] and discs and not any(discs)
+    assert False in discs  # a disc found its assumptions could not all hold, and the search went on
+    assert result.verdict == check_unique(instance, method="sat").verdict == ("multiple" if tileable else "none")
+    if not tileable:
+        assert not brute_force_tilings(*_args(instance), cap=1)
+
+
+@pytest.mark.parametrize("stop", ["timeout", "ctrl-c"])
+def test_a_time_limit_or_ctrl_c_in_a_disc_stops_the_search(stop, monkeypatch):
+    # the deadline passing (or Ctrl-C) while a disc is solved stops the whole search there: it is
+    # not taken for a disc without a solution (which would go on to the next disc and the board)
+    from tilesat.running.control import TimedOut
+    from tilesat.sat.solvers import PysatSolver
+
+    instance, _, _ = _families.packing("L4", 24, "random", 1)
+    placements = generate_placements(instance)
+    far = max(range(len(placements)), key=lambda p: placements.cells_of(p).min())  # bottom right, 0 top left
+    _sweep_gives_up_with(monkeypatch, [far], placements.cells_of(0))
+    solve, calls = PysatSolver.solve, []
+
+    def stopped_in_a_disc(self, assumptions=(), conflicts=None):
+        calls.append(list(assumptions))
+        if assumptions:
+            raise TimedOut() if stop == "timeout" else KeyboardInterrupt()
+        return solve(self, assumptions, conflicts)
+
+    monkeypatch.setattr(PysatSolver, "solve", stopped_in_a_disc)
+    if stop == "timeout":
+        result = check_unique(instance, method="sweep", timeout=60)
+        assert result.stats["stopped"] == "timeout" and result.verdict != "none"
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            check_unique(instance, method="sweep")
+    assert calls and calls[-1]  # nothing solved after the stopped disc

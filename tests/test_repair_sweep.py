@@ -272,3 +272,34 @@ def test_the_solver_that_takes_over_from_a_sweep_that_gave_up_gets_the_open_boar
     assert result.verdict == by_solver.verdict
     for tiling in result.tilings:
         verify_tiling(instance, tiling)
+
+
+def test_the_furthest_attempt_is_the_partial_tiling_that_covered_most_and_where_it_failed(monkeypatch):
+    # every attempt ends after one repair: the sweep keeps the kept placements of the attempt that
+    # covered the most cells (a partial tiling: disjoint, alive) and the cells its failed window
+    # could not cover; furthest_apart(r) keeps those of its placements farther than r from them
+    from repo_scripts import import_script
+
+    packing = import_script("hard_families").packing
+    monkeypatch.setattr("tilesat.engines.repair_sweep.MAX_REPAIRS", 1)
+    instance, _, _ = packing("L4", 30, "random", 2)
+    placements = generate_placements(instance)
+    sweep = RepairSweep(placements)
+    ends = []
+    give_up = RepairSweep._give_up
+    monkeypatch.setattr(RepairSweep, "_give_up", lambda self, why: ends.append(
+        (int(self.covered.sum()), np.flatnonzero(self.kept), self.failed_last)) or give_up(self, why))
+    sweep.run()
+    assert ends and sweep.furthest is not None
+    covered, kept, failed = max(ends, key=lambda end: end[0])
+    assert np.array_equal(sweep.furthest, kept) and sweep.furthest_failed is failed and failed is not None
+    cells = np.concatenate([placements.cells_of(p) for p in kept])
+    assert cells.size == np.unique(cells).size == covered  # disjoint: a partial tiling
+    assert not np.isin(failed, cells).any() and instance.board.open.ravel()[failed].all()
+    cols = instance.board.open.shape[1]
+    for radius in (0, 3, 12):
+        apart = sweep.furthest_apart(radius)
+        assert set(apart.tolist()) <= set(kept.tolist())
+        for p in kept:
+            far = min(max(abs(c // cols - f // cols), abs(c % cols - f % cols)) for c in placements.cells_of(p) for f in failed) > radius
+            assert (p in apart) == far

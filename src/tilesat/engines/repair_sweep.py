@@ -128,6 +128,12 @@ class RepairSweep(Stepping):
         # relaxation of the board (every placement that may cover its cells), so the board
         # has no tiling, once a solver that is not this one agrees (the caller's business)
         self.refuted: np.ndarray | None = None
+        # the kept placements of the attempt that covered the most cells when it gave up (a
+        # partial tiling: the whole-board solver repairs it in discs, engines.sat) and the
+        # cells its last failed window could not cover
+        self.furthest: np.ndarray | None = None
+        self.furthest_failed: np.ndarray | None = None
+        self._furthest_cells = -1
         self._start(0)
 
     def keep_attempts(self, indices) -> RepairSweep:
@@ -149,6 +155,7 @@ class RepairSweep(Stepping):
         self.width, self.radius = self.window, self.radius0
         self.attempt_repairs = 0
         self.conflicts_at_start = self.stats.conflicts
+        self.failed_last: np.ndarray | None = None  # the cells the attempt's last failed window could not cover
 
     def _geometry(self, corner: int, order: str) -> _Geometry:
         if (corner, order) not in self._geometries:
@@ -224,6 +231,7 @@ class RepairSweep(Stepping):
 
     def _take_back(self, failed: np.ndarray) -> None:
         """Free the kept placements within ``radius`` of these cells (growing the radius until some are)."""
+        self.failed_last = failed
         geo = self.geo
         kept = np.flatnonzero(self.kept)
         cells, owner = geo.cells_of(kept)
@@ -251,12 +259,24 @@ class RepairSweep(Stepping):
 
     def _give_up(self, why: str) -> None:
         """Start again with the next encoding, or give up after the last."""
+        covered = int(np.count_nonzero(self.covered))
+        if covered > self._furthest_cells:
+            self.furthest, self.furthest_failed, self._furthest_cells = np.flatnonzero(self.kept), self.failed_last, covered
         if self.attempt + 1 < len(self.attempts):
             self.stats.restarts.append(f"{self.encoding}, corner {self.corner}, {self.order} order: {why}")
             self._start(self.attempt + 1)
             return
         self.stats.gave_up = why
         self.done = True
+
+    def furthest_apart(self, radius: int) -> np.ndarray | None:
+        """The placements of :attr:`furthest` none of whose cells lies within ``radius`` of the
+        cells its last failed window could not cover (None: no such window)."""
+        if self.furthest is None or self.furthest_failed is None:
+            return None
+        cells, owner = self.geo.cells_of(self.furthest)
+        near = self._near(self.furthest_failed, radius)
+        return self.furthest[np.bincount(owner, weights=near[cells], minlength=self.furthest.size) == 0]
 
     def _near(self, cells: np.ndarray, radius: int) -> np.ndarray:
         """A mask of the cells within ``radius`` (Chebyshev) of these, flat."""

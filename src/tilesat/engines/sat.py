@@ -62,6 +62,11 @@ PROBE_AFTER = 10
 # After a sweep that gave up, the whole-board solver runs for this many times the sweep's
 # conflicts before the LP's turn: on a tileable board the LP finds nothing and runs to its cap.
 BEFORE_LP_PER_SWEEP_CONFLICT = 2.0
+# Before that, the furthest attempt's partial tiling repaired by the whole-board solver in a disc
+# around where it failed (TilingSearch._repair_discs): a disc of DISC_RADIUS cells, wider by
+# DISC_GROW at each failure up to DISC_MAX_RADIUS, DISC_CONFLICTS each: on the tuning boards
+# where every attempt fails most were tiled by the disc of 12 (docs/benchmarks/hard-families.md).
+DISC_RADIUS, DISC_GROW, DISC_MAX_RADIUS, DISC_CONFLICTS = 12, 6, 30, 10_000
 
 
 class _Answered(Exception):
@@ -128,6 +133,7 @@ class TilingSearch:
         self.sweep_stats = SweepStats()
         self.found_by: list[str] = []  # how each tiling was found: "sweep", "local change" or "solver"
         self._local_tried = False
+        self._discs_tried = False
         self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
         self.pruned: Pruned | None = None
         self.probing: dict | None = None  # what probing did (.prune.probe), where it ran
@@ -285,7 +291,11 @@ class TilingSearch:
             # (on a tileable board the LP finds nothing and runs to its cap), then the LP
             if self._probe():
                 return None
-            status = self._solve_whole_board(int(BEFORE_LP_PER_SWEEP_CONFLICT * self.sweep_stats.conflicts))
+            if self._repair_discs():
+                plan.done("the whole-board solver finished first")
+                return self._solved(True)
+            status = self._solve_whole_board(int(BEFORE_LP_PER_SWEEP_CONFLICT * self.sweep_stats.conflicts)
+                                             - self.sweep_stats.disc_conflicts)
             if status is not None:
                 plan.done("the whole-board solver finished first")
                 return self._solved(status)
@@ -319,22 +329,57 @@ class TilingSearch:
                 return None
         if self._probe():
             return None
+        if self._repair_discs():
+            return self._solved(True)
         return self._solved(self._solve_whole_board())
 
-    def _solve_whole_board(self, conflicts: int | None = None) -> bool | None:
+    def _repair_discs(self) -> bool:
+        """After a sweep that gave up, before the whole board: the furthest attempt's placements
+        kept (assumed) except in a disc around the cells its last failed window could not
+        cover, the rest of the board solved by the whole-board solver, the disc wider at each
+        failure (DISC_RADIUS, DISC_GROW up to DISC_MAX_RADIUS cells: the sweep's own take-back
+        stops at MAX_RADIUS and solves a window, not the rest of the board), each solve within
+        DISC_CONFLICTS and all of them within the sweep's conflicts.  True:
+        the solver holds a tiling.  A disc without a solution says nothing of the board (the
+        kept placements were assumed): the whole board follows, same solver, what it learnt kept."""
+        sweeper = self._sweeper
+        if self._discs_tried or sweeper is None or not sweeper.done or self.found:
+            return False
+        self._discs_tried = True
+        solver = self._ensure_solver()
+        if not getattr(solver, "can_budget", False):
+            return False
+        start = self.conflicts() or 0
+        radius = DISC_RADIUS
+        while radius <= DISC_MAX_RADIUS and (kept := sweeper.furthest_apart(radius)) is not None and kept.size:
+            left = self.sweep_stats.conflicts - ((self.conflicts() or 0) - start)
+            if left <= 0:
+                break
+            self.sweep_stats.discs.append(radius)
+            try:
+                if self._solve_whole_board(min(DISC_CONFLICTS, left), (kept + 1).tolist(), f"disc of {radius} cells"):
+                    return True
+            finally:
+                self.sweep_stats.disc_conflicts = (self.conflicts() or 0) - start
+            radius += DISC_GROW
+        return False
+
+    def _solve_whole_board(self, conflicts: int | None = None, assumptions: list[int] = (),
+                           what: str = "") -> bool | None:
         """The solver over the whole board: satisfiable or not; with ``conflicts``, None when it
-        gave up after that many (or cannot count them), the solver kept to go on later."""
+        gave up after that many (or cannot count them), the solver kept to go on later.  Under
+        ``assumptions`` (a disc's), False only says that they cannot all hold."""
         if conflicts is not None and conflicts <= 0:
             return None
         solver = self._ensure_solver()
         if conflicts is not None and not getattr(solver, "can_budget", False):
             return None
-        stage = f"solving for tiling {self.found + 1}"
+        stage = f"solving for tiling {self.found + 1}" + (f" ({what})" if what else "")
         self._progress(stage)
         solver.on_conflicts = lambda n: self._progress(f"{stage} · {n:,} conflicts")
         t0 = time.perf_counter()
         try:
-            return solver.solve() if conflicts is None else solver.solve(conflicts=conflicts)
+            return solver.solve(assumptions) if conflicts is None else solver.solve(assumptions, conflicts=conflicts)
         except (TimedOut, KeyboardInterrupt):
             self.exhausted = True  # the solver is spent
             raise

@@ -148,6 +148,8 @@ class SweepStats:
     local: dict = field(default_factory=dict)  # other_tiling's: boxes tried, their conflicts, seconds
     mend: dict = field(default_factory=dict)  # mend_counts': boxes tried, mended, their conflicts, seconds
     refuted: str | None = None  # RepairSweep: a window with nothing kept failed; whether that was confirmed
+    discs: list = field(default_factory=list)  # after a sweep that gave up: the radii of the discs solved around its failure
+    disc_conflicts: int = 0  # and their conflicts
 
     def to_json(self) -> dict:
         out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
@@ -164,6 +166,9 @@ class SweepStats:
             out["mend_counts"] = self.mend
         if self.refuted:
             out["refuted"] = self.refuted
+        if self.discs:
+            out["discs"] = list(self.discs)
+            out["disc_conflicts"] = self.disc_conflicts
         return out
 
 
