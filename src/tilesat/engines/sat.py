@@ -339,9 +339,9 @@ class TilingSearch:
         cover, the rest of the board solved by the whole-board solver, the disc wider at each
         failure (DISC_RADIUS, DISC_GROW up to DISC_MAX_RADIUS cells: the sweep's own take-back
         stops at MAX_RADIUS and solves a window, not the rest of the board), each solve within
-        DISC_CONFLICTS and all of them within the sweep's conflicts.  True:
-        the solver holds a tiling.  A disc without a solution says nothing of the board (the
-        kept placements were assumed): the whole board follows, same solver, what it learnt kept."""
+        DISC_CONFLICTS and all of them within the sweep's conflicts.  True: the solver holds a
+        tiling.  A disc without a solution says nothing of the board (the kept placements were
+        assumed): the whole board follows."""
         sweeper = self._sweeper
         if self._discs_tried or sweeper is None or not sweeper.done or self.found:
             return False
@@ -362,6 +362,10 @@ class TilingSearch:
             finally:
                 self.sweep_stats.disc_conflicts = (self.conflicts() or 0) - start
             radius += DISC_GROW
+        if self.sweep_stats.discs:
+            # the whole board from a new solver: the one that failed the discs has its phases set
+            # near the partial tiling, and from there it took longer than a new one (tuning board 107)
+            self.close()
         return False
 
     def _solve_whole_board(self, conflicts: int | None = None, assumptions: list[int] = (),
