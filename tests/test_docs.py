@@ -326,3 +326,19 @@ def test_the_readme_names_each_held_out_family_tilesat_loses_on():
     worst = newest["columns"].index("worst ratio")
     for row in newest["rows"]:
         assert (f"{row[0]} (median" in block) == (float(row[worst]) > bench_pages.TARGET_WORST), row
+
+
+def test_every_field_of_the_sweeps_stats_is_in_the_json_reference():
+    # stats.sweep's fields (SweepStats.to_json, each set) are each named in the JSON reference
+    from dataclasses import fields
+
+    from tilesat.engines.sweep import SweepStats
+
+    stats = SweepStats()
+    for f in fields(stats):
+        value = getattr(stats, f.name)
+        setattr(stats, f.name, ["x"] if isinstance(value, list) else {"x": 1} if isinstance(value, dict)
+                else "x" if value is None else value + 1)
+    reference = (DOCS / "reference" / "json.md").read_text(encoding="utf-8")
+    missing = [key for key in [*stats.to_json(), "found_by"] if f"`{key}`" not in reference]
+    assert not missing, f"docs/reference/json.md does not name stats.sweep's {missing}"
