@@ -9,12 +9,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import event, given, reject, settings
+from hypothesis import strategies as st
 from repo_scripts import import_script
+from test_optional_colours import POOL, _key, _two_cells, oracle_tilings
 from test_property import _args, as_key, oracle, oracle_checker
 
-from tilesat import check_unique
+from tilesat import Instance, PieceRule, check_unique
 from tilesat.certify.colourings import colouring_certificate
 from tilesat.certify.oracle import TooHard, brute_force_tilings
+from tilesat.model.board import Board
+from tilesat.model.instance import INF
+from tilesat.model.pieces import Piece
 from tilesat.model.placements import generate_placements
 from tilesat.questions.solve import choose_search_method
 from tilesat.sat.solvers import make_solver
@@ -369,3 +375,66 @@ def test_a_time_limit_or_ctrl_c_in_a_disc_stops_the_search(stop, monkeypatch):
         with pytest.raises(KeyboardInterrupt):
             check_unique(instance, method="sweep")
     assert calls and calls[-1]  # nothing solved after the stopped disc
+
+
+@st.composite
+def _swept_marked_instances(draw):
+    """Flat boards up to 5 x 7 cells (square, hex, triangle), about one cell in eight blocked, maybe
+    coloured, tiled by a two-cell piece maybe painted (test_optional_colours' pieces and colour
+    pairs) and up to two small pieces, each with a drawn count; no optional cell (the sweep
+    covers every open cell)."""
+    grid = draw(st.sampled_from(["square", "hex", "triangle"]))
+    shape = (draw(st.integers(1, 5)), draw(st.integers(2, 7)))
+    cells = draw(st.lists(st.sampled_from([(True, 0)] * 12 + [(True, 1), (True, 2), (False, 0), (False, 0)]),
+                          min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]))
+    open_mask = np.array([c[0] for c in cells]).reshape(shape)
+    colour = np.array([c[1] for c in cells], np.uint8).reshape(shape) if draw(st.booleans()) else None
+    two = _two_cells(grid)
+    paint = draw(st.sampled_from([(0, 0), (1, 0), (1, 2), (2, 2)]))
+    first = Piece("C", two.cells, grid, paint) if any(paint) else two
+    rules = [PieceRule(first, "free", *draw(st.sampled_from([(0, INF)] * 3 + [(1, INF), (0, 4)])))]
+    for piece in draw(st.lists(st.sampled_from(POOL[grid]()), max_size=2, unique_by=lambda p: p.name)):
+        if piece.name != first.name:
+            rules.append(PieceRule(piece, "free", *draw(st.sampled_from([(0, INF), (0, INF), (0, 1), (1, 2)]))))
+    pairs = draw(st.sampled_from([None, frozenset({(1, 2)}), frozenset({(1, 1), (2, 1)})]))
+    return Instance(Board(open_mask, "none", grid, None, colour), tuple(rules), {first.name: first}, pairs=pairs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_swept_marked_instances(), st.data())
+def test_the_discs_answer_as_the_oracle_on_coloured_counted_and_hex_and_triangle_boards(instance, data):
+    # every sweep made to give up with a drawn partial tiling (part of a tiling it found, maybe
+    # with a drawn placement that need not fit beside it) and where it failed: the discs and the
+    # whole board after them answer check-unique as the oracle does, their tilings the oracle's
+    import tilesat.engines.sat as sat_engine
+    from tilesat.engines.repair_sweep import RepairSweep
+
+    try:
+        truth = oracle_tilings(instance)
+    except TooHard:
+        reject()
+    sweep_run = RepairSweep.run
+
+    def gives_up(self, progress=None, width=None):
+        chosen = sweep_run(self, progress, width)
+        if chosen is not None and len(chosen) > 1:
+            dropped = data.draw(st.sets(st.sampled_from(chosen), min_size=1, max_size=len(chosen) - 1))
+            self.furthest = np.array(sorted(set(chosen) - dropped), dtype=np.int64)
+            self.furthest_failed = np.unique(np.concatenate([self.placements.cells_of(p) for p in dropped]))
+            if data.draw(st.booleans()):
+                stray = data.draw(st.integers(0, len(self.placements) - 1))
+                self.furthest = np.union1d(self.furthest, [stray])
+        self.chosen, self.stats.gave_up = None, "given up by the test"
+        self.stats.conflicts += 10_000  # room for the discs' conflicts
+        return None
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(RepairSweep, "run", gives_up)
+        mp.setattr(sat_engine.TilingSearch, "_worth_a_glance", lambda self: False)  # the sweep first
+        mp.setattr(sat_engine, "DISC_RADIUS", data.draw(st.sampled_from([0, 1])))
+        mp.setattr(sat_engine, "DISC_GROW", 1)
+        result = check_unique(instance, method="sweep")
+    assert result.verdict == ("none", "unique", "multiple")[min(len(truth), 2)]
+    assert all(_key(tiling) in truth for tiling in result.tilings)
+    sweep = result.stats["sweep"]
+    event(f"{instance.board.grid}: discs {'ran' if sweep.get('discs') else 'did not run'}, {result.verdict}")
