@@ -6,7 +6,7 @@ The Polyomino Tiler fills a board in a fixed order instead, most constrained
 cells first, and backtracks.  A sweep does that with a SAT solve as its step:
 
 * The cells are ordered by anti-diagonal (row + column), or by another of
-  :data:`ORDERS` (small integers, neighbours at most one apart).  The window is the
+  :data:`ORDERS` (small integers, neighbours a step or two apart).  The window is the
   next WINDOW diagonals the tiling has not reached: each open cell in it must
   be covered exactly once, each cell past it at most once (placements may
   stick out of it), and the cells before it are taken.
@@ -188,7 +188,7 @@ def diagonal_order(board, corner: int) -> np.ndarray:
 def open_distance_order(board, corner: int) -> np.ndarray:
     """Each open cell's distance in steps over open cells from the open cell of its region
     nearest the corner (by diagonal), plus that cell's diagonal: the diagonals on an open
-    board, a front that bends around blocked regions elsewhere (blocked cells: 0)."""
+    square board, a front that bends around blocked regions elsewhere (blocked cells: 0)."""
     diagonal = diagonal_order(board, corner)
     cells = board.open_cells
     region = board.region_labels()[cells]
@@ -234,7 +234,9 @@ def _breadth_first(board, seeds: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
 
 #: How a sweep orders the cells (each a function of the board and a corner, giving each flat
-#: cell a small integer, neighbours at most one apart): the sweep's front is a key range.
+#: cell a small integer, neighbours at most one apart; the diagonal order on the hex grid from
+#: corners 2 and 3: two): the sweep's front is a key range.  For the boards a sweep takes
+#: (sweep_problem), not one that wraps (the open-distance order does not step across its seam).
 ORDERS = {"diagonal": diagonal_order, "open-distance": open_distance_order}
 
 
