@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tilesat.running import inputs
 from tilesat.running import memory
 from tilesat import TilesatError, format_instance, load_instance, parse_instance, parse_pieces
-from tilesat.model.instance import INF
+from tilesat.model.instance import INF, parse_count
 
 
 def test_parse_full_header():
@@ -44,6 +44,8 @@ def test_overrides_and_round_trip():
         ("pieces: L4:3..1\n....\n", "the range is empty"),
         ("pieces: L4:0..99999999999999999999\n....\n", "counts go up to 1,000,000,000"),
         ("pieces: L4:1000000001..\n....\n", "counts go up to 1,000,000,000"),
+        ("pieces: L4:" + "9" * 5000 + "\n....\n", "counts go up to 1,000,000,000"),  # past int()'s 4,300 digits
+        ("pieces: L4:1.." + "1" * 5000 + "\n....\n", "counts go up to 1,000,000,000"),
         ("pieces: L4/sideways\n....\n", "bad orientation 'sideways'"),
         ("pieces: L4, L4\n....\n", "listed twice"),
         ("....\n", "no pieces given: add a header line such as 'pieces: L4'"),
@@ -153,6 +155,11 @@ def test_random_bytes_are_an_instance_or_one_clear_error(tmp_path_factory, data,
         load_instance(f)
     except TilesatError as e:
         assert "\n" not in str(e) and "\x00" not in str(e)
+
+
+def test_counts_with_leading_zeros_past_ints_digit_limit_parse():
+    assert parse_count("0" * 5000 + "3") == (3, 3) and parse_count("0" * 5000 + "..0" + "0" * 4400 + "7") == (0, 7)
+    assert parse_count("000..") == (0, INF) and parse_count("0001000000000") == (10**9, 10**9)
 
 
 def test_parse_pieces_counts():

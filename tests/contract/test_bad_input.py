@@ -14,6 +14,7 @@ FILES = {
     "unknown-piece.txt": "pieces: Q7\n....\n",
     "bad-count.txt": "pieces: T5:x\n.....\n",
     "huge-count.txt": "pieces: L4:0..99999999999999999999\n......\n.....#\n.....#\n",
+    "long-count.txt": "pieces: L4:" + "9" * 5000 + "\n....\n",  # past int()'s 4,300 digits
     "not-a-model.txt": "hello\n",
 }
 
@@ -65,6 +66,7 @@ ERROR_CASES = {
     "a-directory": (["solve", str(INSTANCES)], "is a directory"),
     "bad-count": (["pack", "{bad}/bad-count.txt", "--json"], "bad count 'x'"),
     "huge-count": (["count", "{bad}/huge-count.txt"], "counts go up to 1,000,000,000"),
+    "long-count": (["solve", "{bad}/long-count.txt"], "counts go up to 1,000,000,000"),
     "count-method": (["count", L6, "--method", "nope", "--json"], "unknown count method 'nope'"),
     "option-the-method-cannot-use": (["count", L6, "--method", "dlx", "--solver", "glucose4"],
                                      "--method dlx does not use it"),

@@ -180,18 +180,21 @@ def parse_count(text: str) -> tuple[int, float]:
     if text == "*":
         return 0, INF
     m = re.fullmatch(r"(\d+)(?:\.\.(\d*))?", text)
+    shown = text if len(text) <= 40 else f"{text[:24]}…{text[-8:]}"  # one line a person reads
     if not m:
-        raise TilesatError(f"bad count {text!r}: use N, A..B, A.. or *")
-    if any(n and int(n) > MOST_PIECES for n in m.groups()):
-        raise TilesatError(f"bad count {text!r}: counts go up to {MOST_PIECES:,} (A.. has no upper bound)")
-    lo = int(m.group(1))
-    if m.group(2) is None:
+        raise TilesatError(f"bad count {shown!r}: use N, A..B, A.. or *")
+    # leading zeros dropped and the length compared first: int() refuses over 4,300 digits
+    numbers = [None if n is None else (n.lstrip("0") or "0") if n else "" for n in m.groups()]
+    if any(n and (len(n) > len(str(MOST_PIECES)) or int(n) > MOST_PIECES) for n in numbers):
+        raise TilesatError(f"bad count {shown!r}: counts go up to {MOST_PIECES:,} (A.. has no upper bound)")
+    lo = int(numbers[0])
+    if numbers[1] is None:
         return lo, lo
-    if m.group(2) == "":
+    if numbers[1] == "":
         return lo, INF
-    hi = int(m.group(2))
+    hi = int(numbers[1])
     if hi < lo:
-        raise TilesatError(f"bad count {text!r}: the range is empty ({lo} > {hi})")
+        raise TilesatError(f"bad count {shown!r}: the range is empty ({lo} > {hi})")
     return lo, hi
 
 
