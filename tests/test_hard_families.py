@@ -417,6 +417,8 @@ def test_the_discs_answer_as_the_oracle_on_coloured_counted_and_hex_and_triangle
 
     def gives_up(self, progress=None, width=None):
         chosen = sweep_run(self, progress, width)
+        if not self.done:  # paused for the LP's turn: goes on later
+            return None
         if chosen is not None and len(chosen) > 1:
             dropped = data.draw(st.sets(st.sampled_from(chosen), min_size=1, max_size=len(chosen) - 1))
             self.furthest = np.array(sorted(set(chosen) - dropped), dtype=np.int64)
