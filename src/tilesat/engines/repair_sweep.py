@@ -191,7 +191,8 @@ class RepairSweep(Stepping):
             return
         deadline().check()
         if progress is not None:
-            progress(f"sweeping: diagonal {f} of {geo.nkeys}" + (f", {self.repairs} repairs" if self.repairs else ""),
+            progress(f"sweeping: {'diagonal' if self.order == 'diagonal' else 'step'} {f} of {geo.nkeys}"
+                     + (f", {self.repairs} repairs" if self.repairs else ""),
                      f, geo.nkeys)
         hi = geo.nkeys if f + self.width + self.step >= geo.nkeys else f + self.width
         exact = geo.open & ~self.covered & (geo.cell_key < hi)  # the window and the cells taken back

@@ -63,7 +63,7 @@ PROBE_AFTER = 10
 # conflicts before the LP's turn: on a tileable board the LP finds nothing and runs to its cap.
 BEFORE_LP_PER_SWEEP_CONFLICT = 2.0
 # Before that, the furthest attempt's partial tiling repaired by the whole-board solver in a disc
-# around where it failed (TilingSearch._repair_discs): a disc of DISC_RADIUS cells, wider by
+# around where it failed (TilingSearch._repair_discs): the cells within DISC_RADIUS steps, wider by
 # DISC_GROW at each failure up to DISC_MAX_RADIUS, DISC_CONFLICTS each: on the tuning boards
 # where every attempt fails most were tiled by the disc of 12 (docs/benchmarks/hard-families.md).
 DISC_RADIUS, DISC_GROW, DISC_MAX_RADIUS, DISC_CONFLICTS = 12, 6, 30, 10_000
@@ -337,7 +337,7 @@ class TilingSearch:
         """After a sweep that gave up, before the whole board: the furthest attempt's placements
         kept (assumed) except in a disc around the cells its last failed window could not
         cover, the rest of the board solved by the whole-board solver, the disc wider at each
-        failure (DISC_RADIUS, DISC_GROW up to DISC_MAX_RADIUS cells: the sweep's own take-back
+        failure (radius DISC_RADIUS, DISC_GROW more up to DISC_MAX_RADIUS: the sweep's own take-back
         stops at MAX_RADIUS and solves a window, not the rest of the board), each solve within
         DISC_CONFLICTS and all of them within the sweep's conflicts.  True: the solver holds a
         tiling.  A disc without a solution says nothing of the board (the kept placements were
@@ -357,7 +357,7 @@ class TilingSearch:
                 break
             self.sweep_stats.discs.append(radius)
             try:
-                if self._solve_whole_board(min(DISC_CONFLICTS, left), (kept + 1).tolist(), f"disc of {radius} cells"):
+                if self._solve_whole_board(min(DISC_CONFLICTS, left), (kept + 1).tolist(), f"disc of radius {radius}"):
                     return True
             finally:
                 self.sweep_stats.disc_conflicts = (self.conflicts() or 0) - start

@@ -149,7 +149,7 @@ class SweepStats:
     mend: dict = field(default_factory=dict)  # mend_counts': boxes tried, mended, their conflicts, seconds
     refuted: str | None = None  # RepairSweep: a window with nothing kept failed; whether that was confirmed
     discs: list = field(default_factory=list)  # after a sweep that gave up: the radii of the discs solved around its failure
-    disc_conflicts: int = 0  # and their conflicts (a solver of their own when none had a solution)
+    disc_conflicts: int = 0  # and their conflicts (on the whole-board solver, under assumptions)
 
     def to_json(self) -> dict:
         out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
