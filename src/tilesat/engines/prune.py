@@ -40,6 +40,7 @@ import numpy as np
 
 from ..certify.certificate import CertificateError
 from ..certify.deaths import check_deaths
+from ..model.arrays import rows_at
 from ..model.placements import Placements
 from ..running.control import deadline
 
@@ -166,17 +167,10 @@ def forced_tiling(placements: Placements, pruned: Pruned) -> list[int] | None:
         return None
     board = placements.instance.board
     live = np.flatnonzero(pruned.alive)
-    lens = np.diff(placements.indptr)[live]
-    cover = np.bincount(placements.cells[_cells_at(placements.indptr, live, lens)], minlength=board.ncells)
+    cover = np.bincount(placements.cells[rows_at(placements.indptr, live)], minlength=board.ncells)
     if not (cover[board.open_cells] == 1).all():
         return None
     return live.tolist()
-
-
-def _cells_at(indptr: np.ndarray, ids: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """Positions in ``placements.cells`` of these placements' cells."""
-    before = np.cumsum(lens) - lens
-    return np.repeat(indptr[ids] - before, lens) + np.arange(int(lens.sum()), dtype=np.int64)
 
 
 def _given(placements: Placements) -> tuple[np.ndarray, ...]:

@@ -56,6 +56,7 @@ import numpy as np
 from ..running.control import deadline
 from ..sat.encodings import NATIVE_ENCODINGS, get_encoding
 from ..sat.formula import Formula
+from ..model.arrays import rows_at
 from ..model.instance import Instance
 from ..model.placements import Placements
 from ..sat.solvers import DEFAULT_SOLVER, PysatSolver
@@ -223,9 +224,7 @@ def _breadth_first(board, seeds: np.ndarray, levels: np.ndarray) -> np.ndarray:
             key[new] = level
             front = np.concatenate([front, new])
             s = t
-        lens = indptr[front + 1] - indptr[front]
-        at = np.repeat(indptr[front] - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()), dtype=np.int64)
-        step = np.unique(neighbour[at])
+        step = np.unique(neighbour[rows_at(indptr, front)])
         front = step[key[step] < 0]
         level += 1
         key[front] = level
@@ -269,11 +268,8 @@ class _Geometry:
 
     def cells_of(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cells, owner): the cells of these placements, and which of them (0..len-1) each is."""
-        lens = self.indptr[ids + 1] - self.indptr[ids]
-        owner = np.repeat(np.arange(ids.size, dtype=np.int64), lens)
-        before = np.cumsum(lens) - lens
-        at = np.repeat(self.indptr[ids] - before, lens) + np.arange(int(lens.sum()), dtype=np.int64)
-        return self.cells[at], owner
+        owner = np.repeat(np.arange(ids.size, dtype=np.int64), self.indptr[ids + 1] - self.indptr[ids])
+        return self.cells[rows_at(self.indptr, ids)], owner
 
     def by_cell(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(cells, owner, start, degree): the cells these placements touch, sorted, and which of

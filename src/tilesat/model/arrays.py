@@ -21,3 +21,9 @@ def unique_rows(rows) -> np.ndarray:
         return rows[:1]
     s = rows[np.lexsort(rows.T[::-1])]
     return s[np.r_[True, np.any(s[1:] != s[:-1], axis=1)]]
+
+
+def rows_at(indptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Positions, in the CSR array behind ``indptr``, of the rows ``ids``, row after row."""
+    lens = indptr[ids + 1] - indptr[ids]
+    return np.repeat(indptr[ids] - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()), dtype=np.int64)
