@@ -183,19 +183,24 @@ def parse_count(text: str) -> tuple[int, float]:
     shown = text if len(text) <= 40 else f"{text[:24]}…{text[-8:]}"  # one line a person reads
     if not m:
         raise TilesatError(f"bad count {shown!r}: use N, A..B, A.. or *")
-    # leading zeros dropped and the length compared first: int() refuses over 4,300 digits
-    numbers = [None if n is None else (n.lstrip("0") or "0") if n else "" for n in m.groups()]
-    if any(n and (len(n) > len(str(MOST_PIECES)) or int(n) > MOST_PIECES) for n in numbers):
-        raise TilesatError(f"bad count {shown!r}: counts go up to {MOST_PIECES:,} (A.. has no upper bound)")
-    lo = int(numbers[0])
-    if numbers[1] is None:
+    lo = _count_number(m.group(1), shown)
+    if m.group(2) is None:
         return lo, lo
-    if numbers[1] == "":
+    if m.group(2) == "":
         return lo, INF
-    hi = int(numbers[1])
+    hi = _count_number(m.group(2), shown)
     if hi < lo:
         raise TilesatError(f"bad count {shown!r}: the range is empty ({lo} > {hi})")
     return lo, hi
+
+
+def _count_number(digits: str, shown: str) -> int:
+    """One number of a count, at most MOST_PIECES.  Leading zeros dropped and the length
+    compared first: int() refuses over 4,300 digits."""
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(MOST_PIECES)) or int(digits) > MOST_PIECES:
+        raise TilesatError(f"bad count {shown!r}: counts go up to {MOST_PIECES:,} (A.. has no upper bound)")
+    return int(digits)
 
 
 def resolve_name(name: str, shapes: dict[str, Piece], grid: str = "square") -> list[Piece]:
