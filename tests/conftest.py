@@ -17,7 +17,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 # typer's CliRunner builds the click command from the app on every invoke, every command's
 # signature read again (30-60 ms, a third of an in-process CLI test's time): build it once per
 # app and set of registered commands (a command module imported later registers more).
-_build_command = typer.testing._get_command
+# A private function of typer's: where a release renames it, the runner is left as it is (slower).
+_build_command = getattr(typer.testing, "_get_command", None)
 _built: dict = {}
 
 
@@ -28,7 +29,8 @@ def _command_of(app):
     return _built[key][1]
 
 
-typer.testing._get_command = _command_of
+if _build_command is not None:
+    typer.testing._get_command = _command_of
 
 
 @pytest.fixture(autouse=True)
