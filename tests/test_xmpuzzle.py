@@ -108,6 +108,12 @@ def test_latin1_file(tmp_path):
     (b'<puzzle version="2"><shapes><voxel x="1" y="1" z="1" type="0">#</voxel></shapes>'
      b'<problems><problem><shapes><shape id="0" min="2" max="1"/></shapes><result id="0"/></problem></problems>'
      b'</puzzle>', "min 2 > max 1"),
+    (b'<puzzle version="2"><shapes><voxel x="1" y="1" z="1" type="0">#</voxel></shapes>'
+     b'<problems><problem><shapes><shape id="0" count="1000000001"/></shapes><result id="0"/></problem></problems>'
+     b'</puzzle>', "shape 0 has a count of 1,000,000,001: counts go up to 1,000,000,000"),
+    (b'<puzzle version="2"><shapes><voxel x="1" y="1" z="1" type="0">#</voxel></shapes>'
+     b'<problems><problem><shapes><shape id="0" min="0" max="2"><group group="1" count="9999999999"/></shape>'
+     b'</shapes><result id="0"/></problem></problems></puzzle>', "shape 0 has a count of 9,999,999,999"),
     (b'<puzzle version="2"><shapes/><problems><problem><shapes/></problem></problems></puzzle>', "no <result>"),
 ])
 def test_bad_files(body, message):

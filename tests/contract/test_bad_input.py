@@ -16,6 +16,10 @@ FILES = {
     "huge-count.txt": "pieces: L4:0..99999999999999999999\n......\n.....#\n.....#\n",
     "long-count.txt": "pieces: L4:" + "9" * 5000 + "\n....\n",  # past int()'s 4,300 digits
     "not-a-model.txt": "hello\n",
+    # BurrTools XML (plain, not gzipped: both are read) whose piece count is past what tilesat counts
+    "huge-count.xmpuzzle": '<puzzle version="2"><shapes><voxel x="1" y="1" z="1" type="0">#</voxel></shapes>'
+                           '<problems><problem><shapes><shape id="0" min="0" max="5000000000"/></shapes>'
+                           '<result id="0"/></problem></problems></puzzle>',
 }
 
 #: --block files that are not a tiling of lpanel-6x6.txt, each as a user might hand one over.
@@ -67,6 +71,10 @@ ERROR_CASES = {
     "bad-count": (["pack", "{bad}/bad-count.txt", "--json"], "bad count 'x'"),
     "huge-count": (["count", "{bad}/huge-count.txt"], "counts go up to 1,000,000,000"),
     "long-count": (["solve", "{bad}/long-count.txt"], "counts go up to 1,000,000,000"),
+    # was: the converted instance's line number (count), an OverflowError traceback (--burrtools-count)
+    "burrtools-huge-count": (["count", "{bad}/huge-count.xmpuzzle"], "problem 0: shape 0 has a count of 5,000,000,000"),
+    "burrtools-count-huge-count": (["count", "--burrtools-count", "{bad}/huge-count.xmpuzzle"],
+                                   "problem 0: shape 0 has a count of 5,000,000,000"),
     "count-method": (["count", L6, "--method", "nope", "--json"], "unknown count method 'nope'"),
     "option-the-method-cannot-use": (["count", L6, "--method", "dlx", "--solver", "glucose4"],
                                      "--method dlx does not use it"),

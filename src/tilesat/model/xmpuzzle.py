@@ -160,6 +160,16 @@ def _int(el: ET.Element, name: str, where: str, default: int | None = None) -> i
         raise TilesatError(f"{where}: <{el.tag}> {name}={text!r} is not a whole number") from None
 
 
+def _check_count(count: int, sid: int, where: str) -> None:
+    """A piece count past what an instance file may say is bad input here, in
+    the file's own terms (the converted instance's line numbers mean nothing to
+    its author, and the exact cover's bounds are 32-bit)."""
+    from .instance import MOST_PIECES
+
+    if count > MOST_PIECES:
+        raise TilesatError(f"{where}: shape {sid} has a count of {count:,}: counts go up to {MOST_PIECES:,}")
+
+
 def _parse_voxels(text: str, size: int, where: str) -> tuple[tuple[int, int], ...]:
     states: list[int] = []
     colours: list[int] = []
@@ -219,6 +229,7 @@ def _parse_problem(el: ET.Element, shapes: int, where: str) -> BurrProblem:
                 if lo < 0:
                     raise TilesatError(f"{where}: shape {sid} has a negative count")
                 groups = tuple((_int(g, "group", where), _int(g, "count", where)) for g in s if g.tag == "group")
+                _check_count(max([hi] + [c for _, c in groups]), sid, where)
                 parts.append(Part(sid, lo, hi, _int(s, "group", where, 0), groups))
         elif child.tag == "result":
             result = _int(child, "id", where)
