@@ -149,6 +149,32 @@ def test_in_process_and_child_solves_agree(name, monkeypatch):
     assert sorted(here) == sorted(there) and len(here) >= 2
 
 
+@pytest.mark.parametrize("name", ["glucose4", "minisat22"])  # CaDiCaL keeps its saved phases after a first solve
+@pytest.mark.parametrize("in_child", [False, True])
+def test_phases_set_between_solves_reach_the_solver_that_searches(monkeypatch, name, in_child):
+    """Each tiling of the board, asked for by its phases (the pairwise encoding:
+    placements are every variable), comes back on one solver, in the process and
+    after the solver moved into its child.  Was (in the child): an AttributeError,
+    set_phases called our freed copy."""
+    formula = compile_formula(generate_placements(parse_instance("pieces: I2\n....\n....\n....\n")), "pairwise")
+    P = formula.nplacements
+    tilings = []
+    with PysatSolver(name) as s:
+        s.add_formula(formula)
+        while s.solve():
+            tilings.append(sorted(v for v in s.model() if 0 < v <= P))
+            s.add_clause([-v for v in tilings[-1]])
+    assert len(tilings) == 11
+    if in_child:
+        monkeypatch.setattr("tilesat.sat.solvers.IN_PROCESS_CLAUSES", -1)
+    with PysatSolver(name) as s:
+        s.add_formula(formula)
+        assert s.solve() and s.stats()["in_child"] == in_child
+        for tiling in tilings:
+            s.set_phases([v if v in tiling else -v for v in range(1, P + 1)])
+            assert s.solve() and sorted(v for v in s.model() if 0 < v <= P) == tiling
+
+
 def test_a_solver_that_may_not_start_children_searches_as_the_runs_child_does(monkeypatch):
     """A portfolio member (in a child, no children of its own) solves on the same
     conflict slices as the single run's child: the same search, conflict for

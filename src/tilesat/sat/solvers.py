@@ -163,11 +163,11 @@ def _serve(conn, solver: Solver, name: str, budgets: bool) -> None:
             request = conn.recv()
         except EOFError:
             return
-        op, clauses, assumptions, limit = request
+        clauses, assumptions, limit, phases = request
         for clause in clauses:
             solver.add_clause(clause)
-        if op == "add":
-            continue
+        if phases is not None:
+            solver.set_phases(phases)
         status = solve_in_slices(solver, name, assumptions, budgets,
                                  lambda conflicts: conn.send(("progress", conflicts)), limit)
         model = np.asarray(solver.get_model() or [], dtype=np.int64) if status else None
@@ -193,6 +193,8 @@ class PysatSolver:
         self._budgets = _can_budget(self._solver, name)
         self._child: Child | None = None
         self._pending: list[list[int]] = []  # clauses for the child, sent with the next request
+        self._phases: list[int] | None = None  # the newest set_phases: for the child's or a restarted solver
+        self._phases_pending = False  # set since the child's last request
         self._model: list[int] | np.ndarray = []
         self._conflicts = 0
         self._small = True
@@ -225,7 +227,11 @@ class PysatSolver:
 
     def set_phases(self, literals) -> None:
         """Preferred values of these variables at the solver's first decisions (PySAT's ``set_phases``)."""
-        self._solver.set_phases([int(x) for x in literals])
+        self._phases = [int(x) for x in literals]
+        if self._child is not None:
+            self._phases_pending = True  # the solver is the child's now (our copy was freed at the move)
+        else:
+            self._solver.set_phases(self._phases)
 
     def add_formula(self, formula, progress=None) -> None:
         if formula.native and not self._solver.supports_atmost():
@@ -296,8 +302,8 @@ class PysatSolver:
         if self._child is None:
             self._move_to_child()
         try:
-            self._child.send(("solve", self._pending, assumptions, conflicts))
-            self._pending = []
+            self._child.send((self._pending, assumptions, conflicts, self._phases if self._phases_pending else None))
+            self._pending, self._phases_pending = [], False
             while True:
                 message = self._child.recv()
                 if message[0] == "progress":
@@ -324,6 +330,8 @@ class PysatSolver:
                                  add_atmost=self._add_atmost())
         for clause in self._added:
             self._solver.add_clause(clause)
+        if self._phases is not None:
+            self._solver.set_phases(self._phases)
 
     def _move_to_child(self) -> None:
         with sigint_held():  # a Ctrl-C waits until the child exists and our copy is freed once
