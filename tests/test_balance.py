@@ -26,6 +26,7 @@ from tilesat.model.instance import load_instance
 from tilesat.questions import balance, count
 from tilesat.questions.count import count_tilings
 from tilesat.running.checkpoint import CheckpointError
+from tilesat.running.control import time_limit
 
 from tilesat.model.instance import parse_instance
 
@@ -157,16 +158,26 @@ def test_a_count_stopped_by_its_timeout_keeps_what_the_running_units_counted(tmp
     monkeypatch.setattr(count, "CHECKPOINT_UNITS", 4)
     inst = load_instance(P5x12)
     ckpt = tmp_path / "c.json"
-    with monkeypatch.context() as m:  # slow slices (~5 s in all): far from its end at the timeout, units mid-way
-        real = compiled.wait_step
-        m.setattr(compiled, "wait_step", lambda *a: (time.sleep(0.002), real(*a))[1])
-        first = count_tilings(inst, jobs=jobs, checkpoint=ckpt, timeout=1.0, certificates=False)
+    with monkeypatch.context() as m:
+        # slow slices: the units handed out first (132 slices of 200 nodes or more) take 2 s or more each, and
+        # the deadline falls 1 s after the first was handed out, so each is mid-way at the deadline however
+        # loaded the machine (a deadline from the count's start fell as a unit finished, or could before any began)
+        real_wait, real_drive = compiled.wait_step, count.drive
+        m.setattr(compiled, "wait_step", lambda *a: (time.sleep(0.015), real_wait(*a))[1])
+
+        def drive_for_a_second(*args, **kwargs):
+            with time_limit(1.0):  # within the count's own limit: the earlier end holds (the workers fork inside)
+                return real_drive(*args, **kwargs)
+
+        m.setattr(count, "drive", drive_for_a_second)
+        first = count_tilings(inst, jobs=jobs, checkpoint=ckpt, timeout=60.0, certificates=False)
     assert first.timed_out and not first.exact and first.count < 4040
     records = [json.loads(line)["data"] for line in ckpt.read_text().splitlines()[1:]]
     stopped = [r for r in records if "split" in r]  # the units running at the deadline, cut where they stood
-    # a running unit came back cut, or is said to be uncounted (a worker mid-slice under load may miss
-    # the pool's grace), or had just finished; the one process of jobs=1 always comes back
-    assert len(stopped) >= 1 and len(stopped) + first.uncounted <= jobs
+    assert len(stopped) == len(records), "a unit finished before the deadline: the slices are not slow enough"
+    # each running unit came back cut, or is said to be uncounted (a worker mid-slice under load may miss
+    # the pool's grace); the one process of jobs=1 always comes back
+    assert len(stopped) >= 1 and len(stopped) + first.uncounted == jobs
     seen = []
     again = count_tilings(inst, jobs=1, checkpoint=ckpt, certificates=False, progress=lambda n, *a, **k: seen.append(n))
     assert seen[0] == first.count  # the count said is what its records hold, the stopped units' tilings too
