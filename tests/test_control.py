@@ -346,6 +346,13 @@ def _ctrl_c():
     signal.raise_signal(signal.SIGINT)
 
 
+def _ctrl_c_in_a_new_run():
+    """The first Ctrl-C of a new run: a run raises its first interrupt only (see
+    test_interrupts_after_the_first_of_a_run_are_only_noted)."""
+    processes.forget_interrupts()
+    _ctrl_c()
+
+
 @pytest.mark.parametrize("lose", [_lose_in_a_del, _lose_in_a_gc_callback])
 def test_an_interrupt_lost_in_a_callback_is_raised_once_at_the_next_check(lose, monkeypatch):
     unraisable = []
@@ -356,10 +363,58 @@ def test_an_interrupt_lost_in_a_callback_is_raised_once_at_the_next_check(lose, 
         with pytest.raises(KeyboardInterrupt):
             Deadline(None).check()
         Deadline(None).check()  # once
-        lose(_ctrl_c)
+        lose(_ctrl_c_in_a_new_run)
         with pytest.raises(KeyboardInterrupt):
             with time_limit(5):
                 call_in_child(_count_up, 3)  # the wait on a child polls too
+
+
+def _noted(ctrl_c) -> None:
+    try:
+        ctrl_c()
+    except KeyboardInterrupt:
+        pytest.fail("an interrupt after the run's first raised KeyboardInterrupt again")
+
+
+def test_interrupts_after_the_first_of_a_run_are_only_noted():
+    """A second Ctrl-C (or SIGTERM) while the first one's KeyboardInterrupt unwinds must not raise
+    again: one raised in the report's first step escaped it, and typer ended the run silently with 130."""
+    with interrupts_handled():
+        with pytest.raises(KeyboardInterrupt):
+            _ctrl_c()
+        _noted(_ctrl_c)
+        _noted(lambda: signal.raise_signal(signal.SIGTERM))
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            _noted(_ctrl_c)  # in the report's first step too
+            processes.ignore_interrupts()
+        assert processes.interrupted_status() == 128 + signal.SIGINT  # the first one's
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    with interrupts_handled(), pytest.raises(KeyboardInterrupt):
+        _ctrl_c()  # the next run raises its first again (in-process callers run several)
+
+
+def test_a_ctrl_c_pending_as_the_report_begins_is_only_noted(monkeypatch):
+    """signal.signal first runs the handlers of signals pending: the report's own call (ignore_interrupts)
+    must find the run stopping already, even where its KeyboardInterrupt came from no signal (a
+    partial result's own, a caller's)."""
+    set_handler = signal.signal
+    pending = [signal.SIGINT]
+
+    def with_one_pending(signum, handler):
+        if pending:
+            signal.raise_signal(pending.pop())
+        return set_handler(signum, handler)
+
+    with interrupts_handled():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            monkeypatch.setattr(signal, "signal", with_one_pending)
+            _noted(processes.ignore_interrupts)
+            monkeypatch.undo()
+        assert not pending and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 
 
 def test_a_lost_interrupt_is_raised_in_its_own_process_only():
@@ -437,9 +492,10 @@ def test_an_error_caused_by_this_runs_interrupt_is_the_interrupt():
     with interrupts_handled():
         caused = _error_after(_ctrl_c, _from(ImportError("initialization failed")))
         # the real case: highspy's import interrupted, then scipy's (the fallback) not found
-        fallback = _error_after(_raise(_error_after(_ctrl_c, _from(ImportError("init")))), _while_handling(ImportError("scipy")))
+        fallback = _error_after(_raise(_error_after(_ctrl_c_in_a_new_run, _from(ImportError("init")))),
+                                _while_handling(ImportError("scipy")))
         assert processes.interrupt_behind(caused) and processes.interrupt_behind(fallback)
-        assert not processes.interrupt_behind(_error_after(_ctrl_c, _from_none(ValueError("said"))))
+        assert not processes.interrupt_behind(_error_after(_ctrl_c_in_a_new_run, _from_none(ValueError("said"))))
         assert not processes.interrupt_behind(ValueError("no cause"))
         processes.ignore_interrupts()  # reported: a later error is the report's own
         assert not processes.interrupt_behind(caused)

@@ -16,8 +16,10 @@ here, so that whatever way tilesat ends, they end too:
 - **signals**: SIGTERM and SIGHUP (a supervisor, a job scheduler, a closed
   terminal) are handled as Ctrl-C: the run stops within a second, says what
   it found, and exits 128 + the signal (143, 129; 130 for Ctrl-C)
-  (:func:`handle_interrupts`, :func:`interrupted_status`); one that CPython
-  drops in a callback it runs "unraisably" is raised again at the next poll;
+  (:func:`handle_interrupts`, :func:`interrupted_status`); only the first of
+  a run raises, later ones are noted (whatever a user does with a second
+  Ctrl-C, the run stops and says what it had); one that CPython drops in a
+  callback it runs "unraisably" is raised again at the next poll;
 - **how many**: ``--jobs`` is at most :data:`JOBS_PER_CORE` per core
   (:func:`check_jobs`): more processes than that only wait for the cores.
 """
@@ -85,7 +87,24 @@ _UNREPORTED: list[float] = []
 UNREPORTED_SECONDS = 0.3
 
 
+# The pid of this process once an interrupt of this run has been raised as
+# KeyboardInterrupt (:func:`_interrupt`) or is being reported
+# (:func:`ignore_interrupts`): from then on further ones are only noted.
+_STOPPING: list[int] = []
+
+
+def _stopping() -> bool:
+    return bool(_STOPPING) and _STOPPING[0] == os.getpid()
+
+
 def _interrupt(signum, frame):
+    """The first interrupt of a run raises KeyboardInterrupt; later ones are
+    only noted: one raised again while the first unwinds (in a clean-up, in the
+    report, in typer's exit path) would cut the report short, and typer ends an
+    escaped one silently with 130 (a second Ctrl-C 2 ms after the first did)."""
+    if _stopping():
+        return
+    _STOPPING[:] = [os.getpid()]
     _RECEIVED.append(signum)
     _LOST.clear()  # this one stands for it
     _UNREPORTED[:] = [os.getpid(), time.monotonic()]
@@ -149,6 +168,7 @@ def handle_interrupts():
     commands in-process and live on)."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
+    _STOPPING.clear()  # a command starting: the next interrupt is its first (a caller may have reported one before)
     previous = {signum: signal.signal(signum, _interrupt) for signum in INTERRUPTING}
     previous_hook = sys.unraisablehook
     sys.unraisablehook = _keeping_lost_interrupts(previous_hook)
@@ -166,7 +186,10 @@ def handle_interrupts():
 
 
 def ignore_interrupts() -> None:
-    """After the first interrupt, further ones must not cut the report short (nor one lost before it)."""
+    """After the first interrupt, further ones must not cut the report short (nor one lost before it).
+    Ignored, not only noted: the interpreter's exit puts Python's handlers back to the default
+    (death by the signal), not ignored ones."""
+    _STOPPING[:] = [os.getpid()]  # first: signal.signal runs the handlers of signals pending, here
     _LOST.clear()
     _UNREPORTED.clear()
     if threading.current_thread() is threading.main_thread():
@@ -184,6 +207,7 @@ def forget_interrupts() -> None:
     _RECEIVED.clear()
     _LOST.clear()
     _UNREPORTED.clear()
+    _STOPPING.clear()
 
 
 # --- the parent-death signal ---------------------------------------------------------
