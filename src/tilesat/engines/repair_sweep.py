@@ -85,11 +85,12 @@ class Reach:
 
 #: Boards of at most this many cells (40x40) sweep in fewer, wider windows (SMALL_REACH):
 #: there a window ends within tens of conflicts, and starting a solver and giving it the
-#: window's clauses is most of a window's time.  They keep the wider take-back of 5 cells
-#: growing to 10, where the larger boards' smaller one made P5 sweeps slower
+#: window's clauses is most of a window's time (step 12 of 20: a third fewer windows than 8
+#: of 16 for as many conflicts).  They keep the wider take-back of 5 cells growing to 10,
+#: where the larger boards' smaller one made P5 sweeps slower
 #: (both measured in docs/benchmarks/hard-families.md).
 SMALL_BOARD = 1600
-SMALL_REACH = Reach(step=8, window=16, radius=5, grow=5, max_radius=10)
+SMALL_REACH = Reach(step=12, window=20, radius=5, grow=5, max_radius=10)
 
 
 def reach_for(placements: Placements) -> Reach:
