@@ -15,7 +15,7 @@ from repo_scripts import import_script
 from test_optional_colours import POOL, _key, _two_cells, oracle_tilings
 from test_property import _args, as_key, oracle, oracle_checker
 
-from tilesat import Instance, PieceRule, check_unique
+from tilesat import Instance, PieceRule, check_unique, parse_pieces
 from tilesat.certify.colourings import colouring_certificate
 from tilesat.certify.oracle import TooHard, brute_force_tilings
 from tilesat.model.board import Board
@@ -440,3 +440,57 @@ def test_the_discs_answer_as_the_oracle_on_coloured_counted_and_hex_and_triangle
     assert all(_key(tiling) in truth for tiling in result.tilings)
     sweep = result.stats["sweep"]
     event(f"{instance.board.grid}: discs {'ran' if sweep.get('discs') else 'did not run'}, {result.verdict}")
+
+
+def test_after_a_sweep_that_gave_up_on_scattered_blocked_cells_the_whole_board_is_pairwise(monkeypatch):
+    from tilesat.engines.sat import AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO, AFTER_SWEEP_PAIRWISE_UP_TO
+    from tilesat.engines.sweep import SCATTERED, scattered_blocked
+
+    # L4 16x16 with 4% of the cells blocked at random: about 23 candidates a cell, where auto's
+    # encoding is ladder; a row-major packing of the same size and candidates keeps ladder
+    scattered = _families.random_blocked("L4", 16, 0.04, 104, balanced=True)
+    packed, _, _ = _families.packing("L4", 16, "row", 1)
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)  # every attempt gives up at once
+    monkeypatch.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)  # the look-ahead, as at full size
+    monkeypatch.setattr("tilesat.engines.sat.GLANCE_MAX_BLOCKED", -1)  # and no glance before the sweep
+    for instance, encoding in ((scattered, "pairwise"), (packed, "ladder")):
+        candidates = generate_placements(instance).candidates_per_cell()
+        assert AFTER_SWEEP_PAIRWISE_UP_TO < candidates <= AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO
+        assert (scattered_blocked(instance.board) >= SCATTERED) == (encoding == "pairwise")
+        by_solver = check_unique(instance, method="sat")
+        assert by_solver.stats["encoding"] == "ladder"
+        result = check_unique(instance, method="sweep")
+        assert result.stats["sweep"]["gave_up"] and result.stats["encoding"] == encoding
+        assert result.verdict == by_solver.verdict
+        named = check_unique(instance, method="sweep", encoding="ladder")  # an encoding the user names is used
+        assert named.stats["encoding"] == "ladder" and named.verdict == by_solver.verdict
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_a_sweep_that_gave_up_on_scattered_blocked_cells_then_pairwise_agrees_with_the_oracle(seed):
+    # L4-blocked-balanced-40's boards made 8x8 (4 cells blocked at random, no classic colouring
+    # against a tiling): the sweep made to give up at once, so that the whole-board solver
+    # answers, pairwise only where the blocked cells lie scattered (the other rule's threshold
+    # at 0: these small boards have under 20 candidates a cell)
+    import tilesat.engines.auto as auto
+    import tilesat.engines.repair_sweep as repair_sweep
+    import tilesat.engines.sat as sat
+    from tilesat.engines.sweep import SCATTERED, scattered_blocked
+
+    instance, _ = replace(FAMILIES["L4-blocked-balanced-40"], size=SMALL).board(seed)
+    truth = oracle(instance, cap=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(auto, "SWEEP_MIN_AREA", 0)
+        mp.setattr(sat, "SWEEP_MIN_AREA", 0)
+        mp.setattr(sat, "GLANCE_MAX_BLOCKED", -1)  # no glance before the sweep
+        mp.setattr(sat, "AFTER_SWEEP_PAIRWISE_UP_TO", 0)
+        mp.setattr(repair_sweep, "CONFLICTS_PER_CELL", 0)
+        result = check_unique(instance)
+    assert result.verdict == {0: "none", 1: "unique"}.get(len(truth), "multiple")
+    accepts = oracle_checker(instance)
+    assert all(accepts(as_key(t)) for t in result.tilings)
+    if result.stats.get("sweep", {}).get("gave_up") and result.stats["sweep"]["found_by"][:1] == ["solver"]:
+        scattered = scattered_blocked(instance.board) >= SCATTERED
+        assert (result.stats["encoding"] == "pairwise") == scattered
+        event(f"the sweep gave up; whole board {result.stats['encoding']}")

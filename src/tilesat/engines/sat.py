@@ -53,8 +53,10 @@ GLANCE_MAX_BLOCKED = 0.02
 #: The whole-board formula compiled after a sweep gave up, on boards of at most this many
 #: candidates a cell, is pairwise where ``--encoding auto`` would have picked commander: the
 #: boards where sweeps fail are tight packings, where pairwise reached the first tiling sooner
-#: (docs/benchmarks/hard-families.md).
-AFTER_SWEEP_PAIRWISE_UP_TO = 20.0
+#: (docs/benchmarks/hard-families.md).  Boards whose blocked cells lie scattered (sweep.SCATTERED)
+#: get it up to AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO (L4 40x40 with 4% blocked at random: 26
+#: candidates a cell, where auto picks ladder; pairwise took fewer and cheaper conflicts there).
+AFTER_SWEEP_PAIRWISE_UP_TO, AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO = 20.0, 30.0
 #: Probing (.prune.probe) waits, during a sweep, until the search has taken this many times
 #: what the look-ahead took (probing takes one to three times that): boards the sweep tiles
 #: sooner never pay for it.
@@ -537,10 +539,14 @@ class TilingSearch:
     def _after_failed_sweep(self) -> None:
         """The whole-board solver takes over from a sweep that gave up: picks a pairwise formula,
         when not built yet, where ``--encoding auto`` would have picked commander
-        (AFTER_SWEEP_PAIRWISE_UP_TO); :meth:`_ensure_solver` gives that solver the --sat options.
+        (AFTER_SWEEP_PAIRWISE_UP_TO), or ladder on a board whose blocked cells lie scattered
+        (AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO); :meth:`_ensure_solver` gives that solver the --sat options.
         The windows keep their encoding (:meth:`_windows`)."""
-        if (self._card_waiting is not None and self._auto_encoding
-                and self.placements.candidates_per_cell() <= AFTER_SWEEP_PAIRWISE_UP_TO):
+        if self._card_waiting is None or not self._auto_encoding:
+            return
+        up_to = (AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO if scattered_blocked(self.instance.board) >= SCATTERED
+                 else AFTER_SWEEP_PAIRWISE_UP_TO)
+        if self.placements.candidates_per_cell() <= up_to:
             self.encoding = "pairwise"
 
     def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
