@@ -439,6 +439,65 @@ def test_a_lost_interrupt_does_not_cut_the_report_of_one_that_arrived():
         Deadline(None).check()
 
 
+def test_inside_interrupts_at_polls_the_first_interrupt_waits_for_the_next_poll():
+    """fuzz runs hypothesis (code in the garbage collector's callbacks) inside: the handler only
+    notes a Ctrl-C and the next poll raises it, once; later ones are only noted there and after
+    (fuzz's report of what it had: a second Ctrl-C once cut it short)."""
+    with interrupts_handled():
+        with processes.interrupts_at_polls():
+            _noted(_ctrl_c)
+            _noted(_ctrl_c)
+            with pytest.raises(KeyboardInterrupt):
+                Deadline(None).check()
+            Deadline(None).check()  # once
+        _noted(_ctrl_c)  # the report, after the run
+        _noted(lambda: signal.raise_signal(signal.SIGTERM))
+        assert processes.interrupted_status() == 128 + signal.SIGINT
+
+
+def test_an_interrupt_after_the_last_poll_is_taken_by_the_run():
+    with interrupts_handled():
+        with processes.interrupts_at_polls():
+            assert not processes.interrupt_waiting()
+            _noted(_ctrl_c)
+            assert processes.interrupt_waiting() and not processes.interrupt_waiting()
+        time.sleep(processes.UNREPORTED_SECONDS + 0.05)
+        Deadline(None).check()  # the run reported it: no poll raises it again
+
+
+def test_interrupts_at_polls_handles_ctrl_c_where_no_command_did():
+    """A library caller's fuzz(): its Ctrl-C stops the run at a poll, its own handler comes back after,
+    and the interrupt ends with the run (a later run's poll does not raise it)."""
+    saved = signal.getsignal(signal.SIGINT)
+    with processes.interrupts_at_polls():
+        _noted(_ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            Deadline(None).check()
+    assert signal.getsignal(signal.SIGINT) is saved
+    time.sleep(processes.UNREPORTED_SECONDS + 0.05)
+    Deadline(None).check()
+
+
+def test_after_the_work_is_done_interrupts_are_only_noted():
+    """Once the command has run (its status decided), a Ctrl-C changes nothing; in the console
+    script's process the handlers then ignore them to the end (Python's would make a traceback, or
+    a death by SIGINT at the interpreter's exit)."""
+    with interrupts_handled():
+        processes.work_done()
+        _noted(_ctrl_c)
+        _noted(lambda: signal.raise_signal(signal.SIGHUP))
+    saved = {s: signal.getsignal(s) for s in processes.INTERRUPTING}
+    try:
+        processes.ends_with_its_command()
+        processes.handle_interrupts()()
+        assert all(signal.getsignal(s) is signal.SIG_IGN for s in processes.INTERRUPTING)
+    finally:
+        processes._ENDS_WITH_COMMAND.clear()
+        processes.forget_interrupts()
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
 def _raise(error):
     def raise_it():
         raise error

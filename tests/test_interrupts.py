@@ -228,3 +228,59 @@ def test_a_pipe_closed_early_ends_quietly_with_141(args):
     err = proc.stderr.decode()
     assert proc.returncode == 141, err
     assert "Traceback" not in err and "error" not in err
+
+
+# --- a Ctrl-C once the command has run: its output is complete, its status stands ------------------
+
+#: The console script with a Ctrl-C at an exact moment after its command has run: where the command's
+#: wrapper (cli.common.friendly) hands the signals back, or at the interpreter's exit.
+CTRL_C_AT_THE_END = """
+import atexit, signal, sys
+from tilesat.running import processes
+
+moment = sys.argv.pop(1)
+if moment == "interpreter exit":
+    atexit.register(signal.raise_signal, signal.SIGINT)  # registered first: runs last
+else:
+    handle = processes.handle_interrupts
+
+    def handle_interrupts():
+        restore = handle()
+
+        def ctrl_c_then_restore():
+            signal.raise_signal(signal.SIGINT)
+            restore()
+
+        return ctrl_c_then_restore
+
+    processes.handle_interrupts = handle_interrupts
+from tilesat.main import main
+main()
+"""
+
+
+@pytest.mark.parametrize("moment", ["command returned", "interpreter exit"])
+def test_a_ctrl_c_after_the_command_ran_changes_nothing(moment):
+    """Was: exit 130 without a word (the KeyboardInterrupt escaped into typer), or
+    'Exception ignored in atexit callback ... KeyboardInterrupt' on stderr."""
+    proc = subprocess.run([sys.executable, "-c", CTRL_C_AT_THE_END, moment, "check-unique",
+                           str(INSTANCES / "lpanel-4x8-multiple.txt"), "--json"], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (1, ""), (proc.returncode, proc.stderr)  # multiple: 1, as without it
+    assert json.loads(proc.stdout)["verdict"] == "multiple"
+
+
+def test_a_ctrl_c_once_the_output_is_out_changes_nothing():
+    """The user sees the whole output, presses Ctrl-C while the process ends: the output and the
+    exit status stay as they were.  stdout, block-buffered to a pipe, reaches it in cli/root's last
+    flush, after the command ran, so the Ctrl-C lands in the process's end.  Was: death by SIGINT
+    (-2) at the interpreter's exit or a KeyboardInterrupt traceback, in 29 runs of 30."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    for i in range(6):
+        proc = subprocess.Popen(CLI + ["solve", str(INSTANCES / "lpanel-6x6.txt"), "--json"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        document = proc.stdout.readline()
+        time.sleep(0.002 * (i % 3))
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert (proc.returncode, err, out) == (0, "", ""), (i, proc.returncode, err)
+        assert json.loads(document)["verdict"] == "solved"

@@ -7,7 +7,9 @@ when the interpreter finalises half-imported modules: both seen), so until
 a command starts (``cli.common.friendly`` puts Python's handler back)
 SIGINT ends the process straight away: one line, exit 130 (SIGTERM and
 SIGHUP alike: 143, 129).  Nothing was done yet, so there is nothing to
-clean up.
+clean up.  Once the command has run, they are ignored: its output is
+complete and the process ends with its status
+(:func:`.running.processes.ends_with_its_command`).
 """
 
 import gc
@@ -39,7 +41,9 @@ def main() -> None:
 
     reserve_stdout()  # before any native library loads: fd 1 is tilesat's document alone
     from .cli import main as cli_main
+    from .running.processes import ends_with_its_command
 
+    ends_with_its_command()
     try:
         cli_main()
     finally:

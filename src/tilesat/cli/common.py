@@ -240,12 +240,14 @@ def _run_command(fn, args, kwargs):
     try:
         result = fn(*args, **kwargs)
     except (typer.Exit, typer.Abort):
+        processes.work_done()  # its status decided: a Ctrl-C from here changes nothing
         raise
     except Exception as e:
         if processes.interrupt_behind(e):
             raise KeyboardInterrupt from None
         raise
     processes.raise_lost_interrupt(unreported=False)  # one it reported and returned from is not raised again
+    processes.work_done()
     return result
 
 

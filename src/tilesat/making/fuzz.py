@@ -37,16 +37,15 @@ import contextlib
 import itertools
 import random
 import re
-import signal
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from ..running.control import TimedOut, call_in_child, deadline, sigint_held, watching
+from ..running import processes
+from ..running.control import TimedOut, call_in_child, deadline, sigint_held
 from ..errors import TilesatError
 from ..model.instance import INF, Instance, PieceRule
 from ..model.board import Board
@@ -454,6 +453,8 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
         if result.finding is not None:
             result.finding.shrunk = True  # as far as hypothesis could take it
     finally:
+        if processes.interrupt_waiting() and result.stopped is None:  # one after the last poll
+            result.stopped = "interrupted"
         handlers.close()
         if adopting:
             _adopt_orphans(False)
@@ -463,26 +464,13 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
 
 @contextlib.contextmanager
 def _ctrl_c_at_polls():
-    """Ctrl-C noted by the handler and raised at the next poll of a wait (every
-    50 ms while an example runs in its child) or at the next example: hypothesis
-    runs code in the garbage collector's callbacks, where a KeyboardInterrupt is
-    printed as 'Exception ignored' and lost (the run went on: 3 runs in 12).
-    Yields the check, for the code between polls."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: None
-        return
-    noted: list[int] = []
-
-    def interrupt_if_asked() -> None:
-        if noted:
-            raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
-    try:
-        with watching(interrupt_if_asked):
-            yield interrupt_if_asked
-    finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    """Ctrl-C (SIGTERM, SIGHUP) noted by the handler and raised at the next poll
+    of a wait (every 50 ms while an example runs in its child) or at the next
+    example: hypothesis runs code in the garbage collector's callbacks, where a
+    KeyboardInterrupt is printed as 'Exception ignored' and lost (the run went
+    on: 3 runs in 12).  Yields the check, for the code between polls."""
+    with processes.interrupts_at_polls():
+        yield processes.raise_lost_interrupt
 
 
 # An external solver runs in its own session, which dies with it when the

@@ -19,7 +19,10 @@ here, so that whatever way tilesat ends, they end too:
   (:func:`handle_interrupts`, :func:`interrupted_status`); only the first of
   a run raises, later ones are noted (whatever a user does with a second
   Ctrl-C, the run stops and says what it had); one that CPython drops in a
-  callback it runs "unraisably" is raised again at the next poll;
+  callback it runs "unraisably" is raised again at the next poll, as is
+  every one inside :func:`interrupts_at_polls`; once the command's work is
+  done (:func:`work_done`) they change nothing, and the console script ends
+  with the command's own status;
 - **how many**: ``--jobs`` is at most :data:`JOBS_PER_CORE` per core
   (:func:`check_jobs`): more processes than that only wait for the cores.
 """
@@ -93,21 +96,37 @@ UNREPORTED_SECONDS = 0.3
 _STOPPING: list[int] = []
 
 
+# The pid of this process while its interrupts wait for the run's next poll
+# (:func:`interrupts_at_polls`) instead of raising wherever the code is.
+_AT_POLLS: list[int] = []
+# The pid of this process when it is the console script's: it ends with its
+# command (:func:`ends_with_its_command`).
+_ENDS_WITH_COMMAND: list[int] = []
+
+
+def _mine(state: list) -> bool:
+    return bool(state) and state[0] == os.getpid()
+
+
 def _stopping() -> bool:
-    return bool(_STOPPING) and _STOPPING[0] == os.getpid()
+    return _mine(_STOPPING)
 
 
 def _interrupt(signum, frame):
-    """The first interrupt of a run raises KeyboardInterrupt; later ones are
-    only noted: one raised again while the first unwinds (in a clean-up, in the
-    report, in typer's exit path) would cut the report short, and typer ends an
-    escaped one silently with 130 (a second Ctrl-C 2 ms after the first did)."""
+    """The first interrupt of a run raises KeyboardInterrupt (inside
+    :func:`interrupts_at_polls`: at the next poll); later ones are only noted:
+    one raised again while the first unwinds (in a clean-up, in the report, in
+    typer's exit path) would cut the report short, and typer ends an escaped
+    one silently with 130 (a second Ctrl-C 2 ms after the first did)."""
     if _stopping():
         return
     _STOPPING[:] = [os.getpid()]
     _RECEIVED.append(signum)
-    _LOST.clear()  # this one stands for it
     _UNREPORTED[:] = [os.getpid(), time.monotonic()]
+    if _mine(_AT_POLLS):
+        _LOST[:] = [os.getpid()]  # raised at the next poll, as a lost one is
+        return
+    _LOST.clear()  # this one stands for it
     raise KeyboardInterrupt
 
 
@@ -175,6 +194,11 @@ def handle_interrupts():
 
     def restore():
         sys.unraisablehook = previous_hook
+        if _mine(_ENDS_WITH_COMMAND):
+            # the command has run and said what it had: the process only ends from here, with the command's
+            # status (Python's handler would make a Ctrl-C now a traceback, or at exit a death by SIGINT)
+            ignore_interrupts()
+            return
         if signal.getsignal(signal.SIGINT) is _interrupt:
             signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as Python has it
         if set(_RECEIVED) <= {signal.SIGINT}:  # after SIGTERM or SIGHUP the process is ending: further ones stay ignored
@@ -195,6 +219,60 @@ def ignore_interrupts() -> None:
     if threading.current_thread() is threading.main_thread():
         for signum in INTERRUPTING:
             signal.signal(signum, signal.SIG_IGN)
+
+
+def work_done() -> None:
+    """The command's work is done and what it had to say is said: an interrupt
+    from here is only noted (see :func:`ends_with_its_command` for the process's end)."""
+    _STOPPING[:] = [os.getpid()]
+
+
+def ends_with_its_command() -> None:
+    """This process is the console script's: it ends when its one command
+    has run, so the handlers :func:`handle_interrupts` set are not put back
+    after the command but ignore further interrupts."""
+    _ENDS_WITH_COMMAND[:] = [os.getpid()]
+
+
+@contextlib.contextmanager
+def interrupts_at_polls() -> Iterator[None]:
+    """Inside (the main thread), an interrupt is noted by the handler and raised
+    at the run's next poll (:func:`raise_lost_interrupt`: the waits'
+    ``control.wait_step``, deadline checks), not wherever the code is: for code
+    that runs other code in the garbage collector's callbacks (hypothesis),
+    where a KeyboardInterrupt is printed as "Exception ignored" and lost.
+    Ctrl-C is handled so inside even where no command set the handlers (a
+    library caller's run: a new run, its result says it was interrupted, and
+    its handler is put back after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    own = previous is not _interrupt
+    outer = list(_AT_POLLS)
+    if own:
+        forget_interrupts()
+    _AT_POLLS[:] = [os.getpid()]
+    if own:
+        signal.signal(signal.SIGINT, _interrupt)
+    try:
+        yield
+    finally:
+        if own:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+            forget_interrupts()  # said in the run's result: no later run's poll raises it
+        _AT_POLLS[:] = outer
+
+
+def interrupt_waiting() -> bool:
+    """Whether an interrupt of this process waits for a poll (one inside
+    :func:`interrupts_at_polls` after the last, or one lost); taken: the caller
+    reports it, no poll raises it."""
+    waiting = _mine(_LOST)
+    if waiting:
+        _LOST.clear()
+        _UNREPORTED.clear()
+    return waiting
 
 
 def interrupted_status() -> int:
