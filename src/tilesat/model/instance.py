@@ -35,7 +35,7 @@ from ..errors import TilesatError, did_you_mean
 from .grids import GRIDS, get_grid
 from ..running.inputs import read_text
 from .pieces import (
-    SET_ORIENT, Piece, all_builtin_names, builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set, grid_sets,
+    MOST_PIECES, SET_ORIENT, Piece, all_builtin_names, builtin_names, builtin_piece, grid_builtin_names, grid_builtin_piece, grid_piece_set, grid_sets,
     is_set, parse_drawing, piece_set, set_names,
 )
 
@@ -43,9 +43,6 @@ from .pieces import (
 _HEADER = re.compile(r"^[A-Za-z]+\s*:")
 
 INF = math.inf
-#: the largest count a piece list may give: far beyond what any board holds, and a bound
-#: every engine can keep in a machine integer (``A..`` says "no upper bound")
-MOST_PIECES = 10**9
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,10 @@ from ..errors import TilesatError
 from .board import COLOUR_LETTERS
 from .grids import get_grid
 
+#: the largest count a piece list may give (an instance file's, a BurrTools problem's): far beyond
+#: what any board holds, and a bound every engine can keep in a machine integer (``A..`` says "no upper bound")
+MOST_PIECES = 10**9
+
 Cell = tuple[int, int]
 Shape = tuple[Cell, ...]
 

@@ -164,7 +164,7 @@ def _check_count(count: int, sid: int, where: str) -> None:
     """A piece count past what an instance file may say is bad input here, in
     the file's own terms (the converted instance's line numbers mean nothing to
     its author, and the exact cover's bounds are 32-bit)."""
-    from .instance import MOST_PIECES
+    from .pieces import MOST_PIECES
 
     if count > MOST_PIECES:
         raise TilesatError(f"{where}: shape {sid} has a count of {count:,}: counts go up to {MOST_PIECES:,}")
