@@ -134,6 +134,16 @@ def test_the_open_distance_order_bends_around_a_wall():
     assert ORDERS["open-distance"](board, 1).reshape(5, 4)[0, 0] == 13  # and back from the bottom right
 
 
+def test_the_open_distance_order_stops_at_the_runs_deadline_on_a_maze():
+    """A 300x300 serpentine: 45,000 steps of the breadth-first search (about half a
+    second); the run's deadline stops it on the way (was: checked only after it)."""
+    rows = ["." * 300 if r % 2 == 0 else ("#" * 299 + "." if r % 4 == 1 else "." + "#" * 299) for r in range(300)]
+    board = Board.from_rows(rows)
+    with pytest.raises(TimedOut), time_limit(0.02):
+        ORDERS["open-distance"](board, 0)
+    assert ORDERS["open-distance"](board, 0).max() == 300 * 150 + 149  # and to the end without one
+
+
 @st.composite
 def hex_and_triangle_instances(draw):
     """flat_boards on the hex and triangle grids, tiled by their two- and three-cell pieces."""

@@ -215,7 +215,10 @@ def _breadth_first(board, seeds: np.ndarray, levels: np.ndarray) -> np.ndarray:
     seeds, levels = seeds[by_level], np.asarray(levels, dtype=np.int64)[by_level]
     level, s = int(levels[0]), 0
     front = np.zeros(0, dtype=np.int64)
+    limit = deadline()  # a maze's search takes a step per level: tens of thousands on a 300x300 snake
     while front.size or s < seeds.size:
+        if level % 256 == 0:
+            limit.check()
         if not front.size:
             level = max(level, int(levels[s]))
         t = s + int(np.searchsorted(levels[s:], level, side="right"))
