@@ -337,12 +337,15 @@ def test_a_disc_without_a_solution_is_no_answer_for_the_board(tileable, monkeypa
     _sweep_gives_up_with(monkeypatch, [0, other], [far])
     solves = _whole_board_solves(monkeypatch)
     made = []
-    monkeypatch.setattr(sat_engine, "make_solver", lambda *a, **k: made.append(a) or make_solver(*a, **k))
+    monkeypatch.setattr(sat_engine, "make_solver", lambda *a, **k: made.append(make_solver(*a, **k)) or made[-1])
     result = check_unique(instance, method="sweep")
     discs = [answer for _, assumed, answer in solves if assumed]
     assert result.stats["sweep"]["discs"] and discs and not any(discs)
     assert False in discs  # a disc found its assumptions could not all hold, and the search went on
     assert len(made) == 2  # the whole board on a new solver, not the one the discs left near the partial tiling
+    # the run's conflicts are both solvers' (was: the newest's only)
+    assert result.stats["conflicts"] == sum(solver.stats()["conflicts"] for solver in made)
+    assert result.stats["conflicts"] >= result.stats["sweep"]["disc_conflicts"]
     assert result.verdict == check_unique(instance, method="sat").verdict == ("multiple" if tileable else "none")
     if not tileable:
         assert not brute_force_tilings(*_args(instance), cap=1)

@@ -142,7 +142,8 @@ class TilingSearch:
         self.look_ahead_error: str | None = None
         self._forced: list[int] | None = None  # the only candidate tiling, when the look-ahead settles the board
         self.solve_seconds = 0.0
-        self._conflicts_seen = None
+        self._conflicts_seen = None  # the current whole-board solver's
+        self._conflicts_closed: int | None = None  # those of the solvers closed before it (after discs, after the LP)
         if self.reason is None:
             self._progress("generating placements")
             self.placements = generate_placements(instance)
@@ -573,16 +574,21 @@ class TilingSearch:
             yield t
 
     def conflicts(self) -> int | None:
-        """The solver's conflicts so far (None before it started)."""
+        """The whole-board solvers' conflicts so far, every one this search started (None
+        before the first started)."""
         if self._solver is not None:
             self._conflicts_seen = self._solver.stats().get("conflicts", self._conflicts_seen)
-        return self._conflicts_seen
+        if self._conflicts_seen is None and self._conflicts_closed is None:
+            return None
+        return (self._conflicts_closed or 0) + (self._conflicts_seen or 0)
 
     def close(self):
         if self._solver is not None:
             self.conflicts()
             self._solver.close()
             self._solver = None
+            self._conflicts_closed = (self._conflicts_closed or 0) + (self._conflicts_seen or 0)
+            self._conflicts_seen = None
 
     def __enter__(self):
         return self
