@@ -465,6 +465,23 @@ def test_an_interrupt_after_the_last_poll_is_taken_by_the_run():
         Deadline(None).check()  # the run reported it: no poll raises it again
 
 
+def test_an_interrupt_the_run_said_is_not_raised_again_by_the_reports_polls():
+    """fuzz says a Ctrl-C in its result; the command's report (a disagreement's files) then polls:
+    were the interrupt still unreported, a poll UNREPORTED_SECONDS after it would cut the report."""
+    with interrupts_handled():
+        with processes.interrupts_at_polls():
+            _noted(_ctrl_c)
+            with pytest.raises(KeyboardInterrupt):
+                Deadline(None).check()
+            processes.interrupt_said()
+        time.sleep(processes.UNREPORTED_SECONDS + 0.05)
+        try:
+            Deadline(None).check()
+        except KeyboardInterrupt:
+            pytest.fail("the report's poll raised the interrupt the run had said")
+        _noted(_ctrl_c)  # later ones stay only noted
+
+
 def test_interrupts_at_polls_handles_ctrl_c_where_no_command_did():
     """A library caller's fuzz(): its Ctrl-C stops the run at a poll, its own handler comes back after,
     and the interrupt ends with the run (a later run's poll does not raise it)."""

@@ -238,6 +238,53 @@ def test_ctrl_c_held_down_never_cuts_the_report_short(tmp_path):
         assert took < 2.0, (i, took)
 
 
+#: The console script's fuzz, Ctrl-C'd as its first disagreement comes back, with the report
+#: (write_finding) beginning REPORT_AFTER seconds later, as on a loaded machine.
+CTRL_C_AT_A_DISAGREEMENT = """
+import os, signal, sys, time
+from tilesat.making import fuzz
+from tilesat.cli import fuzz as fuzz_cli
+
+call_in_child, write_finding = fuzz.call_in_child, fuzz.write_finding
+report_after = float(sys.argv.pop(1))
+
+def ctrl_c_at_the_first_disagreement(*args, **kwargs):
+    outcome = call_in_child(*args, **kwargs)
+    if getattr(outcome, "findings", None):
+        fuzz.call_in_child = call_in_child
+        os.kill(os.getpid(), signal.SIGINT)
+    return outcome
+
+def report_later(*args, **kwargs):
+    time.sleep(report_after)
+    return write_finding(*args, **kwargs)
+
+fuzz.call_in_child, fuzz_cli.write_finding = ctrl_c_at_the_first_disagreement, report_later
+sys.argv[0] = "tilesat"
+from tilesat.main import main
+main()
+"""
+
+
+@pytest.mark.parametrize("report_after", [0.0, 0.6])
+def test_ctrl_c_while_shrinking_still_writes_and_prints_the_disagreement(tmp_path, report_after):
+    """A disagreement outranks the interruption: exit 1, its files and its report.  Was (report
+    0.6 s after the Ctrl-C): the report's first deadline check raised the Ctrl-C again as one
+    the command had not reported: 'interrupted: no tiling found yet; no verdict', exit 130,
+    instance.txt alone written."""
+    plugin = tmp_path / "broken.py"
+    plugin.write_text(BROKEN_ENCODING)
+    out = tmp_path / "found"
+    proc = subprocess.run([sys.executable, "-c", CTRL_C_AT_A_DISAGREEMENT, str(report_after), "fuzz",
+                           "--encodings", f"{plugin}:exactly_one", "--solvers", "cadical195", "--examples", "300",
+                           "--seed", "1", "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert {p.name for p in out.iterdir()} == {"instance.txt", "formula.cnf", "report.txt"}
+    assert (out / "report.txt").read_text().strip() in proc.stdout
+    assert re.fullmatch(r"fuzz: seed 1 \(.*\)\ninterrupted: after \d+ examples \(seed 1\); "
+                        r"the disagreement above was not fully shrunk\n", proc.stderr), proc.stderr
+
+
 @pytest.mark.slow
 def test_the_builtin_encodings_and_solvers_agree_on_1000_fresh_examples(capsys):
     """CI's run: a fresh seed each time, printed in the log before the run (reproduce with --seed)."""

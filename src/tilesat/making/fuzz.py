@@ -455,6 +455,8 @@ def fuzz(encodings: list[str], solvers: list[str], examples: int = 100, seed: in
     finally:
         if processes.interrupt_waiting() and result.stopped is None:  # one after the last poll
             result.stopped = "interrupted"
+        if result.stopped == "interrupted":
+            processes.interrupt_said()  # the command's report (a disagreement's files) polls too
         handlers.close()
         if adopting:
             _adopt_orphans(False)

@@ -275,6 +275,14 @@ def interrupt_waiting() -> bool:
     return waiting
 
 
+def interrupt_said() -> None:
+    """The run has said, in its result, that it was interrupted: no poll raises that
+    interrupt again (the report's own deadline checks included: one received
+    UNREPORTED_SECONDS ago would cut the report short); later ones stay only noted."""
+    _LOST.clear()
+    _UNREPORTED.clear()
+
+
 def interrupted_status() -> int:
     """The exit status of an interrupted run: 128 + the signal (130 for Ctrl-C)."""
     return 128 + (_RECEIVED[0] if _RECEIVED else signal.SIGINT)
