@@ -497,3 +497,29 @@ def test_a_sweep_that_gave_up_on_scattered_blocked_cells_then_pairwise_agrees_wi
         scattered = scattered_blocked(instance.board) >= SCATTERED
         assert (result.stats["encoding"] == "pairwise") == scattered
         event(f"the sweep gave up; whole board {result.stats['encoding']}")
+
+
+def test_after_a_sweep_that_gave_up_pairwise_is_not_taken_past_the_memory_limit(monkeypatch):
+    """pairwise has two to four times the clauses of auto's encoding: where its formula is past the
+    memory limit and auto's is not, the run goes on with auto's.  Was (L4 100x100, 4% blocked at
+    random, --max-memory 400M): 'error: instance too large: ... 3,648,501 clauses (pairwise) need
+    about 525 MiB', exit 2, after the sweep, where ladder's 1,014,896 clauses fit."""
+    from tilesat.model.footprint import estimate_formula, estimate_run
+    from tilesat.running.memory import set_memory_limit
+
+    instance = _families.random_blocked("L4", 16, 0.04, 104, balanced=True)  # pairwise here when it fits (above)
+    placements = generate_placements(instance)
+    ladder, pairwise = (estimate_formula(placements, e, "auto").bytes for e in ("ladder", "pairwise"))
+    limit = (ladder + pairwise) // 2
+    assert max(ladder, estimate_run(instance).bytes) < limit < pairwise
+    monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)  # every attempt gives up at once
+    monkeypatch.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+    monkeypatch.setattr("tilesat.engines.sat.GLANCE_MAX_BLOCKED", -1)
+    by_solver = check_unique(instance, method="sat")
+    try:
+        set_memory_limit(limit)
+        result = check_unique(instance, method="sweep")
+    finally:
+        set_memory_limit(None)
+    assert result.stats["sweep"]["gave_up"] and result.stats["encoding"] == "ladder"
+    assert result.verdict == by_solver.verdict

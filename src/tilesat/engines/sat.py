@@ -24,7 +24,8 @@ from ..certify.certificate import Certificate
 from ..certify.checks import obstruction, placement_check
 from ..certify.schedule import LpBudget
 from ..certify.verify import verify_tiling
-from ..model.footprint import check_memory
+from ..errors import TilesatError
+from ..model.footprint import check_formula_memory, check_memory
 from ..model.instance import Instance
 from ..model.placements import Placements, generate_placements
 from ..model.symmetry import symmetry_group
@@ -542,13 +543,19 @@ class TilingSearch:
         when not built yet, where ``--encoding auto`` would have picked commander
         (AFTER_SWEEP_PAIRWISE_UP_TO), or ladder on a board whose blocked cells lie scattered
         (AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO); :meth:`_ensure_solver` gives that solver the --sat options.
-        The windows keep their encoding (:meth:`_windows`)."""
+        The windows keep their encoding (:meth:`_windows`).  Not where pairwise's formula is past
+        the memory limit (two to four times auto's clauses): the run goes on with auto's."""
         if self._card_waiting is None or not self._auto_encoding:
             return
         up_to = (AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO if scattered_blocked(self.instance.board) >= SCATTERED
                  else AFTER_SWEEP_PAIRWISE_UP_TO)
-        if self.placements.candidates_per_cell() <= up_to:
-            self.encoding = "pairwise"
+        if self.placements.candidates_per_cell() > up_to:
+            return
+        try:
+            check_formula_memory(self.placements, "pairwise", self._card_waiting)
+        except TilesatError:
+            return
+        self.encoding = "pairwise"
 
     def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
         """The tiling of these placements, verified, counted and blocked."""
