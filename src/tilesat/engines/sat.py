@@ -14,6 +14,7 @@ the tilings found before it.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import replace
 from typing import Callable, Iterator
@@ -487,7 +488,7 @@ class TilingSearch:
         if self._sweeper is None:
             encoding, solver = self._windows()
             self._sweeper = RepairSweep(self.placements, encoding, solver, self.sweep_stats, self._alive)
-            if scattered_blocked(self.instance.board) >= SCATTERED:
+            if self._blocked_scattered:
                 if self._refuted(self._sweeper.refute_at_corners()):
                     return None
                 self._sweeper.refuted = None  # not confirmed: not checked again when the sweep gives up
@@ -538,6 +539,12 @@ class TilingSearch:
             if self._probe():
                 raise _Answered
 
+    @functools.cached_property
+    def _blocked_scattered(self) -> bool:
+        """Whether the board's blocked cells lie scattered (sweep.SCATTERED): the sweep's corner
+        windows come first, and a failed sweep's whole board may go pairwise further."""
+        return scattered_blocked(self.instance.board) >= SCATTERED
+
     def _after_failed_sweep(self) -> None:
         """The whole-board solver takes over from a sweep that gave up: picks a pairwise formula,
         when not built yet, where ``--encoding auto`` would have picked commander
@@ -547,8 +554,7 @@ class TilingSearch:
         the memory limit (two to four times auto's clauses): the run goes on with auto's."""
         if self._card_waiting is None or not self._auto_encoding:
             return
-        up_to = (AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO if scattered_blocked(self.instance.board) >= SCATTERED
-                 else AFTER_SWEEP_PAIRWISE_UP_TO)
+        up_to = AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO if self._blocked_scattered else AFTER_SWEEP_PAIRWISE_UP_TO
         if self.placements.candidates_per_cell() > up_to:
             return
         try:
