@@ -186,21 +186,39 @@ def test_a_board_the_look_ahead_proves_untileable_is_none_on_every_path(board, p
             assert solve(instance, method, jobs=jobs).verdict == "none", (method, jobs)
 
 
-def test_probing_stops_a_sweep_on_a_board_with_no_tiling():
-    # L-trominoes on 3x7 (no tiling; one step misses it, probing finds it): with the
-    # glance off, the sweep starts, and probing at its first step answers "none"
-    from tilesat import parse_pieces
+def _swept_with_probing_at_once(instance):
+    # the sweep on a small board, probing as soon as the sweep allows (PROBE_AFTER 0), the glance off
     from tilesat.engines.sat import TilingSearch
 
-    instance = Instance(Board.from_rows(["......."] * 3), parse_pieces("L3"))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
         mp.setattr("tilesat.engines.sat.PROBE_AFTER", 0)
         mp.setattr(TilingSearch, "_glance", lambda self: None)
-        result = check_unique(instance, "sweep")
+        return check_unique(instance, "sweep")
+
+
+def test_probing_stops_a_sweep_once_a_window_failed_on_a_board_with_no_tiling():
+    # L-trominoes on 3x31 (no tiling: 3xn needs n even; one step misses it, probing finds it):
+    # the first window is tiled, the second fails, and probing then answers "none"
+    from tilesat import parse_pieces
+
+    result = _swept_with_probing_at_once(Instance(Board.from_rows(["." * 31] * 3), parse_pieces("L3")))
     assert result.verdict == "none" and "each placement on it" in result.reason
     assert result.stats["look_ahead"]["probing"]["dead"] > 0
-    assert result.stats["sweep"]["windows"] == 0 and result.stats["sweep"]["found_by"] == []
+    sweep = result.stats["sweep"]
+    assert sweep["windows"] == 2 and sweep["repairs"] == 1 and sweep["found_by"] == []
+
+
+def test_a_sweep_that_goes_smoothly_never_probes():
+    # L-trominoes on 3x60: every window tiled at once, so probing (whose deaths the sweep is
+    # not given) has nothing to do there, however long the sweep takes
+    from tilesat import parse_pieces
+
+    result = _swept_with_probing_at_once(Instance(Board.from_rows(["." * 60] * 3), parse_pieces("L3")))
+    assert result.verdict == "multiple" and result.stats["sweep"]["found_by"] == ["sweep", "local change"]
+    sweep = result.stats["sweep"]
+    assert sweep["windows"] > 1 and not (sweep.get("repairs") or sweep["widened"] or sweep.get("restarts"))
+    assert "probing" not in result.stats["look_ahead"]
 
 
 def test_a_death_log_that_does_not_replay_says_no_none_and_the_search_decides():

@@ -174,7 +174,9 @@ def test_a_repairing_sweep_on_hex_and_triangle_boards_finds_only_tilings_the_ora
 
 def test_restarts_change_the_corner_the_encoding_and_the_order(monkeypatch):
     # every attempt out of conflicts at once: each restarts from the next (encoding, corner, order)
+    # (a first attempt that failed early would end the sweep: not here)
     monkeypatch.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", 0)
+    monkeypatch.setattr("tilesat.engines.repair_sweep.HOPELESS_COVER", 0)
     placements = generate_placements(Instance(Board.rectangle(8, 8), parse_pieces("L4")))
     stats = SweepStats()
     assert RepairSweep(placements, "commander", stats=stats, attempts=5).run() is None
@@ -186,6 +188,51 @@ def test_restarts_change_the_corner_the_encoding_and_the_order(monkeypatch):
     stats = SweepStats()
     assert RepairSweep(placements, "ladder", stats=stats, attempts=1).run() is None
     assert not stats.restarts and stats.gave_up
+
+
+@pytest.mark.parametrize("covered_share", [0.0, 0.2, 0.3, 0.9])
+def test_a_first_attempt_that_fails_early_ends_the_sweep(monkeypatch, covered_share):
+    # the first attempt gives up having covered this share of the open cells: under
+    # HOPELESS_COVER the sweep is done (the attempts it left counted in stats.foregone), else
+    # the next attempt starts; a later attempt that fails early is only a restart
+    from tilesat.engines import repair_sweep
+
+    placements = generate_placements(Instance(Board.rectangle(10, 10), parse_pieces("L4")))
+    stats = SweepStats()
+    sweep = RepairSweep(placements, stats=stats, attempts=3)
+    sweep.covered[:int(covered_share * 100)] = True
+    sweep._give_up("a test")
+    early = covered_share < repair_sweep.HOPELESS_COVER
+    assert sweep.done == early and (stats.gave_up is not None) == early
+    assert stats.foregone == (2 * sweep.attempt_budget if early else 0)
+    assert stats.restarts == ([] if early else [f"{sweep.attempts[0][0]}, corner 0, diagonal order: a test"])
+    if early:
+        assert f"covered {covered_share:.0%} of the open cells" in stats.gave_up
+        assert stats.to_json()["foregone"] == stats.foregone
+    else:
+        sweep._give_up("a test, later")  # the second attempt, with nothing covered
+        assert not sweep.done and stats.gave_up is None and len(stats.restarts) == 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(open_boards(), st.sampled_from([0, 1, 3]))
+def test_a_search_whose_sweep_ended_after_its_first_attempt_answers_as_the_oracle(instance, per_cell):
+    # every first attempt that fails ends the sweep (HOPELESS_COVER 1: any cover is "early"),
+    # with few conflicts a cell so that many do: the discs, the whole-board solver (for twice the
+    # sweep's conflicts and its foregone attempts') and the LP answer as the oracle does
+    from tilesat.engines.sat import TilingSearch
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(TilingSearch, "_glance", lambda self: None)  # the sweep first, always
+        mp.setattr("tilesat.engines.repair_sweep.HOPELESS_COVER", 1.0)
+        mp.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", per_cell)
+        mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
+        check_unique_agrees_with_the_oracle(instance, ["sweep"])
+        sweep = check_unique(instance, "sweep").stats.get("sweep", {})
+    assert "restarts" not in sweep  # never a second attempt
+    if sweep.get("gave_up") and "first attempt covered" in sweep["gave_up"]:
+        assert sweep.get("foregone", 0) == 3 * per_cell * instance.board.area
+    event(f"gave up: {(sweep.get('gave_up') or 'no')[:40]}; found by {sweep.get('found_by')}")
 
 
 def test_a_repairing_sweep_stopped_by_a_time_limit_resumes_from_what_it_kept():

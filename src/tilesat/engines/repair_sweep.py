@@ -66,6 +66,12 @@ CORNER_ORDER = tuple(range(len(CORNERS)))
 #: behind blocked regions; docs/benchmarks/hard-families.md).
 ATTEMPT_ORDERS = ("diagonal", "diagonal", "open-distance", "open-distance")
 ATTEMPTS = 4
+#: A first attempt that fails before covering this share of the open cells ends the sweep: the
+#: whole-board solver takes over at once.  Why: on 100 tuning boards of 15 families the attempts
+#: after such a first one all failed too (T4 spiral packings: every attempt of every board stopped
+#: at 3-45% of the board, ~1.4 s each), while the boards a later attempt got through had a first
+#: one that failed past 37% (docs/benchmarks/hard-families.md).
+HOPELESS_COVER = 0.25
 #: The conflicts of each corner window of :meth:`RepairSweep.refute_at_corners`: most end
 #: within 1,500 on L4 40x40 boards with 4% blocked at random; one without a solution took 8,000.
 CORNER_BUDGET = 10_000
@@ -260,11 +266,18 @@ class RepairSweep(Stepping):
             self._give_up(f"{self.attempt_repairs} repairs")
 
     def _give_up(self, why: str) -> None:
-        """Start again with the next encoding, or give up after the last."""
+        """Start again with the next encoding, or give up after the last, or after a first
+        attempt that failed early (HOPELESS_COVER)."""
         covered = int(np.count_nonzero(self.covered))
         if covered > self._furthest_cells:
             self.furthest, self.furthest_failed, self._furthest_cells = np.flatnonzero(self.kept), self.failed_last, covered
-        if self.attempt + 1 < len(self.attempts):
+        left = len(self.attempts) - self.attempt - 1
+        area = self.placements.instance.board.area
+        if self.attempt == 0 and left and covered < HOPELESS_COVER * area:
+            self.stats.foregone = left * self.attempt_budget
+            why = (f"{why}; that first attempt covered {covered / area:.0%} of the open cells (under "
+                   f"{HOPELESS_COVER:.0%}): the other attempts were left to the whole-board solver")
+        elif left:
             self.stats.restarts.append(f"{self.encoding}, corner {self.corner}, {self.order} order: {why}")
             self._start(self.attempt + 1)
             return

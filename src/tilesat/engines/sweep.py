@@ -151,6 +151,7 @@ class SweepStats:
     refuted: str | None = None  # RepairSweep: a window with nothing kept failed; whether that was confirmed
     discs: list = field(default_factory=list)  # after a sweep that gave up: the radii of the discs solved around its failure
     disc_conflicts: int = 0  # and their conflicts (on the whole-board solver, under assumptions)
+    foregone: int = 0  # RepairSweep: the conflicts of the attempts it left after a first one that failed early
 
     def to_json(self) -> dict:
         out = {"windows": self.windows, "widened": self.widened, "widest": self.widest, "conflicts": self.conflicts,
@@ -170,6 +171,8 @@ class SweepStats:
         if self.discs:
             out["discs"] = list(self.discs)
             out["disc_conflicts"] = self.disc_conflicts
+        if self.foregone:
+            out["foregone"] = self.foregone
         return out
 
 
