@@ -38,7 +38,7 @@ PAGES = [
      "row-major, random, spiral and breadth-first order, clustered holes, random blocked cells, designed "
      "puzzles; L4, L3, T4, P5, mixed sets, pentominoes with counts; 40x40 to 100x100), one row per family, "
      "tilesat `--jobs 1` against OR-Tools CP-SAT with 1 worker on the report set, and the tuning-set "
-     "measurement behind `auto`'s choice; last, 15 held-out families whose report boards nothing was tuned on "
+     "measurement behind `auto`'s choice; last, the held-out families, whose report boards nothing was tuned on "
      "(`--held-out`: other pieces, orders and sizes), a check of what was. The target (every family: median ratio at most 0.5, worst board "
      "at most 1.0) is not reached on every family: the notes under the first tables say where, by how much "
      "and what was tried. The rows for `--jobs 8` against 8 workers are not measured: this machine has 2 "

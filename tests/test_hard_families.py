@@ -524,3 +524,70 @@ def test_after_a_sweep_that_gave_up_pairwise_is_not_taken_past_the_memory_limit(
         set_memory_limit(None)
     assert result.stats["sweep"]["gave_up"] and result.stats["encoding"] == "ladder"
     assert result.verdict == by_solver.verdict
+
+
+
+@pytest.mark.parametrize("pieces, side, expected", [("P5", 42, True), ("P5", 40, False), ("L4", 42, False),
+                                                    ("L3,P5", 42, False)])
+def test_a_packing_of_large_pieces_past_40x40_is_one_for_the_long_glance(pieces, side, expected):
+    # P5 past 40x40 (a packing: few candidates a cell): the long glance, with a pairwise whole board
+    # and the --sat options, where the sweep first meets trouble; a 40x40 board, L4 or a set with a
+    # smaller piece: none, the formula left to auto
+    from tilesat.engines.sat import TilingSearch
+
+    instance, _, _ = _families.packing(pieces, side, "random", 1)
+    search = TilingSearch(instance, sweep=True, look_ahead=True, certificates=True)
+    assert search._large_pieces == expected
+    assert (search.encoding == "pairwise") == expected and search._open_board == expected
+
+
+@pytest.mark.parametrize("seed, budget, first_by", [(1, None, "solver"), (1, 1, "sweep"), (6, None, "sweep")])
+def test_the_long_glance_at_the_sweeps_first_failed_window(seed, budget, first_by, monkeypatch):
+    # P5 42x42: on board 1 the sweep's first windows fail and the long glance finds the first tiling
+    # (the solver's, pairwise, with the --sat options); with a glance of one conflict the sweep goes
+    # on and finds it; board 6's sweep meets no trouble: no glance. The verdict is the solver's.
+    from tilesat.sat.solvers import OPEN_BOARD_OPTIONS
+
+    instance, _, _ = _families.packing("P5", 42, "random", seed)
+    by_solver = check_unique(instance, method="sat")
+    if budget is not None:
+        monkeypatch.setattr("tilesat.engines.sat.LARGE_PIECES_GLANCE", budget)
+    result = check_unique(instance, method="sweep")
+    sweep = result.stats["sweep"]
+    assert sweep["found_by"][0] == first_by and sweep["windows"] > 0
+    assert bool(sweep.get("repairs") or sweep["widened"]) == (seed == 1)
+    if seed == 1:
+        assert result.stats["encoding"] == "pairwise" and result.stats["solver_options"] == OPEN_BOARD_OPTIONS
+    assert by_solver.verdict == result.verdict == "multiple"
+    assert len({as_key(t) for t in result.tilings}) == 2  # two distinct tilings, each verified by the search
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["L4", "T4", "L3", "P5", "L4,T4", "L3,P5"]), st.integers(6, 8),
+       st.sampled_from(["random", "spiral", "bfs", "clusters", "blocked"]), st.integers(0, 10**6),
+       st.sampled_from([1, 30, 100_000]))
+def test_the_long_glance_at_a_sweeps_trouble_answers_as_the_oracle(pieces, side, order, seed, budget):
+    # every board one for the long glance (any piece, any size), in windows small enough to fail:
+    # at the sweep's first failed window the whole-board solver runs for this budget, and tiles
+    # the board, proves it has none, or hands back to the sweep; the verdict and tilings are the oracle's
+    from tilesat.engines.repair_sweep import Reach
+    from tilesat.engines.sat import TilingSearch
+
+    if order == "blocked":
+        instance = _families.random_blocked(pieces, side, 0.1, seed)
+    else:
+        instance, _, _ = _families.packing(pieces, side, order, seed, 0.1 if order == "clusters" else 0.0)
+    truth = oracle(instance, cap=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(TilingSearch, "_worth_a_glance", lambda self: False)  # the sweep first
+        mp.setattr("tilesat.engines.repair_sweep.reach_for", lambda placements: Reach(1, 2, 1, 1))
+        for name, value in (("SWEEP_MIN_AREA", 0), ("SMALL_BOARD", 0), ("LARGE_PIECE", 1),
+                            ("AFTER_SWEEP_PAIRWISE_UP_TO", 10**6), ("LARGE_PIECES_GLANCE", budget)):
+            mp.setattr(f"tilesat.engines.sat.{name}", value)
+        result = check_unique(instance, "sweep")
+    assert result.verdict == {0: "none", 1: "unique"}.get(len(truth), "multiple")
+    accepts = oracle_checker(instance)
+    assert all(accepts(as_key(t)) for t in result.tilings)
+    assert len({as_key(t) for t in result.tilings}) == len(result.tilings)
+    sweep = result.stats.get("sweep", {})
+    event(f"found by {sweep.get('found_by')}, trouble: {bool(sweep.get('repairs') or sweep.get('widened'))}")

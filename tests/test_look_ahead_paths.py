@@ -193,7 +193,7 @@ def _swept_with_probing_at_once(instance):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
         mp.setattr("tilesat.engines.sat.PROBE_AFTER", 0)
-        mp.setattr(TilingSearch, "_glance", lambda self: None)
+        mp.setattr(TilingSearch, "_glance", lambda self, conflicts=None: None)
         return check_unique(instance, "sweep")
 
 

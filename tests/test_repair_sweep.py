@@ -223,7 +223,7 @@ def test_a_search_whose_sweep_ended_after_its_first_attempt_answers_as_the_oracl
     from tilesat.engines.sat import TilingSearch
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(TilingSearch, "_glance", lambda self: None)  # the sweep first, always
+        mp.setattr(TilingSearch, "_glance", lambda self, conflicts=None: None)  # the sweep first, always
         mp.setattr("tilesat.engines.repair_sweep.HOPELESS_COVER", 1.0)
         mp.setattr("tilesat.engines.repair_sweep.CONFLICTS_PER_CELL", per_cell)
         mp.setattr("tilesat.engines.sat.SWEEP_MIN_AREA", 0)
@@ -360,3 +360,4 @@ def test_the_furthest_attempt_is_the_partial_tiling_that_covered_most_and_where_
         for p in kept:
             far = min(max(abs(c // cols - f // cols), abs(c % cols - f % cols)) for c in placements.cells_of(p) for f in failed) > radius
             assert (p in apart) == far
+

@@ -168,7 +168,7 @@ def test_a_unique_big_board_is_proved_unique_after_the_sweep(monkeypatch):
     monkeypatch.setattr("tilesat.engines.prune.forced_tiling", lambda placements, pruned: None)
     result = check_unique(instance)
     assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["solver"]
-    monkeypatch.setattr(TilingSearch, "_glance", lambda self: None)
+    monkeypatch.setattr(TilingSearch, "_glance", lambda self, conflicts=None: None)
     result = check_unique(instance)
     assert result.verdict == "unique" and result.stats["sweep"]["found_by"] == ["sweep"]
     assert result.stats["sweep"]["other_tiling"]["boxes"] > 100  # looked, found no other

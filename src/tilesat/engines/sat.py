@@ -43,7 +43,7 @@ from ..certify.colourings import colouring_certificate
 from .prune import Pruned, look_ahead, no_tiling_reason, probe
 from .local_change import mend_counts, other_tiling
 from .relaxation import uncoverable
-from .repair_sweep import RepairSweep
+from .repair_sweep import SMALL_BOARD, RepairSweep
 from .sweep import (GLANCE, SCATTERED, SWEEP_MIN_AREA, SweepStats, counts_hold, scattered_blocked,
                     sweep_problem, window_encoding, window_solver)
 
@@ -52,6 +52,14 @@ from .sweep import (GLANCE, SCATTERED, SWEEP_MIN_AREA, SweepStats, counts_hold, 
 #: look-ahead: Golomb's 128x128 tromino board (one cell blocked) is tiled within the glance
 #: (4.4 s in all, against 7.8 s by the sweep); random packings (5-20% blocked) never are.
 GLANCE_MAX_BLOCKED = 0.02
+#: Boards larger than 40x40 (repair_sweep.SMALL_BOARD) whose pieces all have LARGE_PIECE cells or
+#: more, with few candidates a cell (a packing: up to AFTER_SWEEP_PAIRWISE_UP_TO), get a longer
+#: glance, LARGE_PIECES_GLANCE conflicts of a pairwise whole board with the --sat options, when the
+#: sweep's first window fails: on P5 random packings of 80x80 and 100x100 (tuning boards) that
+#: solver found the first tiling within 5,000-21,000 conflicts (0.4-1.5 s), where the sweep took
+#: 0.3-10 s, its windows' draws failing more often than on L4 boards; a sweep that meets no trouble
+#: is faster still (Y5 60x60: 0.04 s, 0.13 s with the glance first; docs/benchmarks/hard-families.md).
+LARGE_PIECE, LARGE_PIECES_GLANCE = 5, 25_000
 #: The whole-board formula compiled after a sweep gave up, on boards of at most this many
 #: candidates a cell, is pairwise where ``--encoding auto`` would have picked commander: the
 #: boards where sweeps fail are tight packings, where pairwise reached the first tiling sooner
@@ -132,6 +140,7 @@ class TilingSearch:
         self._solver = None
         self._added: list[list[int]] = []  # clauses beyond the formula (required placements, blocked tilings)
         self.solver_options: dict = {}  # CaDiCaL options given by default (solvers.default_options)
+        self._open_board = False  # the whole-board solver gets the --sat options (solvers.OPEN_BOARD_OPTIONS)
         self.found = 0
         self.last_chosen: list[int] = []
         self._sweeper: RepairSweep | None = None
@@ -141,6 +150,7 @@ class TilingSearch:
         self._local_tried = False
         self._discs_tried = False
         self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
+        self._troubled_glance: bool | None = None  # the long glance at a sweep's first failed window: its answer
         self.pruned: Pruned | None = None
         self.probing: dict | None = None  # what probing did (.prune.probe), where it ran
         self.look_ahead_error: str | None = None
@@ -244,7 +254,7 @@ class TilingSearch:
         if self._solver is None:
             self._solver = make_solver(self.solver_name)
             self.solver_options = default_options(self.solver_name, self.placements.candidates_per_cell(),
-                                                  after_sweep=self.sweep_stats.gave_up is not None)
+                                                  after_sweep=self.sweep_stats.gave_up is not None or self._open_board)
             if self.solver_options:
                 self._solver.configure(self.solver_options)  # open boards: CaDiCaL's --sat options (solvers.OPEN_BOARD_OPTIONS)
             load_formula(self._solver, self.formula, self.solver_name, self._progress)
@@ -429,6 +439,10 @@ class TilingSearch:
                     return chosen, tiling
         if self.found == 0:
             chosen = self._sweep(pause)
+            if chosen is None and self._troubled_glance:  # the long glance at the sweep's trouble tiled it
+                self.found_by.append("solver")
+                tiling, chosen = tiling_from_model(self.placements, self._solver.model())
+                return chosen, tiling
             return None if chosen is None else (chosen, None)
         if self.found == 1 and not self._local_tried:
             self._local_tried = True
@@ -454,9 +468,23 @@ class TilingSearch:
         board = self.instance.board
         return 1 - board.area / board.ncells <= GLANCE_MAX_BLOCKED
 
-    def _glance(self) -> bool | None:
-        """The solver over the whole board for GLANCE conflicts only: designed
-        puzzles end within them in milliseconds (propagation does the work),
+    @functools.cached_property
+    def _large_pieces(self) -> bool:
+        """Whether a sweep's first failed window brings the long glance (LARGE_PIECES_GLANCE): a
+        board past 40x40 whose pieces all have LARGE_PIECE cells or more, the look-ahead run, and
+        a pairwise whole-board formula that AFTER_SWEEP_PAIRWISE_UP_TO allows (it is then chosen,
+        with the --sat options)."""
+        board = self.instance.board
+        if (self.pruned is None or board.ncells <= SMALL_BOARD
+                or min(rule.piece.size for rule in self.instance.rules) < LARGE_PIECE
+                or not self._pairwise_instead(AFTER_SWEEP_PAIRWISE_UP_TO)):
+            return False
+        self._open_board = True
+        return True
+
+    def _glance(self, conflicts: int = GLANCE) -> bool | None:
+        """The solver over the whole board for these conflicts only: designed
+        puzzles end within GLANCE in milliseconds (propagation does the work),
         and so do boards that one run tiles easily, before a sweep would have
         begun.  None: not within them, or a solver without conflict budgets."""
         solver = self._ensure_solver()
@@ -465,7 +493,7 @@ class TilingSearch:
         self._progress(f"solving for tiling {self.found + 1}")
         t0 = time.perf_counter()
         try:
-            return solver.solve(conflicts=GLANCE)
+            return solver.solve(conflicts=conflicts)
         except (TimedOut, KeyboardInterrupt):
             self.exhausted = True  # the solver is spent
             raise
@@ -539,6 +567,14 @@ class TilingSearch:
         sweep when it finds there is no tiling."""
         self._progress(message, done, total)
         stats = self.sweep_stats
+        if (self._troubled_glance is None and not self.found and (stats.repairs or stats.widened or stats.restarts)
+                and self._large_pieces):
+            sat = self._glance(LARGE_PIECES_GLANCE)
+            self._troubled_glance = bool(sat)
+            if sat is False:
+                self.exhausted = True  # the whole board has no tiling
+            if sat is not None:
+                raise _Answered
         if (self.probing is None and self.pruned is not None and (stats.repairs or stats.widened or stats.restarts)
                 and time.perf_counter() - self._started > PROBE_AFTER * self.pruned.seconds):
             if self._probe():
@@ -557,16 +593,20 @@ class TilingSearch:
         (AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO); :meth:`_ensure_solver` gives that solver the --sat options.
         The windows keep their encoding (:meth:`_windows`).  Not where pairwise's formula is past
         the memory limit (two to four times auto's clauses): the run goes on with auto's."""
-        if self._card_waiting is None or not self._auto_encoding:
-            return
-        up_to = AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO if self._blocked_scattered else AFTER_SWEEP_PAIRWISE_UP_TO
-        if self.placements.candidates_per_cell() > up_to:
-            return
+        self._pairwise_instead(AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO if self._blocked_scattered
+                               else AFTER_SWEEP_PAIRWISE_UP_TO)
+
+    def _pairwise_instead(self, up_to: float) -> bool:
+        """Whether the whole-board formula, not built yet and ``--encoding auto``, is now pairwise:
+        on boards of at most ``up_to`` candidates a cell, where it fits the memory limit."""
+        if self._card_waiting is None or not self._auto_encoding or self.placements.candidates_per_cell() > up_to:
+            return False
         try:
             check_formula_memory(self.placements, "pairwise", self._card_waiting)
         except TilesatError:
-            return
+            return False
         self.encoding = "pairwise"
+        return True
 
     def _accept(self, chosen: list[int], tiling: Tiling | None = None) -> Tiling:
         """The tiling of these placements, verified, counted and blocked."""
