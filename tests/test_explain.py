@@ -279,7 +279,7 @@ def test_openings_are_the_black_cells_whose_opening_keeps_one_tiling(instance):
         event(f"single cells: {min(len(expected), 2)}")
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(st.one_of(instances(), ambiguous_instances()), st.sampled_from(BACKBONE_METHODS), st.integers(1, 6))
 def test_a_backbone_cut_short_is_sound(instance, method, answers):
     """Stopped after a few solver answers (the time limit, as if), the tiles proven are in
