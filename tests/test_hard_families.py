@@ -541,23 +541,31 @@ def test_a_packing_of_large_pieces_past_40x40_is_one_for_the_long_glance(pieces,
     assert (search.encoding == "pairwise") == expected and search._open_board == expected
 
 
-@pytest.mark.parametrize("seed, budget, first_by", [(1, None, "solver"), (1, 1, "sweep"), (6, None, "sweep")])
-def test_the_long_glance_at_the_sweeps_first_failed_window(seed, budget, first_by, monkeypatch):
-    # P5 42x42: on board 1 the sweep's first windows fail and the long glance finds the first tiling
-    # (the solver's, pairwise, with the --sat options); with a glance of one conflict the sweep goes
-    # on and finds it; board 6's sweep meets no trouble: no glance. The verdict is the solver's.
+@pytest.mark.parametrize("seed, after, budget, first_by", [(1, 0, None, "solver"), (1, 0, 1, "sweep"),
+                                                          (1, None, None, "sweep"), (6, 0, None, "sweep")])
+def test_the_long_glance_at_a_sweep_in_trouble(seed, after, budget, first_by, monkeypatch):
+    # P5 42x42: board 1's sweep has a window fail within its first windows: with the glance due
+    # at once (after 0 conflicts) it finds the first tiling (the solver's, pairwise, with the
+    # --sat options); with a glance of one conflict the sweep goes on and finds it; by default the
+    # sweep mends it before LARGE_PIECES_GLANCE_AFTER conflicts, with no glance; board 6's sweep
+    # meets no trouble: no glance. The verdict is the whole-board solver's.
+    from tilesat.engines.sat import LARGE_PIECES_GLANCE_AFTER
     from tilesat.sat.solvers import OPEN_BOARD_OPTIONS
 
     instance, _, _ = _families.packing("P5", 42, "random", seed)
     by_solver = check_unique(instance, method="sat")
+    if after is not None:
+        monkeypatch.setattr("tilesat.engines.sat.LARGE_PIECES_GLANCE_AFTER", after)
     if budget is not None:
         monkeypatch.setattr("tilesat.engines.sat.LARGE_PIECES_GLANCE", budget)
     result = check_unique(instance, method="sweep")
     sweep = result.stats["sweep"]
     assert sweep["found_by"][0] == first_by and sweep["windows"] > 0
     assert bool(sweep.get("repairs") or sweep["widened"]) == (seed == 1)
-    if seed == 1:
+    if (seed, after) == (1, 0):
         assert result.stats["encoding"] == "pairwise" and result.stats["solver_options"] == OPEN_BOARD_OPTIONS
+    if after is None:
+        assert sweep["conflicts"] < LARGE_PIECES_GLANCE_AFTER and result.stats["encoding"] != "pairwise"
     assert by_solver.verdict == result.verdict == "multiple"
     assert len({as_key(t) for t in result.tilings}) == 2  # two distinct tilings, each verified by the search
 
@@ -581,7 +589,7 @@ def test_the_long_glance_at_a_sweeps_trouble_answers_as_the_oracle(pieces, side,
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(TilingSearch, "_worth_a_glance", lambda self: False)  # the sweep first
         mp.setattr("tilesat.engines.repair_sweep.reach_for", lambda placements: Reach(1, 2, 1, 1))
-        for name, value in (("SWEEP_MIN_AREA", 0), ("SMALL_BOARD", 0), ("LARGE_PIECE", 1),
+        for name, value in (("SWEEP_MIN_AREA", 0), ("SMALL_BOARD", 0), ("LARGE_PIECE", 1), ("LARGE_PIECES_GLANCE_AFTER", 0),
                             ("AFTER_SWEEP_PAIRWISE_UP_TO", 10**6), ("LARGE_PIECES_GLANCE", budget)):
             mp.setattr(f"tilesat.engines.sat.{name}", value)
         result = check_unique(instance, "sweep")

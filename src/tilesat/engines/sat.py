@@ -54,12 +54,15 @@ from .sweep import (GLANCE, SCATTERED, SWEEP_MIN_AREA, SweepStats, counts_hold, 
 GLANCE_MAX_BLOCKED = 0.02
 #: Boards larger than 40x40 (repair_sweep.SMALL_BOARD) whose pieces all have LARGE_PIECE cells or
 #: more, with few candidates a cell (a packing: up to AFTER_SWEEP_PAIRWISE_UP_TO), get a longer
-#: glance, LARGE_PIECES_GLANCE conflicts of a pairwise whole board with the --sat options, when the
-#: sweep's first window fails: on P5 random packings of 80x80 and 100x100 (tuning boards) that
-#: solver found the first tiling within 5,000-21,000 conflicts (0.4-1.5 s), where the sweep took
-#: 0.3-10 s, its windows' draws failing more often than on L4 boards; a sweep that meets no trouble
-#: is faster still (Y5 60x60: 0.04 s, 0.13 s with the glance first; docs/benchmarks/hard-families.md).
-LARGE_PIECE, LARGE_PIECES_GLANCE = 5, 25_000
+#: glance, LARGE_PIECES_GLANCE conflicts of a pairwise whole board with the --sat options, once the
+#: sweep has had a window fail and spent LARGE_PIECES_GLANCE_AFTER conflicts: on P5 random packings
+#: of 80x80 and 100x100 (tuning boards) that solver found the first tiling within 5,000-21,000
+#: conflicts (0.4-1.5 s), where the sweep took 0.3-10 s (41,000-292,000 conflicts), its windows'
+#: draws failing more often than on L4 boards.  A sweep that meets no trouble, or mends it within a
+#: few thousand conflicts, is faster still (Y5 60x60: 0.04 s, 0.13 s with a glance first; P5 60x60
+#: with clusters removed: 1,800-4,900 conflicts, 0.1 s, 0.25 s with a glance at the first failed
+#: window; docs/benchmarks/hard-families.md).
+LARGE_PIECE, LARGE_PIECES_GLANCE, LARGE_PIECES_GLANCE_AFTER = 5, 25_000, 10_000
 #: The whole-board formula compiled after a sweep gave up, on boards of at most this many
 #: candidates a cell, is pairwise where ``--encoding auto`` would have picked commander: the
 #: boards where sweeps fail are tight packings, where pairwise reached the first tiling sooner
@@ -470,7 +473,7 @@ class TilingSearch:
 
     @functools.cached_property
     def _large_pieces(self) -> bool:
-        """Whether a sweep's first failed window brings the long glance (LARGE_PIECES_GLANCE): a
+        """Whether a sweep in trouble gets the long glance (LARGE_PIECES_GLANCE): a
         board past 40x40 whose pieces all have LARGE_PIECE cells or more, the look-ahead run, and
         a pairwise whole-board formula that AFTER_SWEEP_PAIRWISE_UP_TO allows (it is then chosen,
         with the --sat options)."""
@@ -568,7 +571,7 @@ class TilingSearch:
         self._progress(message, done, total)
         stats = self.sweep_stats
         if (self._troubled_glance is None and not self.found and (stats.repairs or stats.widened or stats.restarts)
-                and self._large_pieces):
+                and stats.conflicts >= LARGE_PIECES_GLANCE_AFTER and self._large_pieces):
             sat = self._glance(LARGE_PIECES_GLANCE)
             self._troubled_glance = bool(sat)
             if sat is False:
