@@ -572,7 +572,14 @@ class TilingSearch:
         stats = self.sweep_stats
         if (self._troubled_glance is None and not self.found and (stats.repairs or stats.widened or stats.restarts)
                 and stats.conflicts >= LARGE_PIECES_GLANCE_AFTER and self._large_pieces):
-            sat = self._glance(LARGE_PIECES_GLANCE)
+            t0, compiled, solved = time.perf_counter(), self.compile_seconds, self.solve_seconds
+            try:
+                sat = self._glance(LARGE_PIECES_GLANCE)
+            finally:
+                # counted once: the sweep's own seconds leave the glance out (the LP's turn goes by
+                # them), and _sweep's wall time holds it but for its compile (in compile_seconds)
+                self.sweep_stats.seconds -= time.perf_counter() - t0
+                self.solve_seconds = solved - (self.compile_seconds - compiled)
             self._troubled_glance = bool(sat)
             if sat is False:
                 self.exhausted = True  # the whole board has no tiling
