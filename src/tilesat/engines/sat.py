@@ -570,7 +570,8 @@ class TilingSearch:
         sweep when it finds there is no tiling."""
         self._progress(message, done, total)
         stats = self.sweep_stats
-        if (self._troubled_glance is None and not self.found and (stats.repairs or stats.widened or stats.restarts)
+        troubled = bool(stats.repairs or stats.widened or stats.restarts)  # a window has failed
+        if (self._troubled_glance is None and not self.found and troubled
                 and stats.conflicts >= LARGE_PIECES_GLANCE_AFTER and self._large_pieces):
             t0, compiled, solved = time.perf_counter(), self.compile_seconds, self.solve_seconds
             try:
@@ -585,7 +586,7 @@ class TilingSearch:
                 self.exhausted = True  # the whole board has no tiling
             if sat is not None:
                 raise _Answered
-        if (self.probing is None and self.pruned is not None and (stats.repairs or stats.widened or stats.restarts)
+        if (self.probing is None and self.pruned is not None and troubled
                 and time.perf_counter() - self._started > PROBE_AFTER * self.pruned.seconds):
             if self._probe():
                 raise _Answered
