@@ -188,6 +188,48 @@ def test_certificates_are_sound(case):
     check_certificate(instance, again)
 
 
+def _vertex_only(monkeypatch):
+    """lp_certificate as it was before the interior point: the simplex's vertex alone."""
+    import tilesat.certify.certificate as certificate
+
+    solve_lp = certificate._solve_lp
+    monkeypatch.setattr(certificate, "_solve_lp", 
+                        lambda matrix, cost, bounds, limit, vertex=False: solve_lp(matrix, cost, bounds, limit, True))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(small_instances())
+def test_the_interior_point_finds_a_certificate_where_the_simplex_does(monkeypatch, case):
+    """The LP by interior point (its point rounded, else the simplex's vertex)
+    finds a certificate on exactly the boards the simplex's vertex alone does."""
+    grid, pieces, wrap = case
+    instance = board(grid, pieces, wrap)
+    placements = generate_placements(instance)
+    if len(placements) == 0:
+        return
+    first = lp_certificate(instance, placements)
+    with monkeypatch.context() as m:
+        _vertex_only(m)
+        vertex = lp_certificate(instance, placements)
+    event(first.stats["lp_method"] if first is not None else "no certificate")
+    assert (first is None) == (vertex is None), f"{grid} {pieces} {wrap}"
+    if first is not None:
+        check_certificate(instance, first)
+
+
+def test_an_interior_point_that_does_not_round_is_followed_by_the_simplex():
+    """T4 on this 5x6 board: the LP's value is 6.5 and the interior point's
+    solution rounds to no weights that check; the simplex's vertex does."""
+    grid = ["......", "......", "..#..#", "##..#.", "......"]
+    instance = board(grid, "T4")
+    cert = lp_certificate(instance, generate_placements(instance))
+    assert cert is not None and cert.stats["lp_method"] == "interior point, then simplex"
+    assert cert.stats["lp_value"] == 6.5
+    check_certificate(instance, cert)
+    oracle_pieces = [(r.name, list(r.piece.cells), r.orient, r.min, r.max) for r in instance.rules]
+    assert not brute_force_tilings(grid, "none", oracle_pieces, cap=0)
+
+
 def test_piece_counts_get_multipliers():
     """2x6 with exactly two T-tetrominoes and O-tetrominoes: the area adds up
     (two Ts and one O), but the Ts cannot both fit beside the O; the

@@ -16,7 +16,7 @@ programming: when the exact-cover LP relaxation ("every open cell covered
 once, each placement used a fraction >= 0 of a time, the piece counts kept")
 is infeasible, Farkas' lemma gives such weights; :func:`lp_certificate`
 solves the LP "maximise total, every placement <= 0, weights in [-1, 1]"
-with HiGHS (``highspy``: it loads in 0.2 s, scipy.optimize in 0.6 s), turns its rational vertex into
+with HiGHS (``highspy``: it loads in 0.2 s, scipy.optimize in 0.6 s), turns its rational solution into
 small integers and keeps it only when :func:`check_certificate` accepts it.
 
 A **modular certificate** (``modulus`` m) answers some boards whose LP is
@@ -413,9 +413,16 @@ def _highs(highspy):
     return h
 
 
-def _solve_lp(matrix, cost, bounds, time_limit):
+def _solve_lp(matrix, cost, bounds, time_limit, vertex: bool = False):
     """HiGHS's optimum of max cost.x, A x <= 0, within the bounds, as
-    (status, value, x); status 0 when optimal.  In a child for large LPs."""
+    (status, value, x); status 0 when optimal.  In a child for large LPs.
+
+    By interior point without crossover unless ``vertex``: the LP's value is
+    what matters first (0 where the relaxation is feasible, as on any board
+    with a tiling), and IPX finds it 2-3x sooner than the simplex on the
+    hard packings (an 80x80 L4 board: 1.0 s against 3.4 s); its point on the
+    optimal face usually rounds to a certificate too.  ``vertex``: the dual
+    simplex's vertex, for when it does not."""
     try:
         import highspy
     except ImportError:  # OR-Tools' HiGHS is loaded: scipy's
@@ -427,6 +434,9 @@ def _solve_lp(matrix, cost, bounds, time_limit):
     lower, upper = bounds
     h = _highs(highspy)
     h.setOptionValue("presolve", "off")  # measured: 100x100 mutilated 0.25 s without, 0.45 s with
+    if not vertex:
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
     if time_limit is not None:
         h.setOptionValue("time_limit", max(0.01, float(time_limit)))
     lp = highspy.HighsLp()
@@ -467,22 +477,18 @@ def _integral(values: np.ndarray, denominator: int) -> list[int] | None:
     return [x // g for x in ints] if g > 1 else ints
 
 
-def lp_certificate(instance: Instance, placements: Placements) -> Certificate | None:
-    """A checked weighted certificate that the instance has no tiling, or
-    None when the LP relaxation is feasible (or no integer rounding of its
-    answer checks).  Honours the current deadline and Ctrl-C."""
-    t0 = time.perf_counter()
-    matrix, cost, bounds, extra = _lp_matrix(placements)
+def _lp_optimum(matrix, cost, bounds, vertex: bool):
+    """:func:`_solve_lp` here or, when large, in a child, under the current deadline."""
     remaining = deadline().remaining()
     if _in_process(matrix[1].size):
-        status, value, x = _solve_lp(matrix, cost, bounds, remaining)
+        answer = _solve_lp(matrix, cost, bounds, remaining, vertex)
         deadline().check()
-    else:
-        status, value, x = call_in_child(_solve_lp, matrix, cost, bounds, remaining, what="the LP (HiGHS)")
-    t1 = time.perf_counter()
-    stats = {"lp_seconds": round(t1 - t0, 6), "lp_value": value}
-    if status != 0 or value is None or value <= 1e-7:
-        return None
+        return answer
+    return call_in_child(_solve_lp, matrix, cost, bounds, remaining, vertex, what="the LP (HiGHS)")
+
+
+def _rounded_certificate(instance: Instance, x: np.ndarray, extra: list) -> Certificate | None:
+    """The LP's solution as small integers that :func:`check_certificate` accepts, or None."""
     board = instance.board
     names = [r.name for r in instance.rules]
     for denominator in DENOMINATORS:
@@ -499,9 +505,39 @@ def lp_certificate(instance: Instance, placements: Placements) -> Certificate | 
             check_certificate(instance, cert)
         except CertificateError:
             continue
-        stats["check_seconds"] = round(time.perf_counter() - t1, 6)
-        return Certificate(cert.weights, cert.rules, cert.total, None, stats)
+        return cert
     return None
+
+
+def lp_certificate(instance: Instance, placements: Placements) -> Certificate | None:
+    """A checked weighted certificate that the instance has no tiling, or
+    None when the LP relaxation is feasible (or no integer rounding of its
+    answer checks).  Honours the current deadline and Ctrl-C.
+
+    Interior point first (its value says whether there is anything to
+    find); where its point on the optimal face rounds to no certificate
+    that checks, the simplex's vertex."""
+    t0 = time.perf_counter()
+    matrix, cost, bounds, extra = _lp_matrix(placements)
+    status, value, x = _lp_optimum(matrix, cost, bounds, vertex=False)
+    stats = {"lp_seconds": round(time.perf_counter() - t0, 6), "lp_value": None if value is None else round(value, 6),
+             "lp_method": "interior point"}
+    if status != 0 or value is None or value <= 1e-7:
+        return None
+    t1 = time.perf_counter()
+    cert = _rounded_certificate(instance, x, extra)
+    if cert is None:
+        status, value, x = _lp_optimum(matrix, cost, bounds, vertex=True)
+        stats.update(lp_seconds=round(time.perf_counter() - t0, 6), lp_method="interior point, then simplex",
+                     lp_value=None if value is None else round(value, 6))
+        t1 = time.perf_counter()
+        if status != 0 or value is None or value <= 1e-7:
+            return None
+        cert = _rounded_certificate(instance, x, extra)
+        if cert is None:
+            return None
+    stats["check_seconds"] = round(time.perf_counter() - t1, 6)
+    return Certificate(cert.weights, cert.rules, cert.total, None, stats)
 
 
 # -- modular certificates ---------------------------------------------------------
