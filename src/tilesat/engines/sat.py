@@ -90,6 +90,11 @@ class _Answered(Exception):
     """Stops a sweep whose question was answered meanwhile (probing found no tiling)."""
 
 
+class _LongGlanceDue(Exception):
+    """Pauses a sweep in trouble for the long glance (:meth:`TilingSearch._long_glance`): raised by
+    its progress hook, before a step changes anything, so that the sweep resumes where it was."""
+
+
 class TilingSearch:
     """An incremental search for the tilings of one instance.
 
@@ -153,7 +158,7 @@ class TilingSearch:
         self._local_tried = False
         self._discs_tried = False
         self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
-        self._troubled_glance: bool | None = None  # the long glance at a sweep's first failed window: its answer
+        self._long_glanced = False  # the long glance at a sweep in trouble has run (it runs once)
         self.pruned: Pruned | None = None
         self.probing: dict | None = None  # what probing did (.prune.probe), where it ran
         self.look_ahead_error: str | None = None
@@ -441,12 +446,20 @@ class TilingSearch:
                     tiling, chosen = tiling_from_model(self.placements, self._solver.model())
                     return chosen, tiling
         if self.found == 0:
-            chosen = self._sweep(pause)
-            if chosen is None and self._troubled_glance:  # the long glance at the sweep's trouble tiled it
-                self.found_by.append("solver")
-                tiling, chosen = tiling_from_model(self.placements, self._solver.model())
-                return chosen, tiling
-            return None if chosen is None else (chosen, None)
+            while True:
+                try:
+                    chosen = self._sweep(pause)
+                except _LongGlanceDue:
+                    sat = self._long_glance()
+                    if sat is None:
+                        continue  # neither way within it: the sweep resumes where it paused
+                    if not sat:
+                        self.exhausted = True  # the whole board has no tiling
+                        return None
+                    self.found_by.append("solver")
+                    tiling, chosen = tiling_from_model(self.placements, self._solver.model())
+                    return chosen, tiling
+                return None if chosen is None else (chosen, None)
         if self.found == 1 and not self._local_tried:
             self._local_tried = True
             self._progress("looking for a second tiling near the first")
@@ -473,17 +486,22 @@ class TilingSearch:
 
     @functools.cached_property
     def _large_pieces(self) -> bool:
-        """Whether a sweep in trouble gets the long glance (LARGE_PIECES_GLANCE): a
-        board past 40x40 whose pieces all have LARGE_PIECE cells or more, the look-ahead run, and
-        a pairwise whole-board formula that AFTER_SWEEP_PAIRWISE_UP_TO allows (it is then chosen,
-        with the --sat options)."""
+        """Whether a sweep in trouble gets the long glance (:meth:`_long_glance`): a board past
+        40x40 whose pieces all have LARGE_PIECE cells or more, the look-ahead run, and a pairwise
+        whole-board formula that AFTER_SWEEP_PAIRWISE_UP_TO allows."""
         board = self.instance.board
-        if (self.pruned is None or board.ncells <= SMALL_BOARD
-                or min(rule.piece.size for rule in self.instance.rules) < LARGE_PIECE
-                or not self._pairwise_instead(AFTER_SWEEP_PAIRWISE_UP_TO)):
-            return False
+        return (self.pruned is not None and board.ncells > SMALL_BOARD
+                and min(rule.piece.size for rule in self.instance.rules) >= LARGE_PIECE
+                and self._pairwise_fits(AFTER_SWEEP_PAIRWISE_UP_TO))
+
+    def _long_glance(self) -> bool | None:
+        """The whole board, pairwise with the --sat options, for LARGE_PIECES_GLANCE conflicts, once:
+        on packings of large pieces, where the sweep pauses in trouble (:meth:`_probing_after_a_while`).
+        True: a tiling; False: there is none; None: neither within them."""
+        self._long_glanced = True
+        self._pairwise_instead(AFTER_SWEEP_PAIRWISE_UP_TO)
         self._open_board = True
-        return True
+        return self._glance(LARGE_PIECES_GLANCE)
 
     def _glance(self, conflicts: int = GLANCE) -> bool | None:
         """The solver over the whole board for these conflicts only: designed
@@ -565,27 +583,16 @@ class TilingSearch:
         return True
 
     def _probing_after_a_while(self, message: str, done=None, total=None) -> None:
-        """The sweep's progress; once the search has taken PROBE_AFTER times what the
-        look-ahead took and a window has failed, probing (:meth:`_probe`), which stops the
-        sweep when it finds there is no tiling."""
+        """The sweep's progress; once a window has failed, on packings of large pieces the sweep
+        pauses for the long glance (after LARGE_PIECES_GLANCE_AFTER conflicts: :meth:`_long_glance`),
+        and once the search has taken PROBE_AFTER times what the look-ahead took, probing
+        (:meth:`_probe`), which stops the sweep when it finds there is no tiling."""
         self._progress(message, done, total)
         stats = self.sweep_stats
         troubled = bool(stats.repairs or stats.widened or stats.restarts)  # a window has failed
-        if (self._troubled_glance is None and not self.found and troubled
+        if (not self._long_glanced and not self.found and troubled
                 and stats.conflicts >= LARGE_PIECES_GLANCE_AFTER and self._large_pieces):
-            t0, compiled, solved = time.perf_counter(), self.compile_seconds, self.solve_seconds
-            try:
-                sat = self._glance(LARGE_PIECES_GLANCE)
-            finally:
-                # counted once: the sweep's own seconds leave the glance out (the LP's turn goes by
-                # them), and _sweep's wall time holds it but for its compile (in compile_seconds)
-                self.sweep_stats.seconds -= time.perf_counter() - t0
-                self.solve_seconds = solved - (self.compile_seconds - compiled)
-            self._troubled_glance = bool(sat)
-            if sat is False:
-                self.exhausted = True  # the whole board has no tiling
-            if sat is not None:
-                raise _Answered
+            raise _LongGlanceDue
         if (self.probing is None and self.pruned is not None and troubled
                 and time.perf_counter() - self._started > PROBE_AFTER * self.pruned.seconds):
             if self._probe():
@@ -607,14 +614,20 @@ class TilingSearch:
         self._pairwise_instead(AFTER_SWEEP_PAIRWISE_SCATTERED_UP_TO if self._blocked_scattered
                                else AFTER_SWEEP_PAIRWISE_UP_TO)
 
-    def _pairwise_instead(self, up_to: float) -> bool:
-        """Whether the whole-board formula, not built yet and ``--encoding auto``, is now pairwise:
+    def _pairwise_fits(self, up_to: float) -> bool:
+        """Whether the whole-board formula, not built yet and ``--encoding auto``, may be pairwise:
         on boards of at most ``up_to`` candidates a cell, where it fits the memory limit."""
         if self._card_waiting is None or not self._auto_encoding or self.placements.candidates_per_cell() > up_to:
             return False
         try:
             check_formula_memory(self.placements, "pairwise", self._card_waiting)
         except TilesatError:
+            return False
+        return True
+
+    def _pairwise_instead(self, up_to: float) -> bool:
+        """Whether the whole-board formula is now pairwise (where :meth:`_pairwise_fits`)."""
+        if not self._pairwise_fits(up_to):
             return False
         self.encoding = "pairwise"
         return True
