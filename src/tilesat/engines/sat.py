@@ -242,12 +242,13 @@ class TilingSearch:
             self.look_ahead_error = error
             return False
         self._no_tiling(reason)
-        self.exhausted = True
         return True
 
     def _no_tiling(self, reason: str, by: str = "the look-ahead") -> None:
-        """A checked "none" (the look-ahead's or probing's replayed, a sweep window's confirmed)."""
+        """A checked "none" (the look-ahead's or probing's replayed, a sweep window's confirmed):
+        the search is exhausted."""
         self.reason = reason
+        self.exhausted = True
         if self._lp_plan is not None:
             self._lp_plan.done(f"{by} answered first")
 
@@ -579,7 +580,6 @@ class TilingSearch:
                         f"{cols.min()}-{cols.max()} that a sweep window could not cover cannot all be covered "
                         f"(checked by a formula of those cells alone)", "a sweep window")
         self.sweep_stats.refuted = "a window's cells, confirmed"
-        self.exhausted = True
         return True
 
     def _probing_after_a_while(self, message: str, done=None, total=None) -> None:

@@ -214,8 +214,7 @@ def ignore_interrupts() -> None:
     Ignored, not only noted: the interpreter's exit puts Python's handlers back to the default
     (death by the signal), not ignored ones."""
     _STOPPING[:] = [os.getpid()]  # first: signal.signal runs the handlers of signals pending, here
-    _LOST.clear()
-    _UNREPORTED.clear()
+    interrupt_said()
     if threading.current_thread() is threading.main_thread():
         for signum in INTERRUPTING:
             signal.signal(signum, signal.SIG_IGN)
@@ -270,15 +269,16 @@ def interrupt_waiting() -> bool:
     reports it, no poll raises it."""
     waiting = _mine(_LOST)
     if waiting:
-        _LOST.clear()
-        _UNREPORTED.clear()
+        interrupt_said()
     return waiting
 
 
 def interrupt_said() -> None:
     """The run has said, in its result, that it was interrupted: no poll raises that
     interrupt again (the report's own deadline checks included: one received
-    UNREPORTED_SECONDS ago would cut the report short); later ones stay only noted."""
+    UNREPORTED_SECONDS ago would cut the report short); later ones stay only noted.
+    (Also how the others here forget an interrupt that waits: :func:`ignore_interrupts`,
+    :func:`interrupt_waiting`, :func:`forget_interrupts`.)"""
     _LOST.clear()
     _UNREPORTED.clear()
 
@@ -291,8 +291,7 @@ def interrupted_status() -> int:
 def forget_interrupts() -> None:
     """A new run in this process (in-process callers run several)."""
     _RECEIVED.clear()
-    _LOST.clear()
-    _UNREPORTED.clear()
+    interrupt_said()
     _STOPPING.clear()
 
 
