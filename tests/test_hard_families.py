@@ -606,6 +606,31 @@ def test_the_long_glance_at_a_sweeps_trouble_answers_as_the_oracle(pieces, side,
     event(f"found by {sweep.get('found_by')}, trouble: {bool(sweep.get('repairs') or sweep.get('widened'))}")
 
 
+def test_the_sweep_and_the_long_glances_share_the_time(monkeypatch):
+    # where a long glance does not end it, the next comes once the sweep has spent as many conflicts
+    # as the glances so far, and doubles them (here no glance answers: the sweep finds the tilings)
+    from tilesat.engines.sat import TilingSearch
+
+    instance, _, _ = _families.packing("P5", 42, "random", 1)
+    by_solver = check_unique(instance, method="sat")
+    calls = []  # (the sweep's conflicts, this glance's conflicts, all glances' before it)
+
+    def recorded(self, conflicts):
+        calls.append((self.sweep_stats.conflicts, conflicts, sum(c for _, c, _ in calls)))
+        return None
+
+    monkeypatch.setattr(TilingSearch, "_glance", recorded)
+    monkeypatch.setattr(TilingSearch, "_worth_a_glance", lambda self: False)
+    monkeypatch.setattr("tilesat.engines.sat.LARGE_PIECES_GLANCE_AFTER", 0)
+    monkeypatch.setattr("tilesat.engines.sat.LARGE_PIECES_GLANCE", 50)
+    result = check_unique(instance, method="sweep")
+    assert result.verdict == by_solver.verdict == "multiple" and result.stats["sweep"]["found_by"][0] == "sweep"
+    assert len(calls) >= 3
+    for at, conflicts, before in calls:
+        assert conflicts == max(50, before) and at >= before
+    assert result.stats["sweep"]["conflicts"] < sum(c for _, c, _ in calls)  # no glance was due when it ended
+
+
 def test_the_long_glance_is_counted_once_in_the_searchs_seconds(monkeypatch):
     # the glance runs inside the sweep (its progress hook), whose wall time the search counts as
     # solving: compile + solve seconds stay within the wall time around the search (intervals

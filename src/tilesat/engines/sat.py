@@ -61,7 +61,11 @@ GLANCE_MAX_BLOCKED = 0.02
 #: draws failing more often than on L4 boards.  A sweep that meets no trouble, or mends it within a
 #: few thousand conflicts, is faster still (Y5 60x60: 0.04 s, 0.13 s with a glance first; P5 60x60
 #: with clusters removed: 1,800-4,900 conflicts, 0.1 s, 0.25 s with a glance at the first failed
-#: window; docs/benchmarks/hard-families.md).
+#: window; docs/benchmarks/hard-families.md).  Where the glance does not end it, the sweep and that
+#: solver share the time: the next glance comes once the sweep has spent as many conflicts as the
+#: glances so far, and doubles them (so neither gets more than twice the other's), until the sweep
+#: ends; on P5 100x100 tuning boards 405-414 whose first glance failed, the sweep went on for
+#: 61,000-469,000 conflicts (3.5-20 s) where the whole board alone needed 28,000-87,000.
 LARGE_PIECE, LARGE_PIECES_GLANCE, LARGE_PIECES_GLANCE_AFTER = 5, 25_000, 10_000
 #: The whole-board formula compiled after a sweep gave up, on boards of at most this many
 #: candidates a cell, is pairwise where ``--encoding auto`` would have picked commander: the
@@ -158,7 +162,7 @@ class TilingSearch:
         self._local_tried = False
         self._discs_tried = False
         self._glanced: set[int] = set()  # for which tiling (0: the first) the solver has glanced
-        self._long_glanced = False  # the long glance at a sweep in trouble has run (it runs once)
+        self._glanced_conflicts = 0  # the conflicts the long glances at a sweep in trouble have had
         self.pruned: Pruned | None = None
         self.probing: dict | None = None  # what probing did (.prune.probe), where it ran
         self.look_ahead_error: str | None = None
@@ -496,13 +500,24 @@ class TilingSearch:
                 and self._pairwise_fits(AFTER_SWEEP_PAIRWISE_UP_TO))
 
     def _long_glance(self) -> bool | None:
-        """The whole board, pairwise with the --sat options, for LARGE_PIECES_GLANCE conflicts, once:
-        on packings of large pieces, where the sweep pauses in trouble (:meth:`_probing_after_a_while`).
-        True: a tiling; False: there is none; None: neither within them."""
-        self._long_glanced = True
-        self._pairwise_instead(AFTER_SWEEP_PAIRWISE_UP_TO)
-        self._open_board = True
-        return self._glance(LARGE_PIECES_GLANCE)
+        """The whole board, pairwise with the --sat options, on packings of large pieces, where
+        the sweep pauses in trouble (:meth:`_probing_after_a_while`): LARGE_PIECES_GLANCE conflicts
+        the first time, as many as all glances before it the next ones.  True: a tiling; False:
+        there is none; None: neither within them."""
+        if not self._glanced_conflicts:
+            self._pairwise_instead(AFTER_SWEEP_PAIRWISE_UP_TO)
+            self._open_board = True
+        conflicts = max(LARGE_PIECES_GLANCE, self._glanced_conflicts)
+        self._glanced_conflicts += conflicts
+        return self._glance(conflicts)
+
+    def _long_glance_due(self, troubled: bool) -> bool:
+        """Whether the sweep pauses for a long glance now: a board of large pieces, its first
+        tiling not found, a window failed, and the sweep's conflicts past LARGE_PIECES_GLANCE_AFTER
+        and past those of the glances so far."""
+        conflicts = self.sweep_stats.conflicts
+        return (not self.found and troubled and conflicts >= LARGE_PIECES_GLANCE_AFTER
+                and conflicts >= self._glanced_conflicts and self._large_pieces)
 
     def _glance(self, conflicts: int = GLANCE) -> bool | None:
         """The solver over the whole board for these conflicts only: designed
@@ -584,14 +599,13 @@ class TilingSearch:
 
     def _probing_after_a_while(self, message: str, done=None, total=None) -> None:
         """The sweep's progress; once a window has failed, on packings of large pieces the sweep
-        pauses for the long glance (after LARGE_PIECES_GLANCE_AFTER conflicts: :meth:`_long_glance`),
+        pauses for the long glances (:meth:`_long_glance_due`, :meth:`_long_glance`),
         and once the search has taken PROBE_AFTER times what the look-ahead took, probing
         (:meth:`_probe`), which stops the sweep when it finds there is no tiling."""
         self._progress(message, done, total)
         stats = self.sweep_stats
         troubled = bool(stats.repairs or stats.widened or stats.restarts)  # a window has failed
-        if (not self._long_glanced and not self.found and troubled
-                and stats.conflicts >= LARGE_PIECES_GLANCE_AFTER and self._large_pieces):
+        if self._long_glance_due(troubled):
             raise _LongGlanceDue
         if (self.probing is None and self.pruned is not None and troubled
                 and time.perf_counter() - self._started > PROBE_AFTER * self.pruned.seconds):
