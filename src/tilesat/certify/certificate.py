@@ -519,25 +519,17 @@ def lp_certificate(instance: Instance, placements: Placements) -> Certificate | 
     that checks, the simplex's vertex."""
     t0 = time.perf_counter()
     matrix, cost, bounds, extra = _lp_matrix(placements)
-    status, value, x = _lp_optimum(matrix, cost, bounds, vertex=False)
-    stats = {"lp_seconds": round(time.perf_counter() - t0, 6), "lp_value": None if value is None else round(value, 6),
-             "lp_method": "interior point"}
-    if status != 0 or value is None or value <= 1e-7:
-        return None
-    t1 = time.perf_counter()
-    cert = _rounded_certificate(instance, x, extra)
-    if cert is None:
-        status, value, x = _lp_optimum(matrix, cost, bounds, vertex=True)
-        stats.update(lp_seconds=round(time.perf_counter() - t0, 6), lp_method="interior point, then simplex",
-                     lp_value=None if value is None else round(value, 6))
-        t1 = time.perf_counter()
+    for vertex, method in ((False, "interior point"), (True, "interior point, then simplex")):
+        status, value, x = _lp_optimum(matrix, cost, bounds, vertex)
         if status != 0 or value is None or value <= 1e-7:
             return None
+        t1 = time.perf_counter()
         cert = _rounded_certificate(instance, x, extra)
-        if cert is None:
-            return None
-    stats["check_seconds"] = round(time.perf_counter() - t1, 6)
-    return Certificate(cert.weights, cert.rules, cert.total, None, stats)
+        if cert is not None:
+            stats = {"lp_seconds": round(t1 - t0, 6), "lp_value": round(value, 6), "lp_method": method,
+                     "check_seconds": round(time.perf_counter() - t1, 6)}
+            return Certificate(cert.weights, cert.rules, cert.total, None, stats)
+    return None
 
 
 # -- modular certificates ---------------------------------------------------------

@@ -427,8 +427,13 @@ class TilingSearch:
         if not sat:
             self.exhausted = True
             return None
+        return self._accept(*self._from_solver())
+
+    def _from_solver(self) -> tuple[list[int], Tiling]:
+        """(placements, tiling) of the whole-board solver's model, counted as the solver's."""
         self.found_by.append("solver")
-        return self._accept(*reversed(tiling_from_model(self.placements, self._solver.model())))
+        tiling, chosen = tiling_from_model(self.placements, self._solver.model())
+        return chosen, tiling
 
     def _without_solver(self, pause: bool = False) -> tuple[list[int], Tiling | None] | None:
         """(placements, tiling or None) of the first tiling by the sweep or of the second by a
@@ -447,9 +452,7 @@ class TilingSearch:
                     self.exhausted = True
                     return None
                 if sat:
-                    self.found_by.append("solver")
-                    tiling, chosen = tiling_from_model(self.placements, self._solver.model())
-                    return chosen, tiling
+                    return self._from_solver()
         if self.found == 0:
             while True:
                 try:
@@ -461,9 +464,7 @@ class TilingSearch:
                     if not sat:
                         self.exhausted = True  # the whole board has no tiling
                         return None
-                    self.found_by.append("solver")
-                    tiling, chosen = tiling_from_model(self.placements, self._solver.model())
-                    return chosen, tiling
+                    return self._from_solver()
                 return None if chosen is None else (chosen, None)
         if self.found == 1 and not self._local_tried:
             self._local_tried = True
