@@ -4,11 +4,18 @@ Counting by blocking clauses adds a clause after each solve.  Was: kissat404
 (built without incremental use) died with SIGSEGV or SIGABRT in kissat_add on
 the second solve, found by `tilesat fuzz --solvers all`."""
 
+import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from pysat.solvers import Solver
 
+from tilesat.model.board import Board
+from tilesat.model.instance import Instance, parse_instance, parse_pieces
+from tilesat.model.placements import generate_placements
 from tilesat.questions.count import count_tilings
-from tilesat.model.instance import parse_instance
-from tilesat.sat.solvers import solver_names
+from tilesat.sat import _clauses
+from tilesat.sat.formula import compile_formula
+from tilesat.sat.solvers import PysatSolver, _raw_add_rows, solver_names
 
 DOMINOES_2X4 = parse_instance("pieces: I2\n....\n....\n")  # 5 tilings
 
@@ -17,3 +24,49 @@ DOMINOES_2X4 = parse_instance("pieces: I2\n....\n....\n")  # 5 tilings
 def test_counting_by_blocking_clauses_with_every_solver(name):
     result = count_tilings(DOMINOES_2X4, "blocking", solver=name)
     assert result.exact and result.count == 5
+
+
+# A formula's clause blocks go into CaDiCaL 1.9.5 from C (sat/_clauses.c): the solver then
+# answers as one given the same clauses one by one, model for model (the same clauses in the
+# same order: the searches measured with the Python path are the ones run).
+
+@st.composite
+def small_formulas(draw):
+    rows, cols = draw(st.integers(2, 6)), draw(st.integers(2, 6))
+    open_ = np.array(draw(st.lists(st.booleans(), min_size=rows * cols, max_size=rows * cols)), bool)
+    open_ = open_.reshape(rows, cols) | (draw(st.integers(0, 2)) > 0)  # mostly open
+    pieces = draw(st.sampled_from(["I2", "I2,L3", "L3", "T4,I2", "I2:2,O4"]))
+    encoding = draw(st.sampled_from(["pairwise", "seqcounter", "ladder", "product", "commander", "bitwise"]))
+    placements = generate_placements(Instance(Board(open_), parse_pieces(pieces)))
+    return compile_formula(placements, encoding), draw(st.randoms(use_true_random=False))
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_formulas())
+def test_a_formula_added_from_c_is_the_formula_added_one_clause_at_a_time(drawn):
+    formula, rnd = drawn
+    assert _clauses.can_add_directly()  # PySAT's CaDiCaL 1.9.5 exports its add(): else the fast path is lost
+    assumptions = [v if rnd.random() < 0.5 else -v for v in range(1, formula.nvars + 1) if rnd.random() < 0.2]
+    direct = PysatSolver("cadical195")
+    assert _raw_add_rows("cadical195", direct._solver.solver, formula.nvars) is not None
+    direct.add_formula(formula)
+    with Solver(name="cadical195") as one_by_one:
+        formula.add_to(one_by_one.add_clause)
+        assert direct._solver.nof_clauses() == one_by_one.nof_clauses()
+        for query in ([], assumptions):
+            sat = one_by_one.solve(assumptions=query)
+            assert direct.solve(query) == sat
+            assert list(direct.model()) == (one_by_one.get_model() if sat else [])
+    direct.close()
+
+
+def test_rows_with_a_zero_or_an_oversized_literal_add_nothing():
+    with Solver(name="cadical195") as solver:
+        for bad in ([[1, 0]], [[1, 2**31]], [[-(2**31), 1]]):
+            with pytest.raises(ValueError):
+                _clauses.add_rows(solver.solver.cadical, np.array(bad, dtype=np.int64), 2)
+        with pytest.raises(TypeError):
+            _clauses.add_rows(solver.solver.cadical, np.array([[1, 2]], dtype=np.int32), 2)
+        assert solver.nof_clauses() == 0
+        assert _clauses.add_rows(solver.solver.cadical, np.array([[1, 2], [-1, -2]], dtype=np.int64), 2) == 2
+        assert solver.nof_clauses() == 2 and solver.solve() and sorted(map(abs, solver.get_model())) == [1, 2]

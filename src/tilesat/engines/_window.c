@@ -16,7 +16,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <dlfcn.h>
+#include "../sat/_cadical_add.h"
 
 typedef int64_t i64;
 
@@ -276,36 +276,6 @@ done:
     free(out.lits);
     free(out.ends);
     return list;
-}
-
-/* CaDiCaL 1.9.5's Solver::add(int), as PySAT's library exports it (NULL: not found), and its
-   Solver::reserve(int), which sizes the variables' tables once instead of doubling them as the
-   clauses name new variables (NULL where not exported: then the tables grow as before). */
-typedef void (*cadical_add_fn)(void *solver, int lit);
-typedef void (*cadical_reserve_fn)(void *solver, int max_var);
-static cadical_reserve_fn cadical_reserve = NULL;
-static cadical_add_fn cadical_add(void) {
-    static int looked = 0;
-    static cadical_add_fn found = NULL;
-    if (looked)
-        return found;
-    looked = 1;
-    PyObject *module = PyImport_ImportModule("pysolvers");
-    if (!module) {
-        PyErr_Clear();
-        return NULL;
-    }
-    PyObject *file = PyObject_GetAttrString(module, "__file__");
-    Py_DECREF(module);
-    const char *path = file ? PyUnicode_AsUTF8(file) : NULL;
-    void *lib = path ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-    if (lib) {
-        found = (cadical_add_fn)dlsym(lib, "_ZN10CaDiCaL1956Solver3addEi");
-        cadical_reserve = (cadical_reserve_fn)dlsym(lib, "_ZN10CaDiCaL1956Solver7reserveEi");
-    }
-    Py_XDECREF(file);
-    PyErr_Clear();
-    return found;
 }
 
 static PyObject *can_add_directly(PyObject *self, PyObject *unused) {

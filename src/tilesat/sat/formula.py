@@ -144,11 +144,13 @@ class Formula:
         counts, so clauses made later (a packing's bound) start above them."""
         return self.cnf().nvars if self.native else self.nvars
 
-    def add_to(self, add_clause, progress=None, chunk: int = 200_000, add_atmost=None) -> None:
+    def add_to(self, add_clause, progress=None, chunk: int = 200_000, add_atmost=None, add_rows=None) -> None:
         """Call ``add_clause`` on every clause, and ``add_atmost(lits, k)`` on
         every native constraint (a native formula without ``add_atmost``
         refuses: :class:`NeedsCnf`); ``progress(done)`` after each
         ``chunk`` clauses (loading 10^7 clauses takes many seconds).
+        ``add_rows(matrix)``, where given, adds a block's int64 rows at once
+        (CaDiCaL from C: sat/_clauses.c).
 
         ``deque(map(...))`` runs the loop in C: with PySAT, building the
         Python lists and crossing into the solver cost about 1.5 us a clause,
@@ -162,7 +164,10 @@ class Formula:
             for start in range(0, b.shape[0], chunk):
                 limit.check()
                 part = b[start : start + chunk]
-                deque(map(add_clause, part.tolist()), maxlen=0)
+                if add_rows is not None and part.ndim == 2:
+                    add_rows(np.ascontiguousarray(part, dtype=np.int64))
+                else:
+                    deque(map(add_clause, part.tolist()), maxlen=0)
                 done += part.shape[0]
                 if progress is not None:
                     progress(done)

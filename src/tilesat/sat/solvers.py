@@ -250,7 +250,8 @@ class PysatSolver:
             if progress is not None:
                 progress(done)
 
-        formula.add_to(_raw_add_clause(self.name, self._solver.solver), loaded, add_atmost=self._add_atmost())
+        formula.add_to(_raw_add_clause(self.name, self._solver.solver), loaded, add_atmost=self._add_atmost(),
+                       add_rows=_raw_add_rows(self.name, self._solver.solver, formula.nvars))
 
     def _add_atmost(self):
         """The solver's native ``add_atmost(lits, k)``, or None (minicard, gluecard3/4 have it)."""
@@ -327,7 +328,8 @@ class PysatSolver:
         self._solver = Solver(name=self.name)
         if self._formula is not None:
             self._formula.add_to(_raw_add_clause(self.name, self._solver.solver), lambda done: deadline().check(),
-                                 add_atmost=self._add_atmost())
+                                 add_atmost=self._add_atmost(),
+                                 add_rows=_raw_add_rows(self.name, self._solver.solver, self._formula.nvars))
         for clause in self._added:
             self._solver.add_clause(clause)
         if self._phases is not None:
@@ -382,6 +384,19 @@ def _raw_add_clause(name: str, backend):
         return functools.partial(getattr(pysolvers, function), getattr(backend, handle))
     except (KeyError, AttributeError):
         return backend.add_clause
+
+
+def _raw_add_rows(name: str, backend, top: int):
+    """``add_rows(matrix)``: a block of clauses from C straight into CaDiCaL 1.9.5 (sat/_clauses.c),
+    or None where that solver or its add() is not there (the clauses go in one by one)."""
+    if name != "cadical195" or not hasattr(backend, "cadical"):
+        return None
+    from . import _clauses
+
+    if not _clauses.can_add_directly():
+        return None
+    handle, top = backend.cadical, int(top)
+    return lambda rows: _clauses.add_rows(handle, rows, top)
 
 
 class ExternalSolver:
