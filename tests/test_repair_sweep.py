@@ -22,8 +22,8 @@ from tilesat.model.board import Board
 from tilesat.running.control import TimedOut, time_limit
 from tilesat.model.placements import generate_placements
 from tilesat.engines.prune import prune
-from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, Reach, RepairSweep, add_window, repair_sweep_tiling,
-                                         window_clauses)
+from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, SLICE, Reach, RepairSweep, add_window,
+                                         repair_sweep_tiling, window_clauses)
 from tilesat.engines.sweep import CORNERS, ORDERS, SweepStats, _Geometry, diagonal_order
 from tilesat.model.tiling import Tiling
 from tilesat.sat.solvers import DEFAULT_SOLVER, OPEN_BOARD_OPTIONS, default_options
@@ -212,6 +212,34 @@ def test_a_first_attempt_that_fails_early_ends_the_sweep(monkeypatch, covered_sh
     else:
         sweep._give_up("a test, later")  # the second attempt, with nothing covered
         assert not sweep.done and stats.gave_up is None and len(stats.restarts) == 2
+
+
+@pytest.mark.parametrize("attempt", [0, 1])
+@pytest.mark.parametrize("over", [False, True])
+def test_a_first_attempt_whose_conflicts_run_ahead_of_its_cover_ends(over, attempt):
+    # the first attempt may spend CONFLICTS_PER_CELL a cell it covered plus AHEAD_PER_CELL a cell
+    # of the board: one conflict past that, the next step ends it; within it, the step goes on, its
+    # window held to what is left.  A later attempt has its whole budget whatever it covered.
+    from tilesat.engines.repair_sweep import AHEAD_PER_CELL, CONFLICTS_PER_CELL
+
+    placements = generate_placements(Instance(Board.rectangle(10, 10), parse_pieces("L4")))
+    stats = SweepStats()
+    sweep = RepairSweep(placements, stats=stats, attempts=3)
+    if attempt:
+        sweep._start(attempt)
+    sweep.covered[:40] = True
+    allowed = CONFLICTS_PER_CELL * 40 + AHEAD_PER_CELL * 100
+    assert allowed < sweep.attempt_budget  # the attempt's own budget is not what ends it
+    stats.conflicts = sweep.earning_since + allowed + (1 if over else -1)
+    sweep._step(None)
+    if over and not attempt:
+        assert stats.restarts == [f"{sweep.attempts[0][0]}, corner 0, diagonal order: the attempt spent "
+                                  f"{allowed + 1:,} conflicts to cover 40 cells"]
+        assert sweep.attempt == 1 and not sweep.done
+    else:  # (the fake cover may fail its window otherwise: not this rule)
+        assert not any("conflicts to cover" in why for why in stats.restarts)
+    if not over and not attempt:
+        assert stats.conflicts <= sweep.earning_since + allowed + SLICE  # held to what was left (a slice at most)
 
 
 @settings(max_examples=100, deadline=None)

@@ -57,6 +57,14 @@ SLICE = 2_000
 #: corner, while a sweep that goes well needs a few conflicts a cell; another corner is
 #: another draw where another encoding alone is not (docs/benchmarks/hard-families.md).
 CONFLICTS_PER_CELL = 15
+#: The first attempt earns its budget as it goes: past CONFLICTS_PER_CELL conflicts a cell it has
+#: covered plus AHEAD_PER_CELL a cell of the board, it ends (under HOPELESS_COVER: the whole board).
+#: Why: the first attempts of T4 spiral packings ran 4-13 a cell ahead of their cover and failed
+#: (up to 43,000 conflicts, the whole-board solver's anyway), while on 77 tuning boards of 22
+#: families no first attempt that got through ran more than 3 ahead.  Not the later attempts: they
+#: come where the first got past HOPELESS_COVER, and one (L4 clusters 60x60, tuning 104) got
+#: through after running 5 a cell ahead (docs/benchmarks/hard-families.md).
+AHEAD_PER_CELL = 5
 RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
 #: The corners the attempts start from in turn: sweep.CORNERS' order (the opposite corner second).
 CORNER_ORDER = tuple(range(len(CORNERS)))
@@ -162,6 +170,7 @@ class RepairSweep(Stepping):
         self.width, self.radius = self.window, self.radius0
         self.attempt_repairs = 0
         self.conflicts_at_start = self.stats.conflicts
+        self.earning_since = self.stats.conflicts  # (refute_at_corners' windows are not the attempt's)
         self.failed_last: np.ndarray | None = None  # the cells the attempt's last failed window could not cover
 
     def _geometry(self, corner: int, order: str) -> _Geometry:
@@ -174,6 +183,12 @@ class RepairSweep(Stepping):
         wider, solved with nothing kept (within ``budget`` conflicts each).  The cells of the
         first that has no solution (also :attr:`refuted`), or None.  (A sweep meets such an
         obstruction only when an attempt gets there, after the attempts before have failed.)"""
+        try:
+            return self._refute_at_corners(budget)
+        finally:
+            self.earning_since = self.stats.conflicts
+
+    def _refute_at_corners(self, budget: int) -> np.ndarray | None:
         for corner in dict.fromkeys(c for _, c, _ in self.attempts):
             geo = self._geometry(corner, "diagonal")  # the corner's triangle, whatever order its attempt sweeps in
             for width in (self.window, self.window + self.step):
@@ -213,7 +228,12 @@ class RepairSweep(Stepping):
         if left <= 0:
             self._give_up(f"the sweep passed {self.attempt_budget:,} conflicts")
             return
-        chosen, failed = self._solve(ids, exact, left)
+        earned = self._earned_left()
+        if earned <= 0:
+            self._give_up(f"the attempt spent {self.stats.conflicts - self.earning_since:,} conflicts to cover "
+                          f"{np.count_nonzero(self.covered):,} cells")
+            return
+        chosen, failed = self._solve(ids, exact, min(left, earned))
         if chosen is not None:
             last = hi >= geo.nkeys
             keep = chosen if last else chosen[geo.first[chosen] < f + self.step]
@@ -223,6 +243,8 @@ class RepairSweep(Stepping):
             self.width, self.radius = self.window, self.radius0
             return
         if failed is None:  # out of budget, not proved impossible
+            if earned < left and self._earned_left() <= 0:
+                return  # out of what the first attempt earned: the next step ends it
             if self.attempt_repairs:
                 # a patch that does not mend within its budget is most often one that cannot
                 # (the trouble lies further back) and CDCL flounders proving it: the
@@ -236,6 +258,15 @@ class RepairSweep(Stepping):
                 self._give_up(f"the window widened to {self.width} of {geo.nkeys} diagonals")
             return
         self._take_back(failed)
+
+    def _earned_left(self) -> int:
+        """The conflicts the first attempt has earned by its cover and not spent (AHEAD_PER_CELL);
+        a later attempt's own budget."""
+        if self.attempt:
+            return self.attempt_budget - (self.stats.conflicts - self.conflicts_at_start)
+        covered = int(np.count_nonzero(self.covered))
+        return (CONFLICTS_PER_CELL * covered + AHEAD_PER_CELL * self.placements.instance.board.area
+                - (self.stats.conflicts - self.earning_since))
 
     def _take_back(self, failed: np.ndarray) -> None:
         """Free the kept placements within ``radius`` of these cells (growing the radius until some are)."""
