@@ -61,9 +61,10 @@ CONFLICTS_PER_CELL = 15
 #: covered plus AHEAD_PER_CELL a cell of the board, it ends (under HOPELESS_COVER: the whole board).
 #: Why: the first attempts of T4 spiral packings ran 4-13 a cell ahead of their cover and failed
 #: (up to 43,000 conflicts, the whole-board solver's anyway), while on 77 tuning boards of 22
-#: families no first attempt that got through ran more than 3 ahead.  Not the later attempts: they
-#: come where the first got past HOPELESS_COVER, and one (L4 clusters 60x60, tuning 104) got
-#: through after running 5 a cell ahead (docs/benchmarks/hard-families.md).
+#: families no first attempt that got through ran more than 3 ahead (later, L4 clusters 60x60
+#: tuning 121 did at 5: cut, it goes to the whole board).  Not the later attempts: they come where
+#: the first got past HOPELESS_COVER, and one (L4 clusters 60x60, tuning 104) got through after
+#: running 5 a cell ahead (docs/benchmarks/hard-families.md).
 AHEAD_PER_CELL = 5
 RESTART_ENCODINGS = ("commander", "ladder", "pairwise")
 #: The corners the attempts start from in turn: sweep.CORNERS' order (the opposite corner second).
