@@ -278,25 +278,16 @@ done:
     return list;
 }
 
-static PyObject *can_add_directly(PyObject *self, PyObject *unused) {
-    (void)self, (void)unused;
-    return PyBool_FromLong(cadical_add() != NULL);
-}
-
 static PyObject *add_window_clauses(PyObject *self, PyObject *args) {
     (void)self;
     if (PyTuple_GET_SIZE(args) != 7) {
         PyErr_SetString(PyExc_TypeError, "add_window_clauses(solver, owner, start, degree, empty, encoding, top)");
         return NULL;
     }
-    PyObject *capsule = PyTuple_GET_ITEM(args, 0);
-    void *solver = PyCapsule_CheckExact(capsule) ? PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)) : NULL;
-    cadical_add_fn add_lit = cadical_add();
-    if (!solver || !add_lit) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "not a PySAT CaDiCaL 1.9.5 solver, or its add() not found");
+    cadical_add_fn add_lit;
+    void *solver = cadical_solver(PyTuple_GET_ITEM(args, 0), &add_lit);
+    if (!solver)
         return NULL;
-    }
     Clauses out = {0};
     i64 top = 0;
     PyObject *result = NULL;

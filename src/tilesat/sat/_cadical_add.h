@@ -39,4 +39,23 @@ static cadical_add_fn cadical_add(void) {
     return found;
 }
 
+/* The CaDiCaL solver behind a PySAT CaDiCaL 1.9.5 handle (its .cadical capsule), with *add set to
+   its add(); NULL with a Python error set where either is missing. */
+static void *cadical_solver(PyObject *capsule, cadical_add_fn *add) {
+    void *solver = PyCapsule_CheckExact(capsule) ? PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)) : NULL;
+    *add = cadical_add();
+    if (!solver || !*add) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "not a PySAT CaDiCaL 1.9.5 solver, or its add() not found");
+        return NULL;
+    }
+    return solver;
+}
+
+/* can_add_directly() -> whether CaDiCaL 1.9.5's add() was found: the module function of both users. */
+static PyObject *can_add_directly(PyObject *self, PyObject *unused) {
+    (void)self, (void)unused;
+    return PyBool_FromLong(cadical_add() != NULL);
+}
+
 #endif

@@ -11,11 +11,6 @@
 #include <string.h>
 #include "_cadical_add.h"
 
-static PyObject *can_add_directly(PyObject *self, PyObject *unused) {
-    (void)self, (void)unused;
-    return PyBool_FromLong(cadical_add() != NULL);
-}
-
 /* add_rows(solver, rows, top): every row of an int64 C-contiguous matrix as a clause; nothing
    is added unless every literal is a nonzero int within CaDiCaL's range. */
 static PyObject *add_rows(PyObject *self, PyObject *args) {
@@ -24,13 +19,10 @@ static PyObject *add_rows(PyObject *self, PyObject *args) {
     long long top;
     if (!PyArg_ParseTuple(args, "OOL", &capsule, &rows, &top))
         return NULL;
-    void *solver = PyCapsule_CheckExact(capsule) ? PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)) : NULL;
-    cadical_add_fn add_lit = cadical_add();
-    if (!solver || !add_lit) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "not a PySAT CaDiCaL 1.9.5 solver, or its add() not found");
+    cadical_add_fn add_lit;
+    void *solver = cadical_solver(capsule, &add_lit);
+    if (!solver)
         return NULL;
-    }
     Py_buffer view;
     if (PyObject_GetBuffer(rows, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
