@@ -22,8 +22,8 @@ from tilesat.model.board import Board
 from tilesat.running.control import TimedOut, time_limit
 from tilesat.model.placements import generate_placements
 from tilesat.engines.prune import prune
-from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, SLICE, Reach, RepairSweep, add_window,
-                                         repair_sweep_tiling, window_clauses)
+from tilesat.engines.repair_sweep import (COMPILED_ENCODINGS, Reach, RepairSweep, add_window, repair_sweep_tiling,
+                                         window_clauses)
 from tilesat.engines.sweep import CORNERS, ORDERS, SweepStats, _Geometry, diagonal_order
 from tilesat.model.tiling import Tiling
 from tilesat.sat.solvers import DEFAULT_SOLVER, OPEN_BOARD_OPTIONS, default_options
@@ -216,10 +216,11 @@ def test_a_first_attempt_that_fails_early_ends_the_sweep(monkeypatch, covered_sh
 
 @pytest.mark.parametrize("attempt", [0, 1])
 @pytest.mark.parametrize("over", [False, True])
-def test_a_first_attempt_whose_conflicts_run_ahead_of_its_cover_ends(over, attempt):
+def test_a_first_attempt_whose_conflicts_run_ahead_of_its_cover_ends(monkeypatch, over, attempt):
     # the first attempt may spend CONFLICTS_PER_CELL a cell it covered plus AHEAD_PER_CELL a cell
-    # of the board: one conflict past that, the next step ends it; within it, the step goes on, its
-    # window held to what is left.  A later attempt has its whole budget whatever it covered.
+    # of the board: one conflict past that, the next step ends it; within it, its window gets what
+    # is left, and a window that spends it all (out of budget) neither widens nor ends the attempt
+    # itself: the next step does.  A later attempt has its whole budget whatever it covered.
     from tilesat.engines.repair_sweep import AHEAD_PER_CELL, CONFLICTS_PER_CELL
 
     placements = generate_placements(Instance(Board.rectangle(10, 10), parse_pieces("L4")))
@@ -227,19 +228,32 @@ def test_a_first_attempt_whose_conflicts_run_ahead_of_its_cover_ends(over, attem
     sweep = RepairSweep(placements, stats=stats, attempts=3)
     if attempt:
         sweep._start(attempt)
+    budgets = []
+
+    def out_of_budget(ids, exact, left, geo=None):  # a window that spends all it was given
+        budgets.append(left)
+        stats.conflicts += left
+        return None, None
+
+    monkeypatch.setattr(sweep, "_solve", out_of_budget)
     sweep.covered[:40] = True
     allowed = CONFLICTS_PER_CELL * 40 + AHEAD_PER_CELL * 100
     assert allowed < sweep.attempt_budget  # the attempt's own budget is not what ends it
     stats.conflicts = sweep.earning_since + allowed + (1 if over else -1)
+    own_left = sweep.attempt_budget - (stats.conflicts - sweep.conflicts_at_start)
     sweep._step(None)
-    if over and not attempt:
-        assert stats.restarts == [f"{sweep.attempts[0][0]}, corner 0, diagonal order: the attempt spent "
-                                  f"{allowed + 1:,} conflicts to cover 40 cells"]
-        assert sweep.attempt == 1 and not sweep.done
-    else:  # (the fake cover may fail its window otherwise: not this rule)
+    def ended(spent):
+        return f"{sweep.attempts[0][0]}, corner 0, diagonal order: the attempt spent {spent:,} conflicts to cover 40 cells"
+
+    if attempt:  # the window had the attempt's own budget, then widened as before (past half the board: a restart)
+        assert budgets == [own_left] and stats.widened == 1
         assert not any("conflicts to cover" in why for why in stats.restarts)
-    if not over and not attempt:
-        assert stats.conflicts <= sweep.earning_since + allowed + SLICE  # held to what was left (a slice at most)
+    elif over:
+        assert budgets == [] and stats.restarts == [ended(allowed + 1)] and sweep.attempt == 1 and not sweep.done
+    else:
+        assert budgets == [1] and stats.widened == 0 and not stats.restarts  # held to what was left
+        sweep._step(None)  # it spent it: this step ends the attempt
+        assert stats.restarts == [ended(allowed)] and sweep.attempt == 1
 
 
 @settings(max_examples=100, deadline=None)

@@ -65,8 +65,10 @@ def test_rows_with_a_zero_or_an_oversized_literal_add_nothing():
         for bad in ([[1, 0]], [[1, 2**31]], [[-(2**31), 1]]):
             with pytest.raises(ValueError):
                 _clauses.add_rows(solver.solver.cadical, np.array(bad, dtype=np.int64), 2)
-        with pytest.raises(TypeError):
-            _clauses.add_rows(solver.solver.cadical, np.array([[1, 2]], dtype=np.int32), 2)
+        for bad in (np.array([[1, 2]], dtype=np.int32), np.zeros((3, 0), dtype=np.int64),
+                    np.array([[1, 2], [3, 4]], dtype=np.int64).T):  # int32, rows of nothing, not C-contiguous
+            with pytest.raises((TypeError, ValueError)):
+                _clauses.add_rows(solver.solver.cadical, bad, 4)
         assert solver.nof_clauses() == 0
         assert _clauses.add_rows(solver.solver.cadical, np.array([[1, 2], [-1, -2]], dtype=np.int64), 2) == 2
         assert solver.nof_clauses() == 2 and solver.solve() and sorted(map(abs, solver.get_model())) == [1, 2]

@@ -12,7 +12,8 @@
 #include "_cadical_add.h"
 
 /* add_rows(solver, rows, top): every row of an int64 C-contiguous matrix as a clause; nothing
-   is added unless every literal is a nonzero int within CaDiCaL's range. */
+   is added unless every literal is a nonzero int within CaDiCaL's range (and no width-0 matrix:
+   its rows would be empty clauses). */
 static PyObject *add_rows(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *capsule, *rows;
@@ -27,9 +28,9 @@ static PyObject *add_rows(PyObject *self, PyObject *args) {
     if (PyObject_GetBuffer(rows, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
     PyObject *result = NULL;
-    if (view.ndim != 2 || view.itemsize != 8 || !view.format || strchr("lq", view.format[0]) == NULL ||
-        view.format[1] != '\0') {
-        PyErr_SetString(PyExc_TypeError, "add_rows: a 2-D C-contiguous int64 matrix");
+    if (view.ndim != 2 || view.itemsize != 8 || !view.format || view.format[0] == '\0' ||
+        strchr("lq", view.format[0]) == NULL || view.format[1] != '\0' || view.shape[1] == 0) {
+        PyErr_SetString(PyExc_TypeError, "add_rows: a 2-D C-contiguous int64 matrix of rows of 1 or more");
         goto done;
     }
     const int64_t *lits = (const int64_t *)view.buf;

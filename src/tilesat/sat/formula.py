@@ -164,7 +164,7 @@ class Formula:
             for start in range(0, b.shape[0], chunk):
                 limit.check()
                 part = b[start : start + chunk]
-                if add_rows is not None and part.ndim == 2:
+                if add_rows is not None and part.ndim == 2 and part.shape[1]:  # (empty clauses: one by one)
                     add_rows(np.ascontiguousarray(part, dtype=np.int64))
                 else:
                     deque(map(add_clause, part.tolist()), maxlen=0)
