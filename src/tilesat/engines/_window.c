@@ -292,8 +292,7 @@ static PyObject *add_window_clauses(PyObject *self, PyObject *args) {
     i64 top = 0;
     PyObject *result = NULL;
     if (parse_and_build(args, 1, &out, &top)) {
-        if (cadical_reserve && top > 0 && top <= INT32_MAX)
-            cadical_reserve(solver, (int)top);
+        cadical_reserve_up_to(solver, top);
         Py_ssize_t at = 0;
         for (Py_ssize_t c = 0; c < out.nclauses; c++) {
             for (; at < out.ends[c]; at++)

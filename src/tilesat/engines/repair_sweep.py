@@ -25,6 +25,7 @@ of every window.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
@@ -234,7 +235,7 @@ class RepairSweep(Stepping):
             self._give_up(f"the attempt spent {self.stats.conflicts - self.earning_since:,} conflicts to cover "
                           f"{np.count_nonzero(self.covered):,} cells")
             return
-        chosen, failed = self._solve(ids, exact, min(left, earned))
+        chosen, failed = self._solve(ids, exact, int(min(left, earned)))
         if chosen is not None:
             last = hi >= geo.nkeys
             keep = chosen if last else chosen[geo.first[chosen] < f + self.step]
@@ -260,11 +261,11 @@ class RepairSweep(Stepping):
             return
         self._take_back(failed)
 
-    def _earned_left(self) -> int:
+    def _earned_left(self) -> float:
         """The conflicts the first attempt has earned by its cover and not spent (AHEAD_PER_CELL);
-        a later attempt's own budget."""
+        no bound for a later attempt (its own budget is)."""
         if self.attempt:
-            return self.attempt_budget - (self.stats.conflicts - self.conflicts_at_start)
+            return math.inf
         covered = int(np.count_nonzero(self.covered))
         return (CONFLICTS_PER_CELL * covered + AHEAD_PER_CELL * self.placements.instance.board.area
                 - (self.stats.conflicts - self.earning_since))

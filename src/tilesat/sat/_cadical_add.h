@@ -8,6 +8,7 @@
 
 #include <Python.h>
 #include <dlfcn.h>
+#include <stdint.h>
 
 /* CaDiCaL 1.9.5's Solver::add(int), as PySAT's library exports it (NULL: not found), and its
    Solver::reserve(int), which sizes the variables' tables once instead of doubling them as the
@@ -37,6 +38,12 @@ static cadical_add_fn cadical_add(void) {
     Py_XDECREF(file);
     PyErr_Clear();
     return found;
+}
+
+/* Size the solver's variable tables for variables up to top at once (where reserve() was found). */
+static void cadical_reserve_up_to(void *solver, long long top) {
+    if (cadical_reserve && top > 0 && top <= INT32_MAX)
+        cadical_reserve(solver, (int)top);
 }
 
 /* The CaDiCaL solver behind a PySAT CaDiCaL 1.9.5 handle (its .cadical capsule), with *add set to

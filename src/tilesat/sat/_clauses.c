@@ -41,8 +41,7 @@ static PyObject *add_rows(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    if (cadical_reserve && top > 0 && top <= INT32_MAX)
-        cadical_reserve(solver, (int)top);
+    cadical_reserve_up_to(solver, top);
     for (Py_ssize_t i = 0; i < n; i += width) {
         for (Py_ssize_t j = 0; j < width; j++)
             add_lit(solver, (int)lits[i + j]);

@@ -250,8 +250,14 @@ class PysatSolver:
             if progress is not None:
                 progress(done)
 
-        formula.add_to(_raw_add_clause(self.name, self._solver.solver), loaded, add_atmost=self._add_atmost(),
-                       add_rows=_raw_add_rows(self.name, self._solver.solver, formula.nvars))
+        self._load(formula, loaded)
+
+    def _load(self, formula, progress) -> None:
+        """The formula into this solver, by the quickest way it takes (rows from C, raw clauses,
+        native at-most constraints); ``progress(done)`` between chunks."""
+        backend = self._solver.solver
+        formula.add_to(_raw_add_clause(self.name, backend), progress, add_atmost=self._add_atmost(),
+                       add_rows=_raw_add_rows(self.name, backend, formula.nvars))
 
     def _add_atmost(self):
         """The solver's native ``add_atmost(lits, k)``, or None (minicard, gluecard3/4 have it)."""
@@ -327,9 +333,7 @@ class PysatSolver:
         self.close()
         self._solver = Solver(name=self.name)
         if self._formula is not None:
-            self._formula.add_to(_raw_add_clause(self.name, self._solver.solver), lambda done: deadline().check(),
-                                 add_atmost=self._add_atmost(),
-                                 add_rows=_raw_add_rows(self.name, self._solver.solver, self._formula.nvars))
+            self._load(self._formula, lambda done: deadline().check())
         for clause in self._added:
             self._solver.add_clause(clause)
         if self._phases is not None:
