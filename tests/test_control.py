@@ -149,6 +149,26 @@ def test_in_process_and_child_solves_agree(name, monkeypatch):
     assert sorted(here) == sorted(there) and len(here) >= 2
 
 
+def test_the_child_has_its_first_request_before_our_copy_is_freed(monkeypatch):
+    """Moving to the child: the first request goes out, then our copy of the solver is
+    freed, so that the child searches while we free it (not after); the answer is the same."""
+    from tilesat.running import control
+    from pysat.solvers import Solver
+
+    events = []
+    send, delete = control.Child.send, Solver.delete
+    monkeypatch.setattr(control.Child, "send", lambda self, message: (events.append("send"), send(self, message))[1])
+    monkeypatch.setattr(Solver, "delete", lambda self: (events.append("delete"), delete(self))[1])
+    monkeypatch.setattr("tilesat.sat.solvers.IN_PROCESS_CLAUSES", -1)  # every solve in the child
+    formula = compile_formula(generate_placements(parse_instance("pieces: I2\n....\n....\n")), "pairwise")
+    with PysatSolver("cadical195") as s:
+        s.add_formula(formula)
+        assert s.solve() and s.stats()["in_child"]
+        assert events[:2] == ["send", "delete"]
+        s.add_clause([-v for v in s.model() if 0 < v <= formula.nplacements])
+        assert s.solve()  # the child answers the next request too
+
+
 @pytest.mark.parametrize("name", ["glucose4", "minisat22"])  # CaDiCaL keeps its saved phases after a first solve
 @pytest.mark.parametrize("in_child", [False, True])
 def test_phases_set_between_solves_reach_the_solver_that_searches(monkeypatch, name, in_child):

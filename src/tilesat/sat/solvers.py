@@ -306,10 +306,12 @@ class PysatSolver:
             self._model = (self._solver.get_model() or []) if status else []
             self._conflicts = _conflicts(self._solver)
             return status if conflicts is not None and self._budgets else bool(status)
-        if self._child is None:
-            self._move_to_child()
+        request = (self._pending, assumptions, conflicts, self._phases if self._phases_pending else None)
         try:
-            self._child.send((self._pending, assumptions, conflicts, self._phases if self._phases_pending else None))
+            if self._child is None:
+                self._move_to_child(request)
+            else:
+                self._child.send(request)
             self._pending, self._phases_pending = [], False
             while True:
                 message = self._child.recv()
@@ -339,11 +341,16 @@ class PysatSolver:
         if self._phases is not None:
             self._solver.set_phases(self._phases)
 
-    def _move_to_child(self) -> None:
+    def _move_to_child(self, request) -> None:
+        """Fork the child that solves from now on, send it its first request, then free our copy
+        of the solver: the child solves while we free it (0.05 s of a 460,000-clause board)."""
         with sigint_held():  # a Ctrl-C waits until the child exists and our copy is freed once
             self._child = Child(_serve, self._solver, self.name, self._budgets)
             solver, self._solver = self._solver, None
-            solver.delete()  # our copy: the child has its own from the fork
+            try:
+                self._child.send(request)
+            finally:
+                solver.delete()  # our copy: the child has its own from the fork
 
     def model(self):
         return self._model
