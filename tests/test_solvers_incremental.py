@@ -72,3 +72,42 @@ def test_rows_with_a_zero_or_an_oversized_literal_add_nothing():
         assert solver.nof_clauses() == 0
         assert _clauses.add_rows(solver.solver.cadical, np.array([[1, 2], [-1, -2]], dtype=np.int64), 2) == 2
         assert solver.nof_clauses() == 2 and solver.solve() and sorted(map(abs, solver.get_model())) == [1, 2]
+
+
+def _dedupe_by_numpy(blocks, n):
+    """The reference: repeated binary clauses over placement literals dropped with numpy
+    (a key per clause, sorted, repeats out), the other binary rows after them in order."""
+    binary = [b for b in blocks if b.ndim == 2 and b.shape[1] == 2]
+    both = np.concatenate(binary) if binary else np.zeros((0, 2), np.int64)
+    on = (np.abs(both[:, 0]) <= n) & (np.abs(both[:, 1]) <= n)
+    pairs = np.sort(both[on], axis=1)
+    pairs = np.unique(pairs, axis=0) if pairs.size else pairs.reshape(0, 2)
+    return [b for b in blocks if not (b.ndim == 2 and b.shape[1] == 2)] + [pairs, both[~on]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 40), st.lists(st.lists(st.tuples(st.integers(-60, 60), st.integers(-60, 60)), max_size=30),
+                                    min_size=1, max_size=6),
+       st.lists(st.integers(1, 4), max_size=3))
+def test_binary_clauses_each_once_sorted_as_numpy_has_them(n, pair_blocks, widths):
+    """sat/_clauses.c's unique_pairs (formula._dedupe_binary) keeps what the numpy reference keeps,
+    in its order: placement pairs once, sorted; other binary rows in theirs; wider blocks untouched."""
+    from tilesat.sat.formula import _dedupe_binary
+
+    blocks = [np.array(b, dtype=np.int64).reshape(-1, 2) for b in pair_blocks]
+    blocks += [np.arange(1, 1 + 2 * w, dtype=np.int64).reshape(2, w) for w in widths if w != 2]
+    got, want = _dedupe_binary(list(blocks), n), _dedupe_by_numpy(blocks, n)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+
+
+def test_pairwise_formula_has_each_overlap_once():
+    """Two placements sharing cells are kept apart by one clause, however many cells they share."""
+    placements = generate_placements(parse_instance("pieces: I3\n....\n....\n....\n"))
+    formula = compile_formula(placements, "pairwise")
+    binary = np.concatenate([b for b in formula.blocks if b.ndim == 2 and b.shape[1] == 2])
+    negative = binary[(binary < 0).all(axis=1)]
+    overlapping = {(i + 1, j + 1) for i in range(len(placements)) for j in range(i)
+                   if set(placements.cells_of(i)) & set(placements.cells_of(j))}
+    assert sorted(map(tuple, np.sort(-negative, axis=1)[:, ::-1])) == sorted(overlapping)
