@@ -284,3 +284,38 @@ def test_a_ctrl_c_once_the_output_is_out_changes_nothing():
         out, err = proc.communicate(timeout=30)
         assert (proc.returncode, err, out) == (0, "", ""), (i, proc.returncode, err)
         assert json.loads(document)["verdict"] == "solved"
+
+
+#: The console script with a Ctrl-C while the command prints its answer: check-unique's report and
+#: count's line each raise SIGINT once written (a Ctrl-C pressed as the answer appears).
+CTRL_C_WHILE_ANSWERING = """
+import signal, sys
+import tilesat.cli.count as count_cli
+import tilesat.cli.search as search_cli
+
+def ctrl_c_after(write):
+    def written(*args, **kwargs):
+        write(*args, **kwargs)
+        sys.stdout.flush()
+        signal.raise_signal(signal.SIGINT)
+    return written
+
+search_cli._report = ctrl_c_after(search_cli._report)
+count_cli.print_line = ctrl_c_after(count_cli.print_line)
+from tilesat.main import main
+main()
+"""
+
+
+@pytest.mark.parametrize("command, status, first_line", [
+    ("check-unique", 1, "multiple: at least two tilings"),
+    ("solve", 0, "solved"),
+    ("count", 0, "count: 182 tilings"),
+])
+def test_a_ctrl_c_while_the_answer_is_printed_changes_nothing(command, status, first_line):
+    """The answer comes out whole and the command ends with its status.  Was: exit 130 and
+    "interrupted: no tiling found yet; no verdict" under the verdict and both tilings."""
+    proc = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_ANSWERING, command, str(INSTANCES / "lpanel-4x8-multiple.txt")],
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (status, ""), (proc.returncode, proc.stderr)
+    assert proc.stdout.startswith(first_line), proc.stdout

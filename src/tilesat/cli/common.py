@@ -229,6 +229,13 @@ def interrupted_exit() -> typer.Exit:
     return typer.Exit(processes.interrupted_status())
 
 
+def answered() -> None:
+    """The command has its answer and is about to print it: a Ctrl-C from here is only noted, so
+    that the answer comes out whole and the command ends with its status (not 130 and an
+    "interrupted: ... no verdict" line that the answer above it contradicts)."""
+    processes.work_done()
+
+
 def is_interrupted(status) -> bool:
     """Whether ``status`` is an interrupted run's: 128 + SIGINT, SIGTERM or SIGHUP."""
     return status in {128 + s for s in processes.INTERRUPTING}

@@ -22,7 +22,7 @@ from ..showing.words import count_text
 from ..model.tiling import Tiling
 from .groups import SAT, SOURCE, Group, Show, Source, outputs, with_groups
 from .root import app
-from .common import (EXIT_TIMEOUT, JsonOpt, Unshown, check_outputs, _err, _out, friendly, in_colour, interrupted_exit,
+from .common import (EXIT_TIMEOUT, JsonOpt, Unshown, answered, check_outputs, _err, _out, friendly, in_colour, interrupted_exit,
                      print_line, run_limit, stderr_is_terminal)
 
 
@@ -104,6 +104,8 @@ def count_cmd(source: Source = SOURCE, request: CountRequest = COUNT, sat: SatOp
                             expected=expected, left=left)
 
         result = count(instance, request, sat, report)
+    if not result.interrupted:
+        answered()  # a Ctrl-C from here neither cuts the count short nor says there was none
     if as_json:
         print(json.dumps(result.to_json()))
     else:

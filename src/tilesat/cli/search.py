@@ -24,7 +24,7 @@ from ..model.tiling import differing_cells
 from .groups import FOUND, SAT, SOURCE, Group, Show, Source, with_groups
 from .root import app
 from .common import (
-    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, JobsOpt, MethodOpt, ProofOpt, check_draw, _err, in_colour,
+    EXIT_MULTIPLE, EXIT_NONE, EXIT_TIMEOUT, EXIT_UNIQUE, JobsOpt, MethodOpt, ProofOpt, answered, check_draw, _err, in_colour,
     _out, _progress, friendly, run_limit, writing,
 )
 
@@ -151,6 +151,7 @@ def _search(look: Look, source: Source, sat: SatOptions, show: Show, proof: Opti
             write_tilings(instance, result.tilings, show.out)
     elif show.out is not None:
         unwritten.append(show.out)
+    answered()  # a Ctrl-C from here neither cuts the answer short nor says there was none
     if show.json:
         print(json.dumps(found.document()))
     else:
