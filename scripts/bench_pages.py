@@ -136,9 +136,15 @@ FAMILIES_BEGIN = "<!-- FAMILIES_BEGIN: written by scripts/bench_pages.py from do
 FAMILIES_END = "<!-- FAMILIES_END -->"
 
 
+def timeouts(cell: dict) -> tuple[int, int]:
+    """The boards on which tilesat and CP-SAT ran past the limit (the table's time-outs column)."""
+    ours, theirs = str(cell.get("time-outs (tilesat / CP-SAT 1 worker)", "0 / 0")).split("/")
+    return int(ours), int(theirs)
+
+
 def tilesat_timeouts(cell: dict) -> int:
-    """The boards on which tilesat ran past the limit (the table's time-outs column, tilesat first)."""
-    return int(str(cell.get("time-outs (tilesat / CP-SAT 1 worker)", "0 / 0")).split("/")[0])
+    """The boards on which tilesat ran past the limit."""
+    return timeouts(cell)[0]
 
 
 def target_met(cell: dict) -> bool:
@@ -177,8 +183,7 @@ def family_summary(tables: list[tuple[Path, dict]], link_prefix: str) -> str:
         limit = re.search(r"--timeout (\d+)", table["command"])
         ok = target_met(cell)
         met.append(ok)
-        timeouts = str(cell.get("time-outs (tilesat / CP-SAT 1 worker)", "0 / 0"))
-        verdict = "met" if ok else ("NOT met: neither tool answered" if timeouts.startswith(f"{cell['boards']} / {cell['boards']}")
+        verdict = "met" if ok else ("NOT met: neither tool answered" if timeouts(cell) == (cell["boards"],) * 2
                                     else "NOT met")
         out.append("| " + " | ".join(_cell(v) for v in (
             family, cell["boards"], limit.group(1) if limit else "?", cell["tilesat median (s)"],
