@@ -9,6 +9,7 @@ dozen array operations, not a Python loop over cells.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,14 +75,27 @@ class Placements:
         """CSR from cells to placements: ``(cell_indptr, placement_ids)``.
 
         The placements covering cell x are ``ids[cell_indptr[x]:cell_indptr[x+1]]``,
-        ascending.
+        ascending.  Computed once (a sort of every placement cell: the formula, the
+        look-ahead and the sweep each ask) and read-only, being shared.
         """
+        return self._by_cell
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_by_cell"}  # a worker computes its own
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    @functools.cached_property
+    def _by_cell(self) -> tuple[np.ndarray, np.ndarray]:
         owner = np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.indptr))
         order = np.lexsort((owner, self.cells))
         counts = self.coverage()
         indptr = np.zeros(counts.size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        return indptr, owner[order]
+        ids = owner[order]
+        indptr.flags.writeable = ids.flags.writeable = False
+        return indptr, ids
 
 
 def _offsets(shape) -> tuple[np.ndarray, np.ndarray]:
