@@ -103,8 +103,8 @@ static PyObject *unique_pairs(PyObject *self, PyObject *args) {
     if (out_view.len / 16 < room)
         room = out_view.len / 16;
     Py_ssize_t nblocks = PyList_GET_SIZE(blocks), m = 0, r = 0;
-    /* two passes over the blocks: the keys of placement pairs, counting the rest; then the
-       rest, behind the pairs (how many pairs there will be is known only after the sort) */
+    /* one pass over the blocks: the keys of placement pairs; the other rows, in order, at the
+       start of out (moved behind the pairs once their number is known) */
     uint64_t base = 2 * (uint64_t)n + 1, top = 0;
     for (Py_ssize_t b = 0; b < nblocks; b++) {
         Py_buffer view;
@@ -125,11 +125,15 @@ static PyObject *unique_pairs(PyObject *self, PyObject *args) {
                 if (key > top)
                     top = key;
             } else {
+                out[2 * r] = a;
+                out[2 * r + 1] = c;
                 r++;
             }
         }
         PyBuffer_Release(&view);
     }
+    /* the other rows to the end of the rows (the pairs, at most m, go before them) */
+    memmove(out + 2 * m, out, (size_t)r * 2 * sizeof *out);
     /* LSD radix sort, 16 bits a pass, as many passes as the largest key needs */
     static Py_ssize_t count[1 << 16];
     for (int shift = 0; shift < 64 && (top >> shift); shift += 16) {
@@ -156,22 +160,7 @@ static PyObject *unique_pairs(PyObject *self, PyObject *args) {
         out[2 * k + 1] = (int64_t)(keys[i] % base) - n;
         k++;
     }
-    Py_ssize_t j = k;
-    for (Py_ssize_t b = 0; b < nblocks && r; b++) {
-        Py_buffer view;
-        if (!pair_block(PyList_GET_ITEM(blocks, b), &view))
-            goto done;
-        const int64_t *rows = (const int64_t *)view.buf;
-        for (Py_ssize_t i = 0; i < view.shape[0]; i++) {
-            int64_t a = rows[2 * i], c = rows[2 * i + 1];
-            if (!(a >= -n && a <= n && c >= -n && c <= n)) {
-                out[2 * j] = a;
-                out[2 * j + 1] = c;
-                j++;
-            }
-        }
-        PyBuffer_Release(&view);
-    }
+    memmove(out + 2 * k, out + 2 * m, (size_t)r * 2 * sizeof *out);
     result = Py_BuildValue("nn", k, r);
 done:
     PyBuffer_Release(&keys_view);
