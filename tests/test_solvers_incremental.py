@@ -100,6 +100,20 @@ def test_binary_clauses_each_once_sorted_as_numpy_has_them(n, pair_blocks, width
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert np.array_equal(g, w)
+    pairs, others = got[-2:]
+    assert pairs.base is None or pairs.base.shape[0] == len(pairs) + len(others)  # the repeats' rows not kept
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2**16, 2**30), st.randoms(use_true_random=False))
+def test_binary_clauses_with_keys_past_one_radix_digit(n, rnd):
+    """Keys up to 4n^2: the radix sort's later passes (the test above stays within one)."""
+    from tilesat.sat.formula import _dedupe_binary
+
+    lits = [rnd.choice([-1, 1]) * rnd.randint(1, n + n // 8) for _ in range(400)]
+    block = np.array(lits + lits[:100], dtype=np.int64).reshape(-1, 2)  # repeats too
+    got, want = _dedupe_binary([block], n), _dedupe_by_numpy([block], n)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want)) and len(got) == len(want)
 
 
 def test_pairwise_formula_has_each_overlap_once():

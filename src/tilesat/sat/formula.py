@@ -263,7 +263,8 @@ def _dedupe_binary(blocks: list[np.ndarray], nplacements: int) -> list[np.ndarra
     rows = sum(b.shape[0] for b in binary)
     out = np.empty((rows, 2), dtype=np.int64)
     shared, other = unique_pairs(binary, nplacements, np.empty(rows, np.int64), np.empty(rows, np.int64), out)
-    return rest + [out[:shared], out[shared:shared + other]]
+    out.resize((shared + other, 2), refcheck=False)  # the repeats' rows freed (no other reference to out yet)
+    return rest + [out[:shared], out[shared:]]
 
 
 def check_card_name(card: str) -> str:
