@@ -232,10 +232,8 @@ def interrupted_exit() -> typer.Exit:
 def answered() -> None:
     """The command has its answer and is about to print it: a Ctrl-C from here is only noted, so
     that the answer comes out whole and the command ends with its status (not 130 and an
-    "interrupted: ... no verdict" line that the answer above it contradicts).  One lost during
-    the run (in a callback) that the run finished despite is not raised after the answer either."""
+    "interrupted: ... no verdict" line that the answer above it contradicts)."""
     processes.work_done()
-    processes.interrupt_said()
 
 
 def is_interrupted(status) -> bool:

@@ -83,9 +83,6 @@ class Placements:
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "_by_cell"}  # a worker computes its own
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-
     @functools.cached_property
     def _by_cell(self) -> tuple[np.ndarray, np.ndarray]:
         owner = np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.indptr))

@@ -222,8 +222,11 @@ def ignore_interrupts() -> None:
 
 def work_done() -> None:
     """The command's work is done and what it had to say is said: an interrupt
-    from here is only noted (see :func:`ends_with_its_command` for the process's end)."""
+    from here is only noted, and one lost during the work (that the work finished
+    despite) is not raised after it (see :func:`ends_with_its_command` for the
+    process's end)."""
     _STOPPING[:] = [os.getpid()]
+    interrupt_said()
 
 
 def ends_with_its_command() -> None:

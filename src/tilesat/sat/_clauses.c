@@ -11,6 +11,21 @@
 #include <string.h>
 #include "_cadical_add.h"
 
+/* The buffer of a 2-D C-contiguous int64 matrix whose rows have `width` literals (any number
+   but 0 when width is 0): 1; else 0, the buffer released and a TypeError saying `wanted`. */
+static int int64_rows(PyObject *matrix, Py_buffer *view, Py_ssize_t width, const char *wanted) {
+    if (PyObject_GetBuffer(matrix, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    if (view->ndim != 2 || view->itemsize != 8 || !view->format || view->format[0] == '\0' ||
+        strchr("lq", view->format[0]) == NULL || view->format[1] != '\0' ||
+        (width ? view->shape[1] != width : view->shape[1] == 0)) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, wanted);
+        return 0;
+    }
+    return 1;
+}
+
 /* add_rows(solver, rows, top): every row of an int64 C-contiguous matrix as a clause; nothing
    is added unless every literal is a nonzero int within CaDiCaL's range (and no width-0 matrix:
    its rows would be empty clauses). */
@@ -25,14 +40,9 @@ static PyObject *add_rows(PyObject *self, PyObject *args) {
     if (!solver)
         return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(rows, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    if (!int64_rows(rows, &view, 0, "add_rows: a 2-D C-contiguous int64 matrix of rows of 1 or more"))
         return NULL;
     PyObject *result = NULL;
-    if (view.ndim != 2 || view.itemsize != 8 || !view.format || view.format[0] == '\0' ||
-        strchr("lq", view.format[0]) == NULL || view.format[1] != '\0' || view.shape[1] == 0) {
-        PyErr_SetString(PyExc_TypeError, "add_rows: a 2-D C-contiguous int64 matrix of rows of 1 or more");
-        goto done;
-    }
     const int64_t *lits = (const int64_t *)view.buf;
     Py_ssize_t n = view.shape[0] * view.shape[1], width = view.shape[1];
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -51,19 +61,6 @@ static PyObject *add_rows(PyObject *self, PyObject *args) {
 done:
     PyBuffer_Release(&view);
     return result;
-}
-
-/* One binary block's rows, checked: a 2-D C-contiguous int64 matrix of width 2. */
-static int pair_block(PyObject *block, Py_buffer *view) {
-    if (PyObject_GetBuffer(block, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return 0;
-    if (view->ndim != 2 || view->itemsize != 8 || !view->format || view->format[0] == '\0' ||
-        strchr("lq", view->format[0]) == NULL || view->format[1] != '\0' || view->shape[1] != 2) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "unique_pairs: 2-D C-contiguous int64 matrices of width 2");
-        return 0;
-    }
-    return 1;
 }
 
 /* unique_pairs(blocks, n, keys, scratch, out) -> (k, r): the binary clauses of these blocks whose
@@ -108,7 +105,7 @@ static PyObject *unique_pairs(PyObject *self, PyObject *args) {
     uint64_t base = 2 * (uint64_t)n + 1, top = 0;
     for (Py_ssize_t b = 0; b < nblocks; b++) {
         Py_buffer view;
-        if (!pair_block(PyList_GET_ITEM(blocks, b), &view))
+        if (!int64_rows(PyList_GET_ITEM(blocks, b), &view, 2, "unique_pairs: 2-D C-contiguous int64 matrices of width 2"))
             goto done;
         const int64_t *rows = (const int64_t *)view.buf;
         for (Py_ssize_t i = 0; i < view.shape[0]; i++) {
